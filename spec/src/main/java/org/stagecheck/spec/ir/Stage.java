@@ -1,0 +1,44 @@
+package org.stagecheck.spec.ir;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+
+/**
+ * One step of a program: on core {@code site}, read buffers {@code ins}, write buffers
+ * {@code outs}, doing what {@code kind} says (brief, "Stages").
+ */
+public record Stage(String id, Site site, List<String> ins, List<String> outs, StageKind kind) {
+    public Stage {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(site, "site");
+        ins = List.copyOf(ins);
+        outs = List.copyOf(outs);
+        Objects.requireNonNull(kind, "kind");
+    }
+
+    public Role role() {
+        return kind.role();
+    }
+
+    /** Every buffer the stage reads, ports first, then the kind-internal references it reads. */
+    public List<String> buffersRead() {
+        List<String> out = new ArrayList<>(ins);
+        for (InternalRef r : kind.internalRefs()) {
+            out.add(r.buffer());
+        }
+        return out;
+    }
+
+    /**
+     * The stage with every buffer reference renamed by {@code map}: ports and kind-internal
+     * references (index buffers, offset buffers, bias, spill) alike.
+     */
+    public Stage remapBuffers(UnaryOperator<String> map) {
+        return new Stage(id, site,
+                ins.stream().map(map).toList(),
+                outs.stream().map(map).toList(),
+                kind.remapBuffers(map));
+    }
+}

@@ -1,0 +1,119 @@
+package org.stagecheck.spec.json;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.stagecheck.spec.cert.BufferRemap;
+import org.stagecheck.spec.cert.Certificate;
+import org.stagecheck.spec.cert.Obligation;
+import org.stagecheck.spec.cert.ShardDecl;
+
+/** Reads and writes certificates (docs/format.md, "Certificates"); writing is canonical. */
+public final class CertificateCodec {
+    public static final String FORMAT = "stagecheck-certificate";
+    public static final int VERSION = 1;
+
+    public Certificate read(JNode root) throws JsonFormatException {
+        Fields f = new Fields(root, "");
+        String format = f.string("format");
+        if (!format.equals(FORMAT)) {
+            throw new JsonFormatException("/format", f.required("format").pos(),
+                    "expected format \"" + FORMAT + "\", found \"" + format + "\"");
+        }
+        int version = f.int32("version");
+        if (version != VERSION) {
+            throw new JsonFormatException("/version", f.required("version").pos(),
+                    "unsupported version " + version + "; this stagecheck reads version " + VERSION);
+        }
+        List<ShardDecl> shards = ProgramCodec.list(f.optional("shards"), "/shards", this::shard);
+        JNode remapNode = f.optional("remap");
+        BufferRemap remap = remapNode == null ? null : remap(remapNode, "/remap");
+        List<Obligation> claims = ProgramCodec.list(f.optional("claims"), "/claims", (n, p) -> {
+            String s = Fields.string(n, p);
+            Obligation o = Obligation.fromJsonName(s);
+            if (o == null) {
+                throw Fields.invalid(n, p, "unknown obligation \"" + s + "\"; expected one of well-formed, unreduced-shard, buffer-remap, multicast");
+            }
+            return o;
+        });
+        f.done();
+        return new Certificate(shards, remap, claims);
+    }
+
+    public Certificate read(String json) throws JsonFormatException {
+        return read(new JsonReader().read(json));
+    }
+
+    private ShardDecl shard(JNode n, String path) throws JsonFormatException {
+        Fields f = new Fields(n, path);
+        String tensor = f.string("tensor");
+        String logical = f.string("logical");
+        int axis = f.int32("axis");
+        long start = f.int64("start");
+        long end = f.int64("end");
+        long extent = f.int64("extent");
+        f.done();
+        return ProgramCodec.construct(n, path, () -> new ShardDecl(tensor, logical, axis, start, end, extent));
+    }
+
+    private BufferRemap remap(JNode n, String path) throws JsonFormatException {
+        Fields f = new Fields(n, path);
+        String parentHash = f.optionalString("parentHash");
+        JNode.JObject mapNode = Fields.object(f.required("map"), f.path("map"));
+        Map<String, String> map = new LinkedHashMap<>();
+        for (var e : mapNode.fields().entrySet()) {
+            map.put(e.getKey(), Fields.string(e.getValue(), f.path("map") + "/" + e.getKey()));
+        }
+        f.done();
+        return new BufferRemap(parentHash, map);
+    }
+
+    public byte[] write(Certificate c) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
+            g.setPrettyPrinter(new CanonicalPrinter());
+            g.writeStartObject();
+            g.writeStringField("format", FORMAT);
+            g.writeNumberField("version", VERSION);
+            g.writeArrayFieldStart("shards");
+            for (ShardDecl s : c.shards()) {
+                g.writeStartObject();
+                g.writeStringField("tensor", s.tensor());
+                g.writeStringField("logical", s.logical());
+                g.writeNumberField("axis", s.axis());
+                g.writeNumberField("start", s.start());
+                g.writeNumberField("end", s.end());
+                g.writeNumberField("extent", s.extent());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            if (c.remap() != null) {
+                g.writeObjectFieldStart("remap");
+                if (c.remap().parentHash() != null) {
+                    g.writeStringField("parentHash", c.remap().parentHash());
+                }
+                g.writeObjectFieldStart("map");
+                for (var e : c.remap().map().entrySet()) {
+                    g.writeStringField(e.getKey(), e.getValue());
+                }
+                g.writeEndObject();
+                g.writeEndObject();
+            }
+            g.writeArrayFieldStart("claims");
+            for (Obligation o : c.claims()) {
+                g.writeString(o.jsonName());
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        out.write('\n');
+        return out.toByteArray();
+    }
+}

@@ -1,0 +1,165 @@
+package org.stagecheck.spec.json;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads JSON text into a positioned {@link JNode} tree with Jackson's streaming parser, under
+ * stated limits so that no input can exhaust memory or the stack:
+ * <ul>
+ *   <li>a file is at most {@link #MAX_FILE_BYTES} bytes;</li>
+ *   <li>nesting is at most {@link #MAX_DEPTH} levels;</li>
+ *   <li>a string is at most {@link #MAX_STRING_CHARS} characters and a number at most
+ *       {@link #MAX_NUMBER_CHARS} digits.</li>
+ * </ul>
+ * Duplicate keys, trailing content and malformed text are errors with line and column.
+ */
+public final class JsonReader {
+    public static final long MAX_FILE_BYTES = 256L << 20;
+    public static final int MAX_DEPTH = 64;
+    public static final int MAX_STRING_CHARS = 1 << 20;
+    public static final int MAX_NUMBER_CHARS = 64;
+
+    private final JsonFactory factory;
+
+    public JsonReader() {
+        this.factory = JsonFactory.builder()
+                .streamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(MAX_DEPTH)
+                        .maxStringLength(MAX_STRING_CHARS)
+                        .maxNumberLength(MAX_NUMBER_CHARS)
+                        .maxDocumentLength(MAX_FILE_BYTES)
+                        .build())
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .enable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
+                .build();
+    }
+
+    /** Reads {@code file}; every failure is a {@link JsonFormatException} with a readable message. */
+    public JNode read(Path file) throws JsonFormatException {
+        long size;
+        try {
+            size = Files.size(file);
+        } catch (NoSuchFileException e) {
+            throw new JsonFormatException("", Pos.UNKNOWN, "no such file: " + file);
+        } catch (IOException e) {
+            throw new JsonFormatException("", Pos.UNKNOWN, "cannot read " + file + ": " + e.getMessage());
+        }
+        if (Files.isDirectory(file)) {
+            throw new JsonFormatException("", Pos.UNKNOWN, file + " is a directory, not a JSON file");
+        }
+        if (size > MAX_FILE_BYTES) {
+            throw new JsonFormatException("", Pos.UNKNOWN,
+                    file + " is " + size + " bytes; the limit for a JSON file is " + MAX_FILE_BYTES + " bytes");
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            return read(in);
+        } catch (IOException e) {
+            throw new JsonFormatException("", Pos.UNKNOWN, "cannot read " + file + ": " + e.getMessage());
+        }
+    }
+
+    public JNode read(String text) throws JsonFormatException {
+        try (JsonParser p = factory.createParser(text)) {
+            return readDocument(p);
+        } catch (IOException e) {
+            throw new JsonFormatException("", Pos.UNKNOWN, "cannot read JSON: " + e.getMessage());
+        }
+    }
+
+    public JNode read(InputStream in) throws JsonFormatException {
+        try (JsonParser p = factory.createParser(in)) {
+            return readDocument(p);
+        } catch (JsonFormatException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new JsonFormatException("", Pos.UNKNOWN, "cannot read JSON: " + e.getMessage());
+        }
+    }
+
+    private JNode readDocument(JsonParser p) throws JsonFormatException {
+        try {
+            JsonToken t = p.nextToken();
+            if (t == null) {
+                throw new JsonFormatException("", pos(p.currentLocation()), "the file is empty; expected a JSON object");
+            }
+            JNode root = readValue(p, "");
+            JsonToken trailing = p.nextToken();
+            if (trailing != null) {
+                throw new JsonFormatException("", pos(p.currentTokenLocation()),
+                        "unexpected content after the end of the JSON value");
+            }
+            return root;
+        } catch (StreamConstraintsException e) {
+            throw new JsonFormatException("", pos(p.currentLocation()), "input exceeds a size limit: " + firstLine(e.getOriginalMessage()));
+        } catch (JsonParseException e) {
+            throw new JsonFormatException("", pos(e.getLocation()), "malformed JSON: " + firstLine(e.getOriginalMessage()));
+        } catch (JsonProcessingException e) {
+            throw new JsonFormatException("", pos(e.getLocation()), "malformed JSON: " + firstLine(e.getOriginalMessage()));
+        } catch (IOException e) {
+            throw new JsonFormatException("", pos(p.currentLocation()), "cannot read JSON: " + firstLine(e.getMessage()));
+        }
+    }
+
+    private JNode readValue(JsonParser p, String path) throws IOException, JsonFormatException {
+        Pos at = pos(p.currentTokenLocation());
+        JsonToken t = p.currentToken();
+        return switch (t) {
+            case START_OBJECT -> {
+                Map<String, JNode> fields = new LinkedHashMap<>();
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    p.nextToken();
+                    fields.put(name, readValue(p, path + "/" + name));
+                }
+                yield new JNode.JObject(fields, at);
+            }
+            case START_ARRAY -> {
+                List<JNode> items = new ArrayList<>();
+                int i = 0;
+                while (p.nextToken() != JsonToken.END_ARRAY) {
+                    items.add(readValue(p, path + "/" + i++));
+                }
+                yield new JNode.JArray(items, at);
+            }
+            case VALUE_STRING -> new JNode.JString(p.getText(), at);
+            case VALUE_NUMBER_INT -> new JNode.JNumber(p.getText(), true, at);
+            case VALUE_NUMBER_FLOAT -> new JNode.JNumber(p.getText(), false, at);
+            case VALUE_TRUE -> new JNode.JBool(true, at);
+            case VALUE_FALSE -> new JNode.JBool(false, at);
+            case VALUE_NULL -> new JNode.JNull(at);
+            default -> throw new JsonFormatException(path, at, "unexpected token " + t);
+        };
+    }
+
+    static Pos pos(JsonLocation loc) {
+        if (loc == null || loc.getLineNr() < 1) {
+            return Pos.UNKNOWN;
+        }
+        return new Pos(loc.getLineNr(), loc.getColumnNr());
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "unknown error";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+}

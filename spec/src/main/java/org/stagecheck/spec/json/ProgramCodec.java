@@ -1,0 +1,567 @@
+package org.stagecheck.spec.json;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import org.stagecheck.spec.ir.AccessPattern;
+import org.stagecheck.spec.ir.BufferDecl;
+import org.stagecheck.spec.ir.ComputeOp;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Expr;
+import org.stagecheck.spec.ir.Group;
+import org.stagecheck.spec.ir.Machine;
+import org.stagecheck.spec.ir.Offset;
+import org.stagecheck.spec.ir.Param;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.Rect;
+import org.stagecheck.spec.ir.ReduceFn;
+import org.stagecheck.spec.ir.ReducePool;
+import org.stagecheck.spec.ir.ScalarBody;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.ir.Site;
+import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.StageKind;
+import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.ir.TensorRole;
+
+/**
+ * Reads and writes programs in the stagecheck JSON format (docs/format.md). Writing is
+ * canonical: the same program always gives the same bytes (fixed field order, no optional field
+ * written at its default, two-space indentation, a final newline), and {@link #hash} is the
+ * SHA-256 of those bytes.
+ */
+public final class ProgramCodec {
+    public static final String FORMAT = "stagecheck-program";
+    public static final int VERSION = 1;
+
+    private final JsonFactory factory = new JsonFactory();
+
+    // ------------------------------------------------------------------ reading
+
+    /** Decodes a program from its JSON tree; the first format error is thrown. */
+    public Program read(JNode root) throws JsonFormatException {
+        Fields f = new Fields(root, "");
+        String format = f.string("format");
+        if (!format.equals(FORMAT)) {
+            throw new JsonFormatException("/format", f.required("format").pos(),
+                    "expected format \"" + FORMAT + "\", found \"" + format + "\"");
+        }
+        int version = f.int32("version");
+        if (version != VERSION) {
+            throw new JsonFormatException("/version", f.required("version").pos(),
+                    "unsupported version " + version + "; this stagecheck reads version " + VERSION);
+        }
+        String name = f.string("name");
+        Machine machine = machine(f.required("machine"), "/machine");
+        List<Param> params = list(f.optional("params"), "/params", this::param);
+        List<TensorDecl> tensors = list(f.required("tensors"), "/tensors", this::tensor);
+        List<BufferDecl> buffers = list(f.required("buffers"), "/buffers", this::buffer);
+        List<Group> groups = list(f.optional("groups"), "/groups", this::group);
+        List<Stage> stages = list(f.required("stages"), "/stages", this::stage);
+        f.done();
+        return new Program(name, machine, params, tensors, buffers, groups, stages);
+    }
+
+    public Program read(String json) throws JsonFormatException {
+        return read(new JsonReader().read(json));
+    }
+
+    @FunctionalInterface
+    interface Decoder<T> {
+        T decode(JNode n, String path) throws JsonFormatException;
+    }
+
+    static <T> List<T> list(JNode n, String path, Decoder<T> d) throws JsonFormatException {
+        if (n == null) {
+            return List.of();
+        }
+        List<JNode> items = Fields.array(n, path);
+        List<T> out = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            out.add(d.decode(items.get(i), path + "/" + i));
+        }
+        return out;
+    }
+
+    /** Runs a record constructor and reports its complaint as a format error at {@code n}. */
+    static <T> T construct(JNode n, String path, java.util.function.Supplier<T> ctor) throws JsonFormatException {
+        try {
+            return ctor.get();
+        } catch (IllegalArgumentException | NullPointerException | ArithmeticException e) {
+            throw Fields.invalid(n, path, e.getMessage() == null ? "invalid value" : e.getMessage());
+        }
+    }
+
+    private Machine machine(JNode n, String path) throws JsonFormatException {
+        Fields f = new Fields(n, path);
+        int chips = f.int32("chips");
+        int width = f.int32("width");
+        int height = f.int32("height");
+        f.done();
+        return construct(n, path, () -> new Machine(chips, width, height));
+    }
+
+    private Param param(JNode n, String path) throws JsonFormatException {
+        Fields f = new Fields(n, path);
+        String name = f.string("name");
+        long min = f.int64("min");
+        long max = f.int64("max");
+        f.done();
+        return construct(n, path, () -> new Param(name, min, max));
+    }
+
+    private TensorDecl tensor(JNode n, String path) throws JsonFormatException {
+        Fields f = new Fields(n, path);
+        String name = f.string("name");
+        DType dtype = dtype(f.required("dtype"), f.path("dtype"));
+        Shape shape = shape(f.required("shape"), f.path("shape"));
+        int chip = f.int32("chip");
+        TensorRole role = tensorRole(f.required("role"), f.path("role"));
+        f.done();
+        return new TensorDecl(name, dtype, shape, chip, role);
+    }
+
+    private BufferDecl buffer(JNode n, String path) throws JsonFormatException {
+        Fields f = new Fields(n, path);
+        String name = f.string("name");
+        DType dtype = dtype(f.required("dtype"), f.path("dtype"));
+        Shape shape = shape(f.required("shape"), f.path("shape"));
+        Site site = site(f.required("site"), f.path("site"));
+        f.done();
+        return new BufferDecl(name, dtype, shape, site);
+    }
+
+    private Group group(JNode n, String path) throws JsonFormatException {
+        Fields f = new Fields(n, path);
+        String name = f.string("name");
+        int chip = f.int32("chip");
+        Fields r = new Fields(f.required("rect"), f.path("rect"));
+        Rect rect = new Rect(r.int32("x"), r.int32("y"), r.int32("width"), r.int32("height"));
+        r.done();
+        Site sender = site(f.required("sender"), f.path("sender"));
+        f.done();
+        return new Group(name, chip, rect, sender);
+    }
+
+    private Stage stage(JNode n, String path) throws JsonFormatException {
+        Fields f = new Fields(n, path);
+        String id = f.string("id");
+        Site site = site(f.required("site"), f.path("site"));
+        List<String> ins = Fields.strings(f.required("ins"), f.path("ins"));
+        List<String> outs = Fields.strings(f.required("outs"), f.path("outs"));
+        StageKind kind = kind(f.required("kind"), f.path("kind"));
+        f.done();
+        return new Stage(id, site, ins, outs, kind);
+    }
+
+    private StageKind kind(JNode n, String path) throws JsonFormatException {
+        Fields f = new Fields(n, path);
+        String type = f.string("type");
+        StageKind k = switch (type) {
+            case "Load" -> {
+                String tensor = f.string("tensor");
+                AccessPattern p = pattern(f.required("pattern"), f.path("pattern"));
+                int numBlocks = f.has("numBlocks") ? f.int32("numBlocks") : 1;
+                f.optional("numBlocks");
+                String mc = f.optionalString("multicast");
+                yield construct(n, path, () -> new StageKind.Load(tensor, p, numBlocks, mc));
+            }
+            case "Store" -> {
+                String tensor = f.string("tensor");
+                AccessPattern p = pattern(f.required("pattern"), f.path("pattern"));
+                List<JNode> sub = f.array("subBlocks");
+                if (sub.size() != 2) {
+                    throw Fields.invalid(f.required("subBlocks"), f.path("subBlocks"), "subBlocks is [rows, cols], found " + sub.size() + " numbers");
+                }
+                int r = Fields.int32(sub.get(0), f.path("subBlocks") + "/0");
+                int c = Fields.int32(sub.get(1), f.path("subBlocks") + "/1");
+                yield construct(n, path, () -> new StageKind.Store(tensor, p, r, c));
+            }
+            case "Recv" -> new StageKind.Recv(f.string("group"));
+            case "AllReduce" -> {
+                ReducePool pool = enumValue(ReducePool.class, f.required("pool"), f.path("pool"));
+                String tensor = f.string("tensor");
+                Expr combine = expr(f.required("combine"), f.path("combine"));
+                yield new StageKind.AllReduce(pool, tensor, new ComputeOp.Generic(combine));
+            }
+            case "Compute" -> new StageKind.Compute(op(f.required("op"), f.path("op")));
+            case "Scalar" -> {
+                List<Expr> body = list(f.required("body"), f.path("body"), this::expr);
+                yield new StageKind.Scalar(new ScalarBody(body));
+            }
+            default -> throw Fields.invalid(f.required("type"), f.path("type"),
+                    "unknown stage kind \"" + type + "\"; expected one of Load, Store, Recv, AllReduce, Compute, Scalar");
+        };
+        f.done();
+        return k;
+    }
+
+    private ComputeOp op(JNode n, String path) throws JsonFormatException {
+        Fields f = new Fields(n, path);
+        String type = f.string("type");
+        ComputeOp op = switch (type) {
+            case "generic" -> new ComputeOp.Generic(expr(f.required("expr"), f.path("expr")));
+            case "matmul" -> new ComputeOp.MatMul(f.bool("transposeA", false), f.bool("transposeB", false),
+                    f.optionalString("bias"), f.optionalString("spill"));
+            case "reduce" -> new ComputeOp.Reduce(enumValue(ReduceFn.class, f.required("fn"), f.path("fn")), f.int32("axis"));
+            case "reshape" -> new ComputeOp.Reshape();
+            case "transpose" -> new ComputeOp.Transpose(ints(f.required("perm"), f.path("perm")));
+            case "slice" -> new ComputeOp.Slice(ints(f.required("starts"), f.path("starts")));
+            case "concat" -> new ComputeOp.Concat(f.int32("axis"));
+            default -> throw Fields.invalid(f.required("type"), f.path("type"),
+                    "unknown compute op \"" + type + "\"; expected one of generic, matmul, reduce, reshape, transpose, slice, concat");
+        };
+        f.done();
+        return op;
+    }
+
+    private AccessPattern pattern(JNode n, String path) throws JsonFormatException {
+        Fields f = new Fields(n, path);
+        String type = f.string("type");
+        AccessPattern p = switch (type) {
+            case "block" -> new AccessPattern.Block(offsets(f.required("origin"), f.path("origin")),
+                    shape(f.required("block"), f.path("block")));
+            case "streamed" -> {
+                List<Offset> origin = offsets(f.required("origin"), f.path("origin"));
+                Shape block = shape(f.required("block"), f.path("block"));
+                int axis = f.int32("axis");
+                long stride;
+                if (f.has("stride")) {
+                    stride = f.int64("stride");
+                } else {
+                    f.optional("stride");
+                    stride = axis >= 0 && axis < block.rank() ? block.dim(axis) : 0;
+                }
+                yield new AccessPattern.Streamed(origin, block, axis, stride);
+            }
+            case "indirect" -> new AccessPattern.Indirect(f.string("indexBuffer"),
+                    offsets(f.required("origin"), f.path("origin")), shape(f.required("block"), f.path("block")));
+            default -> throw Fields.invalid(f.required("type"), f.path("type"),
+                    "unknown access pattern \"" + type + "\"; expected one of block, streamed, indirect");
+        };
+        f.done();
+        return p;
+    }
+
+    private List<Offset> offsets(JNode n, String path) throws JsonFormatException {
+        return list(n, path, (item, p) -> switch (item) {
+            case JNode.JNumber num -> Offset.constant(Fields.int64(item, p));
+            case JNode.JString s -> {
+                try {
+                    yield OffsetSyntax.parse(s.value());
+                } catch (TextSyntaxException e) {
+                    throw new JsonFormatException(p, shift(s.pos(), e.offset()), "bad offset \"" + s.value() + "\": " + e.getMessage());
+                }
+            }
+            default -> throw Fields.wrongType(item, p, "an integer or an offset string such as \"64*pos + 8\"");
+        });
+    }
+
+    private Expr expr(JNode n, String path) throws JsonFormatException {
+        String text = Fields.string(n, path);
+        try {
+            return ExprSyntax.parse(text);
+        } catch (TextSyntaxException e) {
+            throw new JsonFormatException(path, shift(n.pos(), e.offset()), "bad expression \"" + abbreviate(text) + "\": " + e.getMessage());
+        }
+    }
+
+    /** Position of character {@code offset} inside a JSON string that starts at {@code start}. */
+    private static Pos shift(Pos start, int offset) {
+        return start.known() ? new Pos(start.line(), start.column() + 1 + offset) : start;
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 80 ? s : s.substring(0, 77) + "...";
+    }
+
+    private static List<Integer> ints(JNode n, String path) throws JsonFormatException {
+        return list(n, path, Fields::int32);
+    }
+
+    static Shape shape(JNode n, String path) throws JsonFormatException {
+        List<Integer> dims = ints(n, path);
+        return construct(n, path, () -> new Shape(dims));
+    }
+
+    static Site site(JNode n, String path) throws JsonFormatException {
+        List<JNode> items = Fields.array(n, path);
+        if (items.size() != 3) {
+            throw Fields.invalid(n, path, "a site is [chip, x, y], found " + items.size() + " numbers");
+        }
+        return new Site(Fields.int32(items.get(0), path + "/0"), Fields.int32(items.get(1), path + "/1"),
+                Fields.int32(items.get(2), path + "/2"));
+    }
+
+    static DType dtype(JNode n, String path) throws JsonFormatException {
+        String s = Fields.string(n, path);
+        DType d = DType.fromJsonName(s);
+        if (d == null) {
+            throw Fields.invalid(n, path, "unknown dtype \"" + s + "\"; expected one of f32, bf16, f16, i32");
+        }
+        return d;
+    }
+
+    private static TensorRole tensorRole(JNode n, String path) throws JsonFormatException {
+        return enumValue(TensorRole.class, n, path);
+    }
+
+    static <E extends Enum<E>> E enumValue(Class<E> type, JNode n, String path) throws JsonFormatException {
+        String s = Fields.string(n, path);
+        for (E e : type.getEnumConstants()) {
+            if (e.name().toLowerCase(java.util.Locale.ROOT).equals(s)) {
+                return e;
+            }
+        }
+        List<String> names = java.util.Arrays.stream(type.getEnumConstants()).map(e -> e.name().toLowerCase(java.util.Locale.ROOT)).toList();
+        throw Fields.invalid(n, path, "unknown value \"" + s + "\"; expected one of " + names);
+    }
+
+    // ------------------------------------------------------------------ writing
+
+    /** The canonical bytes of {@code program}: UTF-8, fixed order, final newline. */
+    public byte[] write(Program program) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = factory.createGenerator(out)) {
+            g.setPrettyPrinter(new CanonicalPrinter());
+            writeProgram(g, program);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        out.write('\n');
+        return out.toByteArray();
+    }
+
+    public String writeString(Program program) {
+        return new String(write(program), StandardCharsets.UTF_8);
+    }
+
+    /** {@code sha256:} and the hex SHA-256 of the canonical bytes: what golden manifests record. */
+    public String hash(Program program) {
+        return sha256(write(program));
+    }
+
+    public static String sha256(byte[] bytes) {
+        try {
+            return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+
+    private void writeProgram(JsonGenerator g, Program p) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("format", FORMAT);
+        g.writeNumberField("version", VERSION);
+        g.writeStringField("name", p.name());
+        g.writeObjectFieldStart("machine");
+        g.writeNumberField("chips", p.machine().chips());
+        g.writeNumberField("width", p.machine().width());
+        g.writeNumberField("height", p.machine().height());
+        g.writeEndObject();
+        g.writeArrayFieldStart("params");
+        for (Param prm : p.params()) {
+            g.writeStartObject();
+            g.writeStringField("name", prm.name());
+            g.writeNumberField("min", prm.min());
+            g.writeNumberField("max", prm.max());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("tensors");
+        for (TensorDecl t : p.tensors()) {
+            g.writeStartObject();
+            g.writeStringField("name", t.name());
+            g.writeStringField("dtype", t.dtype().jsonName());
+            writeInts(g, "shape", t.shape().dims());
+            g.writeNumberField("chip", t.chip());
+            g.writeStringField("role", t.role().jsonName());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("buffers");
+        for (BufferDecl b : p.buffers()) {
+            g.writeStartObject();
+            g.writeStringField("name", b.name());
+            g.writeStringField("dtype", b.dtype().jsonName());
+            writeInts(g, "shape", b.shape().dims());
+            writeSite(g, "site", b.site());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("groups");
+        for (Group gr : p.groups()) {
+            g.writeStartObject();
+            g.writeStringField("name", gr.name());
+            g.writeNumberField("chip", gr.chip());
+            g.writeObjectFieldStart("rect");
+            g.writeNumberField("x", gr.rect().x());
+            g.writeNumberField("y", gr.rect().y());
+            g.writeNumberField("width", gr.rect().width());
+            g.writeNumberField("height", gr.rect().height());
+            g.writeEndObject();
+            writeSite(g, "sender", gr.sender());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("stages");
+        for (Stage s : p.stages()) {
+            writeStage(g, s);
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    private void writeStage(JsonGenerator g, Stage s) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("id", s.id());
+        writeSite(g, "site", s.site());
+        writeStrings(g, "ins", s.ins());
+        writeStrings(g, "outs", s.outs());
+        g.writeObjectFieldStart("kind");
+        g.writeStringField("type", s.kind().tag());
+        switch (s.kind()) {
+            case StageKind.Load l -> {
+                g.writeStringField("tensor", l.tensor());
+                writePattern(g, l.pattern());
+                g.writeNumberField("numBlocks", l.numBlocks());
+                if (l.multicast() != null) {
+                    g.writeStringField("multicast", l.multicast());
+                }
+            }
+            case StageKind.Store st -> {
+                g.writeStringField("tensor", st.tensor());
+                writePattern(g, st.pattern());
+                g.writeArrayFieldStart("subBlocks");
+                g.writeNumber(st.subRows());
+                g.writeNumber(st.subCols());
+                g.writeEndArray();
+            }
+            case StageKind.Recv r -> g.writeStringField("group", r.group());
+            case StageKind.AllReduce a -> {
+                g.writeStringField("pool", a.pool().jsonName());
+                g.writeStringField("tensor", a.tensor());
+                g.writeStringField("combine", Expr.print(a.combine().expr()));
+            }
+            case StageKind.Compute c -> writeOp(g, c.op());
+            case StageKind.Scalar sc -> {
+                g.writeArrayFieldStart("body");
+                for (Expr e : sc.body().results()) {
+                    g.writeString(Expr.print(e));
+                }
+                g.writeEndArray();
+            }
+        }
+        g.writeEndObject();
+        g.writeEndObject();
+    }
+
+    private void writeOp(JsonGenerator g, ComputeOp op) throws IOException {
+        g.writeObjectFieldStart("op");
+        switch (op) {
+            case ComputeOp.Generic ge -> {
+                g.writeStringField("type", "generic");
+                g.writeStringField("expr", Expr.print(ge.expr()));
+            }
+            case ComputeOp.MatMul m -> {
+                g.writeStringField("type", "matmul");
+                g.writeBooleanField("transposeA", m.transposeA());
+                g.writeBooleanField("transposeB", m.transposeB());
+                if (m.bias() != null) {
+                    g.writeStringField("bias", m.bias());
+                }
+                if (m.spill() != null) {
+                    g.writeStringField("spill", m.spill());
+                }
+            }
+            case ComputeOp.Reduce r -> {
+                g.writeStringField("type", "reduce");
+                g.writeStringField("fn", r.fn().jsonName());
+                g.writeNumberField("axis", r.axis());
+            }
+            case ComputeOp.Reshape r -> g.writeStringField("type", "reshape");
+            case ComputeOp.Transpose t -> {
+                g.writeStringField("type", "transpose");
+                writeInts(g, "perm", t.perm());
+            }
+            case ComputeOp.Slice sl -> {
+                g.writeStringField("type", "slice");
+                writeInts(g, "starts", sl.starts());
+            }
+            case ComputeOp.Concat c -> {
+                g.writeStringField("type", "concat");
+                g.writeNumberField("axis", c.axis());
+            }
+        }
+        g.writeEndObject();
+    }
+
+    private void writePattern(JsonGenerator g, AccessPattern p) throws IOException {
+        g.writeObjectFieldStart("pattern");
+        switch (p) {
+            case AccessPattern.Block b -> {
+                g.writeStringField("type", "block");
+                writeOffsets(g, b.origin());
+                writeInts(g, "block", b.block().dims());
+            }
+            case AccessPattern.Streamed s -> {
+                g.writeStringField("type", "streamed");
+                writeOffsets(g, s.origin());
+                writeInts(g, "block", s.block().dims());
+                g.writeNumberField("axis", s.axis());
+                g.writeNumberField("stride", s.stride());
+            }
+            case AccessPattern.Indirect i -> {
+                g.writeStringField("type", "indirect");
+                g.writeStringField("indexBuffer", i.indexBuffer());
+                writeOffsets(g, i.origin());
+                writeInts(g, "block", i.block().dims());
+            }
+        }
+        g.writeEndObject();
+    }
+
+    private static void writeOffsets(JsonGenerator g, List<Offset> origin) throws IOException {
+        g.writeArrayFieldStart("origin");
+        for (Offset o : origin) {
+            if (o.isConstant()) {
+                g.writeNumber(o.constant());
+            } else {
+                g.writeString(o.toString());
+            }
+        }
+        g.writeEndArray();
+    }
+
+    private static void writeInts(JsonGenerator g, String name, List<Integer> values) throws IOException {
+        g.writeArrayFieldStart(name);
+        for (int v : values) {
+            g.writeNumber(v);
+        }
+        g.writeEndArray();
+    }
+
+    private static void writeStrings(JsonGenerator g, String name, List<String> values) throws IOException {
+        g.writeArrayFieldStart(name);
+        for (String v : values) {
+            g.writeString(v);
+        }
+        g.writeEndArray();
+    }
+
+    private static void writeSite(JsonGenerator g, String name, Site s) throws IOException {
+        g.writeArrayFieldStart(name);
+        g.writeNumber(s.chip());
+        g.writeNumber(s.x());
+        g.writeNumber(s.y());
+        g.writeEndArray();
+    }
+}
