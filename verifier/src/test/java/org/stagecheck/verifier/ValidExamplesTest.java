@@ -1,0 +1,47 @@
+package org.stagecheck.verifier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.stagecheck.spec.cert.Certificate;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.json.CertificateCodec;
+import org.stagecheck.spec.json.ProgramCodec;
+
+/** No false alarms: every example program of the repository verifies, with its certificate when it has one. */
+class ValidExamplesTest {
+
+    @Test
+    void every_example_verifies() throws Exception {
+        Path dir = Path.of("..", "examples");
+        List<Path> programs;
+        try (Stream<Path> s = Files.list(dir)) {
+            programs = s.filter(p -> p.toString().endsWith(".json")).sorted().toList();
+        }
+        assertThat(programs).isNotEmpty();
+        for (Path p : programs) {
+            Program program = new ProgramCodec().read(Files.readString(p));
+            Path certPath = dir.resolve("certificates").resolve(p.getFileName());
+            Certificate cert = Files.exists(certPath) ? new CertificateCodec().read(Files.readString(certPath)) : null;
+            VerifyReport r = new Verifier().verify(program, cert, null);
+            assertThat(r.diagnostics()).as(p.toString()).isEmpty();
+            // a program is its own identity remap
+            assertThat(new Verifier().verify(program, cert, program).diagnostics()).as(p + " against itself").isEmpty();
+        }
+    }
+
+    @Test
+    void the_tp2_example_loses_its_verdict_when_a_shard_is_dropped_from_the_reduce() throws IOException, Exception {
+        Path dir = Path.of("..", "examples");
+        Program program = new ProgramCodec().read(Files.readString(dir.resolve("tp2-matmul-allreduce.json")));
+        Certificate cert = new CertificateCodec().read(Files.readString(dir.resolve("certificates/tp2-matmul-allreduce.json")));
+        Certificate oneShard = new Certificate(cert.shards().subList(0, 1), null, cert.claims());
+        // chip 1's product is now (as far as the certificate says) a full value: reducing it counts it twice
+        assertThat(new Verifier().verify(program, oneShard, null).codes()).containsExactly("REDUCE_OF_FULL");
+    }
+}
