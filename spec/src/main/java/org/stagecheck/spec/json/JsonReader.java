@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads JSON text into a positioned {@link JNode} tree with Jackson's streaming parser, under
@@ -155,9 +157,20 @@ public final class JsonReader {
         return new Pos(loc.getLineNr(), loc.getColumnNr());
     }
 
+    /**
+     * Jackson's "(start marker at [Source: (String)"...text..."; line: 9, column: 14])" quotes the
+     * source, newlines and all; keep only where the open bracket was.
+     */
+    private static final Pattern START_MARKER =
+            Pattern.compile("\\(start marker at \\[Source: .*; line: (\\d+), column: (\\d+)\\]\\)", Pattern.DOTALL);
+
     private static String firstLine(String s) {
         if (s == null) {
             return "unknown error";
+        }
+        Matcher m = START_MARKER.matcher(s);
+        if (m.find()) {
+            s = s.substring(0, m.start()) + "(opened at " + m.group(1) + ":" + m.group(2) + ")" + s.substring(m.end());
         }
         int nl = s.indexOf('\n');
         return nl < 0 ? s : s.substring(0, nl);
