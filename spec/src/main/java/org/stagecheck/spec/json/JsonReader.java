@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -158,20 +157,18 @@ public final class JsonReader {
     }
 
     /**
-     * Jackson's "(start marker at [Source: (String)"...text..."; line: 9, column: 14])" quotes the
-     * source, newlines and all; keep only where the open bracket was.
+     * Jackson's notes "(start marker at [Source: (String)"...text..."; line: 9, column: 14])" and
+     * "(for Object starting at [Source: ...])" quote the source, newlines and all; keep only the
+     * position.
      */
-    private static final Pattern START_MARKER =
-            Pattern.compile("\\(start marker at \\[Source: .*; line: (\\d+), column: (\\d+)\\]\\)", Pattern.DOTALL);
+    private static final Pattern SOURCE_LOCATION =
+            Pattern.compile("\\[Source: .*?; line: (\\d+), column: (\\d+)\\]", Pattern.DOTALL);
 
     private static String firstLine(String s) {
         if (s == null) {
             return "unknown error";
         }
-        Matcher m = START_MARKER.matcher(s);
-        if (m.find()) {
-            s = s.substring(0, m.start()) + "(opened at " + m.group(1) + ":" + m.group(2) + ")" + s.substring(m.end());
-        }
+        s = SOURCE_LOCATION.matcher(s).replaceAll("$1:$2");
         int nl = s.indexOf('\n');
         return nl < 0 ? s : s.substring(0, nl);
     }

@@ -54,7 +54,7 @@ class ReaderErrorMessagesTest {
     @Test
     void aTruncatedFile() {
         String cut = VALID.substring(0, VALID.indexOf("\"buffers\": [") + "\"buffers\": [".length());
-        assertRejected(cut, "9:15: malformed JSON: Unexpected end-of-input: expected close marker for Array (opened at 9:14)");
+        assertRejected(cut, "9:15: malformed JSON: Unexpected end-of-input: expected close marker for Array (start marker at 9:14)");
     }
 
     @Test
