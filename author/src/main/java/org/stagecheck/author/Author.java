@@ -1,0 +1,210 @@
+package org.stagecheck.author;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.stagecheck.author.model.Binding;
+import org.stagecheck.author.model.CutWriter;
+import org.stagecheck.author.model.Tensors;
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.cert.Certificate;
+import org.stagecheck.spec.cert.Obligation;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.ir.TensorRole;
+
+/**
+ * Writes the program for a cut of a model, with its weights and sample inputs (brief, "Cuts of a
+ * model"; docs/author.md). Refusals are values ({@link AuthorOutcome.Refused}), never exceptions.
+ */
+public final class Author {
+    private Author() {
+    }
+
+    /** The program for {@code cut} of {@code spec}, or why it is refused. */
+    public static AuthorOutcome author(ModelSpec spec, Cut cut, AuthorOptions options) {
+        AuthorOutcome.Refused refused = refusal(spec, cut, options);
+        if (refused != null) {
+            return refused;
+        }
+        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight());
+        Map<String, Tensor> logical = new LinkedHashMap<>(Weights.all(spec, ctxOf(cut)));
+        logical.putAll(SampleInputs.logical(spec, cut));
+        Map<String, Tensor> weights = new LinkedHashMap<>();
+        Map<String, Tensor> inputs = new LinkedHashMap<>();
+        for (TensorDecl t : w.program().tensors()) {
+            if (!t.role().isBoundBeforeRun()) {
+                continue;
+            }
+            Binding binding = w.bindings().get(t.name());
+            Tensor value = Tensors.bind(binding, logical.get(binding.logical()));
+            (t.role() == TensorRole.WEIGHT ? weights : inputs).put(t.name(), value);
+        }
+        Certificate cert = options.tp() == 1 ? null : new Certificate(w.shards(), null,
+                List.of(Obligation.WELL_FORMED, Obligation.UNREDUCED_SHARD, Obligation.MULTICAST));
+        return new AuthorOutcome.Authored(w.program(), cert, weights, inputs, SampleInputs.params(w.program()));
+    }
+
+    /**
+     * The tensors to bind to {@code cut}'s program written with {@code options}, cut out of the
+     * unsplit ones: {@code logical} maps the names of the unsplit program's bound tensors
+     * (weights, inputs, state) to values. On one chip this is the identity on the program's bound
+     * names. This is how a split program is run on the same inputs as its unsplit original.
+     *
+     * @throws IllegalArgumentException when a bound tensor's logical source is missing
+     */
+    public static Map<String, Tensor> bindSplit(ModelSpec spec, Cut cut, AuthorOptions options,
+                                                Map<String, Tensor> logical) {
+        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight());
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        for (TensorDecl t : w.program().tensors()) {
+            if (t.role().isBoundBeforeRun()) {
+                Binding binding = w.bindings().get(t.name());
+                Tensor source = logical.get(binding.logical());
+                if (source == null) {
+                    throw new IllegalArgumentException("no value for " + binding.logical() + ", the source of " + t.name());
+                }
+                out.put(t.name(), Tensors.bind(binding, source));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The split program's tensors cut from one logical tensor: for each bound tensor of
+     * {@code cut}'s program (written with {@code options}) whose source is {@code logicalName},
+     * its slice of {@code value}. Used to compare a split run's state shards with the unsplit state.
+     */
+    public static Map<String, Tensor> shardsOf(ModelSpec spec, Cut cut, AuthorOptions options, String logicalName,
+                                               Tensor value) {
+        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight());
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        w.bindings().forEach((name, binding) -> {
+            if (binding.logical().equals(logicalName)) {
+                out.put(name, Tensors.bind(binding, value));
+            }
+        });
+        return out;
+    }
+
+    /** Whether {@code cut} may be split over chips: a decode step, a batch, or one layer of either. */
+    public static boolean splittable(Cut cut) {
+        return switch (cut) {
+            case Cut.Decode d -> true;
+            case Cut.Batch b -> true;
+            case Cut.DecodeLayer d -> true;
+            case Cut.BatchLayer b -> true;
+            case Cut.Prefill p -> false;
+            case Cut.Forward f -> false;
+            case Cut.ForwardLayer f -> false;
+            case Cut.ForwardHead f -> false;
+            case Cut.DecodeEmbed d -> false;
+            case Cut.DecodeHead d -> false;
+            case Cut.BatchEmbed b -> false;
+            case Cut.BatchHead b -> false;
+            case Cut.PrefillLayer p -> false;
+            case Cut.PrefillHead p -> false;
+        };
+    }
+
+    /** The cache length of a cut, or 0 when it has no cache. */
+    static int ctxOf(Cut cut) {
+        return switch (cut) {
+            case Cut.Decode d -> d.ctx();
+            case Cut.Prefill p -> p.ctx();
+            case Cut.Batch b -> b.ctx();
+            case Cut.DecodeLayer d -> d.ctx();
+            case Cut.BatchLayer b -> b.ctx();
+            case Cut.PrefillLayer p -> p.ctx();
+            case Cut.Forward f -> 0;
+            case Cut.ForwardLayer f -> 0;
+            case Cut.ForwardHead f -> 0;
+            case Cut.DecodeEmbed d -> 0;
+            case Cut.DecodeHead d -> 0;
+            case Cut.BatchEmbed b -> 0;
+            case Cut.BatchHead b -> 0;
+            case Cut.PrefillHead p -> 0;
+        };
+    }
+
+    static int rowsOf(Cut cut) {
+        return switch (cut) {
+            case Cut.Prefill p -> p.rows();
+            case Cut.Batch b -> b.rows();
+            case Cut.BatchEmbed b -> b.rows();
+            case Cut.BatchLayer b -> b.rows();
+            case Cut.BatchHead b -> b.rows();
+            case Cut.PrefillLayer p -> p.rows();
+            case Cut.PrefillHead p -> p.rows();
+            case Cut.Decode d -> 1;
+            case Cut.DecodeLayer d -> 1;
+            case Cut.Forward f -> 1;
+            case Cut.ForwardLayer f -> 1;
+            case Cut.ForwardHead f -> 1;
+            case Cut.DecodeEmbed d -> 1;
+            case Cut.DecodeHead d -> 1;
+        };
+    }
+
+    private static int layerOf(Cut cut) {
+        return switch (cut) {
+            case Cut.ForwardLayer f -> f.layer();
+            case Cut.DecodeLayer d -> d.layer();
+            case Cut.BatchLayer b -> b.layer();
+            case Cut.PrefillLayer p -> p.layer();
+            case Cut.Decode d -> 0;
+            case Cut.Prefill p -> 0;
+            case Cut.Batch b -> 0;
+            case Cut.Forward f -> 0;
+            case Cut.ForwardHead f -> 0;
+            case Cut.DecodeEmbed d -> 0;
+            case Cut.DecodeHead d -> 0;
+            case Cut.BatchEmbed b -> 0;
+            case Cut.BatchHead b -> 0;
+            case Cut.PrefillHead p -> 0;
+        };
+    }
+
+    /** Why this combination is refused, or null when it can be written. */
+    static AuthorOutcome.Refused refusal(ModelSpec spec, Cut cut, AuthorOptions options) {
+        String bad = options.problem();
+        if (bad != null) {
+            return new AuthorOutcome.Refused(RefusalReason.BAD_OPTION, bad);
+        }
+        int rows = rowsOf(cut);
+        int ctx = ctxOf(cut);
+        int layer = layerOf(cut);
+        if (rows < 1 || rows > 4096) {
+            return new AuthorOutcome.Refused(RefusalReason.BAD_OPTION, "rows must be in [1, 4096], not " + rows);
+        }
+        boolean hasCtx = cut instanceof Cut.Decode || cut instanceof Cut.Prefill || cut instanceof Cut.Batch
+                || cut instanceof Cut.DecodeLayer || cut instanceof Cut.BatchLayer || cut instanceof Cut.PrefillLayer;
+        if (hasCtx && (ctx < 1 || ctx > 65536)) {
+            return new AuthorOutcome.Refused(RefusalReason.BAD_OPTION, "ctx must be in [1, 65536], not " + ctx);
+        }
+        if ((cut instanceof Cut.Prefill || cut instanceof Cut.PrefillLayer) && rows > ctx) {
+            return new AuthorOutcome.Refused(RefusalReason.BAD_OPTION,
+                    "a prefill chunk of " + rows + " rows does not fit a cache of " + ctx + " positions");
+        }
+        if ((long) rows * Math.max(ctx, 1) * spec.kvWidth() > Integer.MAX_VALUE) {
+            return new AuthorOutcome.Refused(RefusalReason.BAD_OPTION, "the KV cache would exceed 2^31 elements");
+        }
+        if (layer < 0 || layer >= spec.layers()) {
+            return new AuthorOutcome.Refused(RefusalReason.LAYER_OUT_OF_RANGE,
+                    "layer " + layer + " is outside [0, " + spec.layers() + ") of model " + spec.name());
+        }
+        int tp = options.tp();
+        if (tp > 1) {
+            if (!splittable(cut)) {
+                return new AuthorOutcome.Refused(RefusalReason.CUT_NOT_SPLITTABLE, "cut " + cut.cliName()
+                        + " is not split over chips; only decode, batch, decode-layer and batch-layer are");
+            }
+            if (spec.heads() % tp != 0 || spec.kvHeads() % tp != 0 || spec.ffn() % tp != 0) {
+                return new AuthorOutcome.Refused(RefusalReason.WIDTH_NOT_DIVISIBLE, "tp " + tp
+                        + " does not divide the model's heads (" + spec.heads() + "), kvHeads (" + spec.kvHeads()
+                        + ") and ffn (" + spec.ffn() + ")");
+            }
+        }
+        return null;
+    }
+}

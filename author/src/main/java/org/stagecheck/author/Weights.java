@@ -1,0 +1,116 @@
+package org.stagecheck.author;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Shape;
+
+/**
+ * The model's weights, generated deterministically from the spec's seed (docs/author.md,
+ * "Weights"). Every value is a pure function of (seed, tensor name, element index), so a shard
+ * of a weight is exactly a slice of the unsplit weight and two runs give identical bytes.
+ *
+ * <p>Element {@code i} of tensor {@code name} is {@code u = splitmix64(seed ^ fnv1a64(name),
+ * i)} mapped to {@code [-1, 1)}; a matrix with fan-in K is {@code u / sqrt(K)}, a norm weight is
+ * {@code 1 + u/8}, the embedding is {@code u}. All f32, rounded once from double.
+ */
+public final class Weights {
+    private Weights() {
+    }
+
+    /** Logical names: {@code embed}, per layer {@code attn_norm.l<i>, wq.l<i>, ...}, {@code final_norm, head}. */
+    public static String layerName(String base, int layer) {
+        return base + ".l" + layer;
+    }
+
+    /** Every weight of the model, in a fixed order, plus the rotary tables for {@code ctx} positions (when ctx > 0). */
+    public static Map<String, Tensor> all(ModelSpec spec, int ctx) {
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        out.put("embed", uniform(spec, "embed", spec.vocab(), spec.hidden(), 1.0, 0.0));
+        for (int l = 0; l < spec.layers(); l++) {
+            out.putAll(layer(spec, l));
+        }
+        out.put("final_norm", norm(spec, "final_norm"));
+        out.put("head", matrix(spec, "head", spec.hidden(), spec.vocab()));
+        if (ctx > 0) {
+            out.putAll(rope(spec, ctx));
+        }
+        return out;
+    }
+
+    /** The weights of layer {@code l}. */
+    public static Map<String, Tensor> layer(ModelSpec spec, int l) {
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        int d = spec.hidden();
+        out.put(layerName("attn_norm", l), norm(spec, layerName("attn_norm", l)));
+        out.put(layerName("wq", l), matrix(spec, layerName("wq", l), d, spec.qWidth()));
+        out.put(layerName("wk", l), matrix(spec, layerName("wk", l), d, spec.kvWidth()));
+        out.put(layerName("wv", l), matrix(spec, layerName("wv", l), d, spec.kvWidth()));
+        out.put(layerName("wo", l), matrix(spec, layerName("wo", l), spec.qWidth(), d));
+        out.put(layerName("mlp_norm", l), norm(spec, layerName("mlp_norm", l)));
+        out.put(layerName("w_gate", l), matrix(spec, layerName("w_gate", l), d, spec.ffn()));
+        out.put(layerName("w_up", l), matrix(spec, layerName("w_up", l), d, spec.ffn()));
+        out.put(layerName("w_down", l), matrix(spec, layerName("w_down", l), spec.ffn(), d));
+        return out;
+    }
+
+    /**
+     * The rotary tables {@code rope_cos}, {@code rope_sin}, f32 {@code [ctx, headDim/2]}: row p,
+     * column i is {@code cos/sin(p * theta^(-2i/headDim))}, computed in double, rounded once. The
+     * rotation pairs element {@code i} with {@code i + headDim/2} of each head (the "half-split"
+     * convention of Llama-style models).
+     */
+    public static Map<String, Tensor> rope(ModelSpec spec, int ctx) {
+        int half = spec.headDim() / 2;
+        float[] cos = new float[ctx * half];
+        float[] sin = new float[ctx * half];
+        for (int p = 0; p < ctx; p++) {
+            for (int i = 0; i < half; i++) {
+                double angle = p * Math.pow(spec.ropeTheta(), -2.0 * i / spec.headDim());
+                cos[p * half + i] = (float) Math.cos(angle);
+                sin[p * half + i] = (float) Math.sin(angle);
+            }
+        }
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        out.put("rope_cos", Tensor.fromFloats(DType.F32, Shape.of(ctx, half), cos));
+        out.put("rope_sin", Tensor.fromFloats(DType.F32, Shape.of(ctx, half), sin));
+        return out;
+    }
+
+    private static Tensor matrix(ModelSpec spec, String name, int k, int n) {
+        return uniform(spec, name, k, n, 1.0 / Math.sqrt(k), 0.0);
+    }
+
+    private static Tensor norm(ModelSpec spec, String name) {
+        return uniform(spec, name, 1, spec.hidden(), 0.125, 1.0);
+    }
+
+    private static Tensor uniform(ModelSpec spec, String name, int rows, int cols, double scale, double shift) {
+        long stream = spec.seed() ^ fnv1a64(name);
+        float[] v = new float[rows * cols];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) (shift + scale * unit(stream, i));
+        }
+        return Tensor.fromFloats(DType.F32, Shape.of(rows, cols), v);
+    }
+
+    /** A value in [-1, 1) from the SplitMix64 output at position {@code index} of {@code stream}. */
+    static double unit(long stream, long index) {
+        long z = stream + (index + 1) * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z = z ^ (z >>> 31);
+        return ((z >>> 11) * 0x1.0p-53) * 2.0 - 1.0;
+    }
+
+    static long fnv1a64(String s) {
+        long h = 0xcbf29ce484222325L;
+        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+            h ^= (b & 0xff);
+            h *= 0x100000001b3L;
+        }
+        return h;
+    }
+}

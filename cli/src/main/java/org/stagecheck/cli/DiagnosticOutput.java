@@ -1,0 +1,58 @@
+package org.stagecheck.cli;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.util.List;
+import java.util.function.Function;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.json.Pos;
+
+/** Renders diagnostics as text for people and as JSON objects for machines. */
+final class DiagnosticOutput {
+    private DiagnosticOutput() {}
+
+    /** {@code FILE:LINE:COL: CODE stage #i 'id' at /ptr buffer 'b': message}. */
+    static String text(String file, Diagnostic d, Function<String, Pos> locate) {
+        Pos pos = locate.apply(d.field());
+        return file + (pos.known() ? ":" + pos : "") + ": " + d.render();
+    }
+
+    static void json(JsonGenerator g, Diagnostic d, Function<String, Pos> locate) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("code", d.code());
+        if (d.stageIndex() >= 0) {
+            g.writeNumberField("stageIndex", d.stageIndex());
+        }
+        if (d.stageId() != null) {
+            g.writeStringField("stageId", d.stageId());
+        }
+        if (d.field() != null) {
+            g.writeStringField("field", d.field());
+        }
+        if (d.buffer() != null) {
+            g.writeStringField("buffer", d.buffer());
+        }
+        Pos pos = locate.apply(d.field());
+        if (pos.known()) {
+            g.writeNumberField("line", pos.line());
+            g.writeNumberField("column", pos.column());
+        }
+        g.writeStringField("message", d.message());
+        if (!d.trail().isEmpty()) {
+            g.writeArrayFieldStart("trail");
+            for (String t : d.trail()) {
+                g.writeString(t);
+            }
+            g.writeEndArray();
+        }
+        g.writeEndObject();
+    }
+
+    static void jsonList(JsonGenerator g, String field, List<Diagnostic> ds, Function<String, Pos> locate) throws IOException {
+        g.writeArrayFieldStart(field);
+        for (Diagnostic d : ds) {
+            json(g, d, locate);
+        }
+        g.writeEndArray();
+    }
+}

@@ -1,0 +1,93 @@
+package org.stagecheck.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.validate.Validator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code stagecheck validate FILE...}: structural validation of programs (issue #2). */
+@Command(name = "validate", mixinStandardHelpOptions = true,
+        description = {"Check that programs are well-formed: references resolve, shapes and dtypes fit each stage kind,",
+                "expressions type-check, sub-blocks tile, blocks stay inside their tensors for every parameter value.",
+                "Exit 0 when all are well-formed, 1 when one is not, 2 when a file cannot be read."})
+final class ValidateCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(arity = "1..*", paramLabel = "FILE", description = "program files (.json)")
+    List<Path> files;
+
+    @Option(names = "--json", description = "print one JSON document instead of text")
+    boolean json;
+
+    /** The outcome for one file: its diagnostics, or the reason it could not be read. */
+    private record Outcome(Path file, LoadedProgram loaded, List<Diagnostic> diagnostics, String badInput) {}
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        List<Outcome> outcomes = new ArrayList<>();
+        int exit = ExitCode.OK;
+        for (Path file : files) {
+            try {
+                LoadedProgram lp = LoadedProgram.read(file);
+                List<Diagnostic> ds = new Validator().validate(lp.program());
+                outcomes.add(new Outcome(file, lp, ds, null));
+                exit = ExitCode.worst(exit, ds.isEmpty() ? ExitCode.OK : ExitCode.CHECK_FAILED);
+            } catch (BadInputException e) {
+                outcomes.add(new Outcome(file, null, List.of(), e.getMessage()));
+                exit = ExitCode.worst(exit, ExitCode.BAD_INPUT);
+            }
+        }
+        if (json) {
+            final int code = exit;
+            Json.print(out, g -> {
+                g.writeStartObject();
+                g.writeStringField("command", "validate");
+                g.writeBooleanField("holds", code == ExitCode.OK);
+                g.writeArrayFieldStart("files");
+                for (Outcome o : outcomes) {
+                    g.writeStartObject();
+                    g.writeStringField("file", o.file().toString());
+                    if (o.badInput() != null) {
+                        g.writeStringField("status", "bad-input");
+                        g.writeStringField("error", o.badInput());
+                    } else {
+                        g.writeStringField("status", o.diagnostics().isEmpty() ? "valid" : "invalid");
+                        g.writeStringField("program", o.loaded().program().name());
+                        DiagnosticOutput.jsonList(g, "diagnostics", o.diagnostics(), o.loaded()::locate);
+                    }
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeEndObject();
+            });
+        } else {
+            PrintWriter err = spec.commandLine().getErr();
+            for (Outcome o : outcomes) {
+                if (o.badInput() != null) {
+                    err.println("error: " + o.badInput());
+                } else if (o.diagnostics().isEmpty()) {
+                    out.println(o.file() + ": valid (" + o.loaded().program().name() + ", "
+                            + o.loaded().program().stages().size() + " stages)");
+                } else {
+                    for (Diagnostic d : o.diagnostics()) {
+                        out.println(DiagnosticOutput.text(o.file().toString(), d, o.loaded()::locate));
+                    }
+                    out.println(o.file() + ": " + o.diagnostics().size() + " problem(s)");
+                }
+            }
+            out.flush();
+            err.flush();
+        }
+        return exit;
+    }
+}

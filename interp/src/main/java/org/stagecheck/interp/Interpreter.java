@@ -1,0 +1,158 @@
+package org.stagecheck.interp;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import org.stagecheck.interp.eval.Fault;
+import org.stagecheck.interp.eval.Parallel;
+import org.stagecheck.interp.eval.RunState;
+import org.stagecheck.interp.eval.StageEvaluator;
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.ir.Param;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.TensorDecl;
+
+/**
+ * The reference evaluator (brief, "Reference semantics"; docs/semantics.md): runs the stages of a
+ * program in list order on the CPU, in pure Java. Never throws for a bad program or bad bindings:
+ * those are faults in the {@link RunResult}, each naming the stage. The run stops at the first
+ * stage fault. An instance holds only its options and may run many programs, one at a time or
+ * concurrently.
+ */
+public final class Interpreter {
+    private final RunOptions options;
+
+    public Interpreter(RunOptions options) {
+        this.options = Objects.requireNonNull(options, "options");
+    }
+
+    /**
+     * @param bound  values for tensors of role input, weight and state (by tensor name); an output
+     *               or scratch tensor may be bound too (its initial contents), otherwise it starts zeroed
+     * @param params a value for every program parameter
+     */
+    public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params) {
+        List<Diagnostic> faults = new ArrayList<>();
+        checkParams(program, params, faults);
+        Map<String, Tensor> initial = bindTensors(program, bound, faults);
+        if (!faults.isEmpty()) {
+            return new RunResult(initial, Map.of(), faults, null);
+        }
+        Map<String, List<Tensor>> trace = new LinkedHashMap<>();
+        try (Parallel par = new Parallel(options.threads())) {
+            RunState state = new RunState(program, options.precision(), par, params);
+            initial.forEach(state::putTensor);
+            List<Stage> stages = program.stages();
+            for (int i = 0; i < stages.size(); i++) {
+                Stage st = stages.get(i);
+                try {
+                    StageEvaluator.run(st, state);
+                    List<Tensor> outs = new ArrayList<>();
+                    for (String out : st.outs()) {
+                        outs.add(state.read(out));
+                    }
+                    if (options.trace()) {
+                        trace.put(st.id(), List.copyOf(outs));
+                    }
+                    if (options.stopAtNonFinite()) {
+                        Diagnostic nf = NonFinite.check(i, st, outs);
+                        if (nf != null) {
+                            return new RunResult(state.tensors(), trace, List.of(nf), st.id());
+                        }
+                    }
+                } catch (Fault f) {
+                    return new RunResult(state.tensors(), trace, List.of(diagnostic(i, st, f)), st.id());
+                } catch (RuntimeException e) {
+                    // a defect of the evaluator itself: still a diagnostic naming the stage, never a crash
+                    Diagnostic d = Diagnostic.atStage("INTERNAL", i, st.id(), "/stages/" + i, null,
+                            "The evaluator failed on this stage (" + e + "); this is a bug in stagecheck-interp.");
+                    return new RunResult(state.tensors(), trace, List.of(d), st.id());
+                }
+            }
+            return new RunResult(state.tensors(), trace, List.of(), null);
+        }
+    }
+
+    private static Diagnostic diagnostic(int index, Stage st, Fault f) {
+        String field = "/stages/" + index + (f.field() == null ? "" : "/" + f.field());
+        return Diagnostic.atStage(f.code(), index, st.id(), field, f.buffer(), f.getMessage());
+    }
+
+    private static void checkParams(Program program, Map<String, Long> params, List<Diagnostic> faults) {
+        Map<String, Param> declared = program.paramsByName();
+        for (Param p : program.params()) {
+            Long v = params.get(p.name());
+            if (v == null) {
+                faults.add(Diagnostic.atField("PARAM_UNBOUND", "/params/" + p.name(),
+                        "Parameter '" + p.name() + "' has no value for this run."));
+            } else if (v < p.min() || v > p.max()) {
+                faults.add(Diagnostic.atField("PARAM_OUT_OF_RANGE", "/params/" + p.name(),
+                        "Parameter '" + p.name() + "' is " + v + ", outside its declared range [" + p.min() + ", " + p.max() + "]."));
+            }
+        }
+        for (String name : params.keySet()) {
+            if (!declared.containsKey(name)) {
+                faults.add(Diagnostic.atField("PARAM_UNKNOWN", "/params",
+                        "A value was given for '" + name + "', which is not a parameter of the program."));
+            }
+        }
+    }
+
+    /** The run's own copies of every DRAM tensor, from the bindings or zeroed. */
+    private Map<String, Tensor> bindTensors(Program program, Map<String, Tensor> bound, List<Diagnostic> faults) {
+        Map<String, TensorDecl> decls = program.tensorsByName();
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        for (String name : bound.keySet()) {
+            if (!decls.containsKey(name)) {
+                faults.add(Diagnostic.atField("BINDING_UNKNOWN", "/tensors",
+                        "A value was bound to '" + name + "', which is not a tensor of the program."));
+            }
+        }
+        boolean f64 = options.precision() == Precision.F64;
+        for (TensorDecl d : decls.values()) {
+            Tensor t = bound.get(d.name());
+            String field = "/tensors/" + d.name();
+            if (t == null) {
+                if (d.role().isBoundBeforeRun()) {
+                    faults.add(Diagnostic.atField("MISSING_INPUT", field,
+                            "Tensor '" + d.name() + "' (" + d.role().jsonName() + ") has no bound value."));
+                    continue;
+                }
+                try {
+                    out.put(d.name(), f64 && d.dtype().isFloating() ? Tensor.zerosFloat64(d.dtype(), d.shape()) : Tensor.zeros(d.dtype(), d.shape()));
+                } catch (IllegalArgumentException e) {
+                    faults.add(Diagnostic.atField("TENSOR_TOO_LARGE", field, "Tensor '" + d.name() + "': " + e.getMessage()));
+                }
+                continue;
+            }
+            if (t.dtype() != d.dtype() || (t.isFloat64() && !f64)) {
+                faults.add(Diagnostic.atField("BINDING_DTYPE", field, "Tensor '" + d.name() + "' is declared " + d.dtype()
+                        + " but the bound value is " + t.dtype() + (t.isFloat64() ? " (float64 mode)" : "") + "."));
+                continue;
+            }
+            if (!t.shape().equals(d.shape())) {
+                faults.add(Diagnostic.atField("BINDING_SHAPE", field, "Tensor '" + d.name() + "' is declared " + d.shape()
+                        + " but the bound value is " + t.shape() + "."));
+                continue;
+            }
+            out.put(d.name(), ownCopy(t, f64));
+        }
+        return out;
+    }
+
+    private static Tensor ownCopy(Tensor t, boolean f64) {
+        if (f64 && t.dtype().isFloating()) {
+            return Tensor.wrapDoubles(t.dtype(), t.shape(), t.toDoubles());
+        }
+        return switch (t.dtype()) {
+            case F32 -> Tensor.wrapFloats(t.shape(), t.rawFloats().clone());
+            case BF16, F16 -> Tensor.wrapBits16(t.dtype(), t.shape(), t.rawBits16().clone());
+            case I32 -> Tensor.wrapInts(t.shape(), t.rawInts().clone());
+        };
+    }
+}

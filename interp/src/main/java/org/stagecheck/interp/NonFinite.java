@@ -1,0 +1,32 @@
+package org.stagecheck.interp;
+
+import java.util.List;
+
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.ir.Stage;
+
+/** The stop-at-first-NaN/Inf check (brief, "Reference semantics"): the first non-finite output element. */
+final class NonFinite {
+    private NonFinite() {
+    }
+
+    static Diagnostic check(int index, Stage st, List<Tensor> outs) {
+        for (int p = 0; p < outs.size(); p++) {
+            Tensor t = outs.get(p);
+            if (!t.dtype().isFloating()) {
+                continue;
+            }
+            for (long e = 0; e < t.size(); e++) {
+                double v = t.getDouble(e);
+                if (!Double.isFinite(v)) {
+                    String buffer = st.outs().get(p);
+                    return Diagnostic.atStage("NON_FINITE", index, st.id(), "/stages/" + index + "/outs/" + p, buffer,
+                            "Stage '" + st.id() + "' wrote " + v + " to buffer '" + buffer + "' at element " + e
+                                    + " (the first non-finite value of the run).");
+                }
+            }
+        }
+        return null;
+    }
+}

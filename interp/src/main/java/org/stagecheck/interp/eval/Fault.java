@@ -1,0 +1,36 @@
+package org.stagecheck.interp.eval;
+
+/**
+ * A runtime fault inside one stage (brief, "Reference semantics": faults are diagnostics, not
+ * Java exceptions). Thrown only inside the evaluator and turned into a
+ * {@link org.stagecheck.spec.diag.Diagnostic} naming the stage by the interpreter.
+ */
+public final class Fault extends Exception {
+    private final String code;
+    private final String field;
+    private final String buffer;
+
+    public Fault(String code, String field, String buffer, String message) {
+        super(message, null, false, false);
+        this.code = code;
+        this.field = field;
+        this.buffer = buffer;
+    }
+
+    public Fault(String code, String message) {
+        this(code, null, null, message);
+    }
+
+    public String code() {
+        return code;
+    }
+
+    /** JSON pointer below the stage ({@code kind/pattern/origin/0}), or null. */
+    public String field() {
+        return field;
+    }
+
+    public String buffer() {
+        return buffer;
+    }
+}

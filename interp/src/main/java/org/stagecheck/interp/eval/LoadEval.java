@@ -1,0 +1,49 @@
+package org.stagecheck.interp.eval;
+
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.BufferDecl;
+import org.stagecheck.spec.ir.Group;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.ir.Site;
+import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.StageKind;
+import org.stagecheck.spec.ir.TensorDecl;
+
+/**
+ * {@code Load} (brief, "Stages"): the blocks the pattern selects, in the buffer layout of the
+ * pattern, into output port 0; converted to the buffer's dtype by the storage rounding rule when
+ * the dtypes differ. With a multicast group the same value is delivered to every receiver.
+ */
+final class LoadEval {
+    private LoadEval() {
+    }
+
+    static void run(Stage st, StageKind.Load l, RunState s) throws Fault {
+        TensorDecl td = s.tensorDecl(l.tensor());
+        if (td.chip() != st.site().chip()) {
+            throw new Fault("WRONG_CHIP", "kind/tensor", null, "tensor '" + td.name() + "' lives on chip " + td.chip()
+                    + " but the stage runs on chip " + st.site().chip() + ".");
+        }
+        Region r = Region.resolve(l.pattern(), l.numBlocks(), td, null, s);
+        String out = Ports.out(st, 0);
+        BufferDecl bd = s.bufferDecl(out);
+        if (r.bufferElements() != bd.shape().elementCount()) {
+            throw new Fault("LOAD_SHAPE", "outs/0", out, "the pattern selects " + Shape.of(r.bufferShape())
+                    + " but buffer '" + out + "' is " + bd.shape() + ".");
+        }
+        Tensor buf = s.fresh(bd.dtype(), Shape.of(r.bufferShape()));
+        r.gather(s.tensor(l.tensor()), buf);
+        s.write(out, buf);
+        if (l.multicast() != null) {
+            Group g = s.group(l.multicast());
+            if (!g.sender().equals(st.site())) {
+                throw new Fault("MULTICAST_SENDER", "kind/multicast", null, "group '" + g.name() + "' is sent by "
+                        + g.sender() + ", not by this stage's core " + st.site() + ".");
+            }
+            Tensor delivered = s.read(out);
+            for (Site receiver : g.receivers()) {
+                s.deliver(g.name(), receiver, delivered);
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package org.stagecheck.interp.eval;
+
+import java.util.Arrays;
+
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.BufferDecl;
+import org.stagecheck.spec.ir.ComputeOp;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.ir.Stage;
+
+/**
+ * {@code Compute(MatMul)} (brief, "Stages"; docs/semantics.md, "MatMul"): {@code out = op(A) x
+ * op(B) (+ bias)} with A = ins[0] {@code [..., M, K]} ({@code [..., K, M]} when transposed), B =
+ * ins[1] {@code [..., K, N]} ({@code [..., N, K]}), B either with A's batch axes or rank 2 and
+ * shared by every batch. Each output element's accumulator starts at the spill's value (or +0),
+ * takes {@code acc = fma(a, b, acc)} for k ascending in f32 (double in float64 mode, wrapping i32
+ * multiply-add for i32), is written back to the spill, then the bias is added once in f32 and the
+ * sum rounded once to the output dtype. A spill never written by an earlier stage reads as +0.
+ */
+final class MatMulEval {
+    private MatMulEval() {
+    }
+
+    static void run(Stage st, ComputeOp.MatMul mm, RunState s) throws Fault {
+        Tensor a = s.read(Ports.in(st, 0));
+        Tensor b = s.read(Ports.in(st, 1));
+        Shape as = a.shape();
+        Shape bs = b.shape();
+        if (as.rank() < 2 || bs.rank() < 2) {
+            throw new Fault("MATMUL_SHAPE", "ins", null, "matmul operands need rank at least 2, not " + as + " and " + bs + ".");
+        }
+        int m = mm.transposeA() ? as.dim(as.rank() - 1) : as.dim(as.rank() - 2);
+        int k = mm.transposeA() ? as.dim(as.rank() - 2) : as.dim(as.rank() - 1);
+        int kb = mm.transposeB() ? bs.dim(bs.rank() - 1) : bs.dim(bs.rank() - 2);
+        int n = mm.transposeB() ? bs.dim(bs.rank() - 2) : bs.dim(bs.rank() - 1);
+        int[] batchA = Arrays.copyOf(as.toArray(), as.rank() - 2);
+        int[] batchB = Arrays.copyOf(bs.toArray(), bs.rank() - 2);
+        if (k != kb || (batchB.length > 0 && !Arrays.equals(batchA, batchB))) {
+            throw new Fault("MATMUL_SHAPE", "ins", null, "cannot multiply " + as + (mm.transposeA() ? "^T" : "") + " by "
+                    + bs + (mm.transposeB() ? "^T" : "") + ".");
+        }
+        int[] outDims = Arrays.copyOf(batchA, batchA.length + 2);
+        outDims[batchA.length] = m;
+        outDims[batchA.length + 1] = n;
+        Shape outShape = Shape.of(outDims);
+        BufferDecl od = s.bufferDecl(Ports.out(st, 0));
+        if (!od.shape().equals(outShape)) {
+            throw new Fault("MATMUL_SHAPE", "outs/0", od.name(), "the product is " + outShape + " but buffer '" + od.name()
+                    + "' is " + od.shape() + ".");
+        }
+        boolean ints = a.dtype() == DType.I32;
+        if (ints != (b.dtype() == DType.I32)) {
+            throw new Fault("MATMUL_DTYPE", "ins", null, "matmul operands must be both floating or both i32, not "
+                    + a.dtype() + " and " + b.dtype() + ".");
+        }
+        int batches = (int) Shape.of(batchA).elementCount();
+        int total = batches * m * n;
+        int[] biasIndex = null;
+        Tensor bias = null;
+        if (mm.bias() != null) {
+            bias = s.read(mm.bias());
+            biasIndex = Broadcast.sourceIndex(bias.shape(), outDims, "bias '" + mm.bias() + "'");
+        }
+        Tensor spill = null;
+        if (mm.spill() != null) {
+            BufferDecl sd = s.bufferDecl(mm.spill());
+            if (ints || sd.dtype() != DType.F32 || !sd.shape().equals(outShape)) {
+                throw new Fault("SPILL_DECL", "kind/op/spill", mm.spill(), "spill '" + mm.spill() + "' must be an f32 buffer of the output's shape "
+                        + outShape + " for a floating matmul, not " + sd.dtype() + " " + sd.shape() + ".");
+            }
+            spill = s.readOrNull(mm.spill());
+        }
+        if (ints) {
+            intMatMul(st, mm, s, a, b, m, k, n, batches, batchB.length > 0, bias, biasIndex, od, outShape);
+        } else if (s.f64()) {
+            double[] acc = spill == null ? new double[total] : Values.doubles(spill).clone();
+            double[] av = Values.doubles(a);
+            double[] bv = Values.doubles(b);
+            for (int p = 0; p < batches; p++) {
+                int aOff = p * m * k;
+                int bOff = batchB.length > 0 ? p * k * n : 0;
+                int cOff = p * m * n;
+                for (int i = 0; i < m; i++) {
+                    for (int kk = 0; kk < k; kk++) {
+                        double x = mm.transposeA() ? av[aOff + kk * m + i] : av[aOff + i * k + kk];
+                        for (int j = 0; j < n; j++) {
+                            double y = mm.transposeB() ? bv[bOff + j * k + kk] : bv[bOff + kk * n + j];
+                            acc[cOff + i * n + j] = Math.fma(x, y, acc[cOff + i * n + j]);
+                        }
+                    }
+                }
+            }
+            if (mm.spill() != null) {
+                s.write(mm.spill(), Tensor.wrapDoubles(DType.F32, outShape, acc.clone()));
+            }
+            if (bias != null) {
+                for (int e = 0; e < total; e++) {
+                    acc[e] += bias.getDouble(biasIndex[e]);
+                }
+            }
+            s.write(od.name(), Values.ofDoubles(od.dtype(), outShape, acc));
+        } else {
+            float[] acc = spill == null ? new float[total] : Values.floats(spill).clone();
+            float[] av = Values.floats(a);
+            float[] chunk = new float[m * n];
+            for (int p = 0; p < batches; p++) {
+                float[] ap = new float[m * k];
+                int aOff = p * m * k;
+                if (mm.transposeA()) {
+                    for (int kk = 0; kk < k; kk++) {
+                        for (int i = 0; i < m; i++) {
+                            ap[i * k + kk] = av[aOff + kk * m + i];
+                        }
+                    }
+                } else {
+                    System.arraycopy(av, aOff, ap, 0, m * k);
+                }
+                System.arraycopy(acc, p * m * n, chunk, 0, m * n);
+                MatMulKernel.multiply(ap, b, batchB.length > 0 ? p * k * n : 0, mm.transposeB(), chunk, m, k, n, s.parallel());
+                System.arraycopy(chunk, 0, acc, p * m * n, m * n);
+            }
+            if (mm.spill() != null) {
+                s.write(mm.spill(), Tensor.wrapFloats(outShape, acc.clone()));
+            }
+            if (bias != null) {
+                float[] bf = Values.floats(bias);
+                for (int e = 0; e < total; e++) {
+                    acc[e] += bf[biasIndex[e]];
+                }
+            }
+            s.write(od.name(), Values.ofFloats(od.dtype(), outShape, acc));
+        }
+    }
+
+    private static void intMatMul(Stage st, ComputeOp.MatMul mm, RunState s, Tensor a, Tensor b, int m, int k, int n,
+                                  int batches, boolean batchedB, Tensor bias, int[] biasIndex, BufferDecl od, Shape outShape) throws Fault {
+        if (bias != null && bias.dtype() != DType.I32) {
+            throw new Fault("MATMUL_DTYPE", "kind/op/bias", mm.bias(), "an i32 matmul takes an i32 bias, not " + bias.dtype() + ".");
+        }
+        int[] av = a.rawInts();
+        int[] bv = b.rawInts();
+        int[] acc = new int[batches * m * n];
+        for (int p = 0; p < batches; p++) {
+            int aOff = p * m * k;
+            int bOff = batchedB ? p * k * n : 0;
+            int cOff = p * m * n;
+            for (int i = 0; i < m; i++) {
+                for (int kk = 0; kk < k; kk++) {
+                    int x = mm.transposeA() ? av[aOff + kk * m + i] : av[aOff + i * k + kk];
+                    for (int j = 0; j < n; j++) {
+                        int y = mm.transposeB() ? bv[bOff + j * k + kk] : bv[bOff + kk * n + j];
+                        acc[cOff + i * n + j] += x * y;
+                    }
+                }
+            }
+        }
+        if (bias != null) {
+            int[] bi = bias.rawInts();
+            for (int e = 0; e < acc.length; e++) {
+                acc[e] += bi[biasIndex[e]];
+            }
+        }
+        s.write(od.name(), Values.ofInts(od.dtype(), outShape, acc, s.f64()));
+    }
+}

@@ -1,0 +1,140 @@
+package org.stagecheck.interp.eval;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.stagecheck.interp.numeric.F16;
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.DType;
+
+/**
+ * The f32 matmul hot loop (docs/semantics.md, "MatMul"). The value of every output element is
+ * defined by one sequential chain: {@code acc = init; for k = 0..K-1: acc = fma(a[i,k], b[k,j], acc)}
+ * in f32, one rounding per step ({@link Math#fma}). The loops below only reorder work across
+ * <em>different</em> output elements (blocking over j, k-chunks taken in ascending order, four rows
+ * at once, tasks over row/column tiles), so the result is bit-identical to that chain for every
+ * thread count, tile size and vector width. The inner loops are plain Java over float arrays, which
+ * the JIT vectorizes across j without changing any element's chain.
+ */
+public final class MatMulKernel {
+    /** Columns per tile: each task owns a {@code ROWS_PER_TASK x COLS} tile of the output. */
+    static final int COLS = 256;
+    static final int ROWS_PER_TASK = 64;
+    /** k-chunk whose packed B panel ({@code KC x COLS} floats, 256 KiB) stays in L2. */
+    static final int KC = 256;
+
+    private MatMulKernel() {
+    }
+
+    /**
+     * {@code acc[m*N + j] = chain over k} with {@code acc} holding the initial values.
+     *
+     * @param a      A as f32 [M, K] row-major
+     * @param b      B: f32, bf16 or f16 storage, [K, N] or, when {@code bT}, [N, K]
+     * @param bOff   element offset of this batch's B in its storage
+     */
+    public static void multiply(float[] a, Tensor b, int bOff, boolean bT, float[] acc, int m, int k, int n, Parallel par) {
+        List<Runnable> tasks = new ArrayList<>();
+        for (int i0 = 0; i0 < m; i0 += ROWS_PER_TASK) {
+            for (int j0 = 0; j0 < n; j0 += COLS) {
+                int ii0 = i0;
+                int jj0 = j0;
+                tasks.add(() -> tile(a, b, bOff, bT, acc, m, k, n, ii0, Math.min(m, ii0 + ROWS_PER_TASK), jj0, Math.min(n, jj0 + COLS)));
+            }
+        }
+        par.runAll(tasks);
+    }
+
+    private static void tile(float[] a, Tensor b, int bOff, boolean bT, float[] acc, int m, int k, int n,
+                             int i0, int i1, int j0, int j1) {
+        int w = j1 - j0;
+        float[] panel = new float[KC * w];
+        float[] t0 = new float[w];
+        float[] t1 = new float[w];
+        float[] t2 = new float[w];
+        float[] t3 = new float[w];
+        for (int k0 = 0; k0 < k; k0 += KC) {
+            int kc = Math.min(KC, k - k0);
+            pack(b, bOff, bT, k, n, k0, kc, j0, w, panel);
+            int i = i0;
+            for (; i + 4 <= i1; i += 4) {
+                System.arraycopy(acc, i * n + j0, t0, 0, w);
+                System.arraycopy(acc, (i + 1) * n + j0, t1, 0, w);
+                System.arraycopy(acc, (i + 2) * n + j0, t2, 0, w);
+                System.arraycopy(acc, (i + 3) * n + j0, t3, 0, w);
+                int ar0 = i * k + k0;
+                for (int kk = 0; kk < kc; kk++) {
+                    float a0 = a[ar0 + kk];
+                    float a1 = a[ar0 + k + kk];
+                    float a2 = a[ar0 + 2 * k + kk];
+                    float a3 = a[ar0 + 3 * k + kk];
+                    int po = kk * w;
+                    for (int j = 0; j < w; j++) {
+                        float bv = panel[po + j];
+                        t0[j] = Math.fma(a0, bv, t0[j]);
+                        t1[j] = Math.fma(a1, bv, t1[j]);
+                        t2[j] = Math.fma(a2, bv, t2[j]);
+                        t3[j] = Math.fma(a3, bv, t3[j]);
+                    }
+                }
+                System.arraycopy(t0, 0, acc, i * n + j0, w);
+                System.arraycopy(t1, 0, acc, (i + 1) * n + j0, w);
+                System.arraycopy(t2, 0, acc, (i + 2) * n + j0, w);
+                System.arraycopy(t3, 0, acc, (i + 3) * n + j0, w);
+            }
+            for (; i < i1; i++) {
+                System.arraycopy(acc, i * n + j0, t0, 0, w);
+                int ar = i * k + k0;
+                for (int kk = 0; kk < kc; kk++) {
+                    float a0 = a[ar + kk];
+                    int po = kk * w;
+                    for (int j = 0; j < w; j++) {
+                        t0[j] = Math.fma(a0, panel[po + j], t0[j]);
+                    }
+                }
+                System.arraycopy(t0, 0, acc, i * n + j0, w);
+            }
+        }
+    }
+
+    /** B[k0..k0+kc, j0..j0+w] widened exactly to f32, row-major {@code kc x w}. */
+    private static void pack(Tensor b, int bOff, boolean bT, int k, int n, int k0, int kc, int j0, int w, float[] panel) {
+        if (b.dtype() == DType.F32 && !bT) {
+            float[] src = b.rawFloats();
+            for (int kk = 0; kk < kc; kk++) {
+                System.arraycopy(src, bOff + (k0 + kk) * n + j0, panel, kk * w, w);
+            }
+            return;
+        }
+        if (!bT) {
+            short[] src = b.rawBits16();
+            boolean bf16 = b.dtype() == DType.BF16;
+            for (int kk = 0; kk < kc; kk++) {
+                int s0 = bOff + (k0 + kk) * n + j0;
+                int d0 = kk * w;
+                if (bf16) {
+                    for (int j = 0; j < w; j++) {
+                        panel[d0 + j] = Float.intBitsToFloat((src[s0 + j] & 0xFFFF) << 16);
+                    }
+                } else {
+                    for (int j = 0; j < w; j++) {
+                        panel[d0 + j] = F16.toFloat(src[s0 + j]);
+                    }
+                }
+            }
+            return;
+        }
+        // B stored [N, K]: element (k, j) at j*K + k
+        for (int j = 0; j < w; j++) {
+            int s0 = bOff + (j0 + j) * k + k0;
+            for (int kk = 0; kk < kc; kk++) {
+                panel[kk * w + j] = switch (b.dtype()) {
+                    case F32 -> b.rawFloats()[s0 + kk];
+                    case BF16 -> Float.intBitsToFloat((b.rawBits16()[s0 + kk] & 0xFFFF) << 16);
+                    case F16 -> F16.toFloat(b.rawBits16()[s0 + kk]);
+                    case I32 -> throw new IllegalArgumentException("an i32 B takes the integer matmul");
+                };
+            }
+        }
+    }
+}

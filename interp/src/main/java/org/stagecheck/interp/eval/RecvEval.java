@@ -1,0 +1,38 @@
+package org.stagecheck.interp.eval;
+
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.BufferDecl;
+import org.stagecheck.spec.ir.Group;
+import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.StageKind;
+
+/**
+ * {@code Recv} (brief, "Stages"): output port 0 receives the latest delivery of the group's
+ * sender to this core. Nothing delivered yet is the fault {@code RECV_WITHOUT_LOAD}.
+ */
+final class RecvEval {
+    private RecvEval() {
+    }
+
+    static void run(Stage st, StageKind.Recv k, RunState s) throws Fault {
+        Group g = s.group(k.group());
+        if (!g.receivers().contains(st.site())) {
+            throw new Fault("RECV_NOT_RECEIVER", "kind/group", null, "core " + st.site() + " is not a receiver of group '"
+                    + g.name() + "'.");
+        }
+        Tensor value = s.delivered(g.name(), st.site());
+        if (value == null) {
+            throw new Fault("RECV_WITHOUT_LOAD", "kind/group", null, "nothing was delivered to " + st.site()
+                    + " by group '" + g.name() + "': no multicast Load of the group ran before this stage.");
+        }
+        String out = Ports.out(st, 0);
+        BufferDecl bd = s.bufferDecl(out);
+        if (value.size() != bd.shape().elementCount()) {
+            throw new Fault("RECV_SHAPE", "outs/0", out, "group '" + g.name() + "' delivered " + value.shape()
+                    + " but buffer '" + out + "' is " + bd.shape() + ".");
+        }
+        Tensor buf = s.fresh(bd.dtype(), bd.shape());
+        Copy.copy(value, 0, buf, 0, (int) value.size());
+        s.write(out, buf);
+    }
+}

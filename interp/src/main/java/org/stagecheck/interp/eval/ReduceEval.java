@@ -1,0 +1,173 @@
+package org.stagecheck.interp.eval;
+
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.BufferDecl;
+import org.stagecheck.spec.ir.ComputeOp;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.ReduceFn;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.ir.Stage;
+
+/**
+ * {@code Compute(Reduce)} (brief, "Stages"; docs/semantics.md, "Reduce"): along {@code axis},
+ * sequentially in index order, the output keeping the axis with extent 1. SUM: {@code acc = x0},
+ * then {@code acc = acc + x_i} in f32 (float64 mode: double; i32: wrapping). MAX/MIN: Math.max /
+ * Math.min, so NaN propagates. ARGMAX: the first index of the maximum, a NaN counting as the
+ * maximum (numpy's rule), as i32. An empty axis gives 0 (SUM), -inf (MAX), +inf (MIN) and the
+ * fault EMPTY_REDUCE for ARGMAX.
+ */
+final class ReduceEval {
+    private ReduceEval() {
+    }
+
+    static void run(Stage st, ComputeOp.Reduce r, RunState s) throws Fault {
+        Tensor x = s.read(Ports.in(st, 0));
+        Shape in = x.shape();
+        int axis = r.axis();
+        if (axis < 0 || axis >= in.rank()) {
+            throw new Fault("REDUCE_AXIS", "kind/op/axis", null, "axis " + axis + " is outside the input's rank " + in.rank() + ".");
+        }
+        String outName = Ports.out(st, 0);
+        BufferDecl bd = s.bufferDecl(outName);
+        Shape expect = in.withDim(axis, 1);
+        if (!bd.shape().equals(expect)) {
+            throw new Fault("REDUCE_SHAPE", "outs/0", outName, "reducing " + in + " along axis " + axis + " gives "
+                    + expect + " but buffer '" + outName + "' is " + bd.shape() + ".");
+        }
+        int len = in.dim(axis);
+        if (len == 0 && r.fn() == ReduceFn.ARGMAX) {
+            throw new Fault("EMPTY_REDUCE", "kind/op", null, "argmax over an empty axis has no answer.");
+        }
+        int inner = (int) in.strides()[axis];
+        int outer = (int) (bd.shape().elementCount() / inner);
+        int m = outer * inner;
+        if (r.fn() == ReduceFn.ARGMAX) {
+            int[] idx = new int[m];
+            if (x.dtype() == DType.I32) {
+                argmaxInt(x.rawInts(), outer, len, inner, idx);
+            } else {
+                argmaxDouble(s.f64() ? Values.doubles(x) : toDoubles(Values.floats(x)), outer, len, inner, idx);
+            }
+            s.write(outName, Values.ofInts(bd.dtype(), bd.shape(), idx, s.f64()));
+            return;
+        }
+        if (x.dtype() == DType.I32) {
+            int[] v = x.rawInts();
+            int[] out = new int[m];
+            for (int o = 0; o < outer; o++) {
+                for (int j = 0; j < inner; j++) {
+                    int base = o * len * inner + j;
+                    int acc = switch (r.fn()) {
+                        case SUM -> 0;
+                        case MAX -> Integer.MIN_VALUE;
+                        case MIN -> Integer.MAX_VALUE;
+                        case ARGMAX -> throw new IllegalStateException("handled above");
+                    };
+                    for (int a = 0; a < len; a++) {
+                        int e = v[base + a * inner];
+                        acc = switch (r.fn()) {
+                            case SUM -> acc + e;
+                            case MAX -> Math.max(acc, e);
+                            case MIN -> Math.min(acc, e);
+                            case ARGMAX -> throw new IllegalStateException("handled above");
+                        };
+                    }
+                    out[o * inner + j] = acc;
+                }
+            }
+            s.write(outName, Values.ofInts(bd.dtype(), bd.shape(), out, s.f64()));
+        } else if (s.f64()) {
+            double[] v = Values.doubles(x);
+            double[] out = new double[m];
+            for (int o = 0; o < outer; o++) {
+                for (int j = 0; j < inner; j++) {
+                    int base = o * len * inner + j;
+                    double acc = len == 0 ? empty(r.fn()) : v[base];
+                    for (int a = 1; a < len; a++) {
+                        double e = v[base + a * inner];
+                        acc = switch (r.fn()) {
+                            case SUM -> acc + e;
+                            case MAX -> Math.max(acc, e);
+                            case MIN -> Math.min(acc, e);
+                            case ARGMAX -> throw new IllegalStateException("handled above");
+                        };
+                    }
+                    out[o * inner + j] = acc;
+                }
+            }
+            s.write(outName, Values.ofDoubles(bd.dtype(), bd.shape(), out));
+        } else {
+            float[] v = Values.floats(x);
+            float[] out = new float[m];
+            for (int o = 0; o < outer; o++) {
+                for (int j = 0; j < inner; j++) {
+                    int base = o * len * inner + j;
+                    float acc = len == 0 ? (float) empty(r.fn()) : v[base];
+                    for (int a = 1; a < len; a++) {
+                        float e = v[base + a * inner];
+                        acc = switch (r.fn()) {
+                            case SUM -> acc + e;
+                            case MAX -> Math.max(acc, e);
+                            case MIN -> Math.min(acc, e);
+                            case ARGMAX -> throw new IllegalStateException("handled above");
+                        };
+                    }
+                    out[o * inner + j] = acc;
+                }
+            }
+            s.write(outName, Values.ofFloats(bd.dtype(), bd.shape(), out));
+        }
+    }
+
+    private static double empty(ReduceFn fn) {
+        return switch (fn) {
+            case SUM -> 0.0;
+            case MAX -> Double.NEGATIVE_INFINITY;
+            case MIN -> Double.POSITIVE_INFINITY;
+            case ARGMAX -> throw new IllegalStateException("argmax of an empty axis is a fault");
+        };
+    }
+
+    private static double[] toDoubles(float[] f) {
+        double[] d = new double[f.length];
+        for (int i = 0; i < f.length; i++) {
+            d[i] = f[i];
+        }
+        return d;
+    }
+
+    private static void argmaxDouble(double[] v, int outer, int len, int inner, int[] out) {
+        for (int o = 0; o < outer; o++) {
+            for (int j = 0; j < inner; j++) {
+                int base = o * len * inner + j;
+                int best = 0;
+                double bv = v[base];
+                for (int a = 1; a < len && !Double.isNaN(bv); a++) {
+                    double e = v[base + a * inner];
+                    if (Double.isNaN(e) || e > bv) {
+                        best = a;
+                        bv = e;
+                    }
+                }
+                out[o * inner + j] = best;
+            }
+        }
+    }
+
+    private static void argmaxInt(int[] v, int outer, int len, int inner, int[] out) {
+        for (int o = 0; o < outer; o++) {
+            for (int j = 0; j < inner; j++) {
+                int base = o * len * inner + j;
+                int best = 0;
+                int bv = v[base];
+                for (int a = 1; a < len; a++) {
+                    if (v[base + a * inner] > bv) {
+                        best = a;
+                        bv = v[base + a * inner];
+                    }
+                }
+                out[o * inner + j] = best;
+            }
+        }
+    }
+}

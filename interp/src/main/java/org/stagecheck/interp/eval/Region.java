@@ -1,0 +1,204 @@
+package org.stagecheck.interp.eval;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.AccessPattern;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Offset;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.ir.TensorDecl;
+
+/**
+ * The elements an access pattern selects (brief, "Stages", access patterns), resolved for this
+ * run's parameter and buffer values: a list of pieces, each a block of {@code blockShape} at
+ * {@code tensorOrigin} in the tensor and at {@code bufferOrigin} in the buffer of
+ * {@code bufferShape}. Pieces are in block order (streamed: k ascending; indirect: i ascending),
+ * which is also the order in which a Store writes them.
+ */
+record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
+
+    record Piece(long[] tensorOrigin, int[] bufferOrigin) {}
+
+    /**
+     * Resolves {@code pattern} over {@code tensor}. {@code numBlocks} is the Load's count; a Store
+     * passes -1 and the count follows from {@code storeBufferShape} (streamed only).
+     */
+    static Region resolve(AccessPattern pattern, int numBlocks, TensorDecl tensor, Shape storeBufferShape,
+                          RunState state) throws Fault {
+        int rank = tensor.shape().rank();
+        return switch (pattern) {
+            case AccessPattern.Block b -> {
+                checkRank(b.origin().size(), b.block().rank(), rank, "");
+                if (numBlocks > 1) {
+                    throw new Fault("BLOCK_COUNT", "kind/numBlocks", null,
+                            "a Block pattern reads exactly one block, not " + numBlocks + ".");
+                }
+                long[] origin = origins(b.origin(), state);
+                Region r = new Region(b.block().toArray(), b.block().toArray(),
+                        List.of(new Piece(origin, new int[rank])));
+                r.checkBounds(tensor, false);
+                yield r;
+            }
+            case AccessPattern.Streamed s -> {
+                checkRank(s.origin().size(), s.block().rank(), rank, "");
+                if (s.axis() < 0 || s.axis() >= rank) {
+                    throw new Fault("PATTERN_AXIS", "kind/pattern/axis", null,
+                            "streamed axis " + s.axis() + " is outside the tensor's rank " + rank + ".");
+                }
+                int[] block = s.block().toArray();
+                int count = numBlocks;
+                if (count < 0) {
+                    int extent = storeBufferShape.rank() == rank ? storeBufferShape.dim(s.axis()) : -1;
+                    if (block[s.axis()] == 0 || extent < 0 || extent % block[s.axis()] != 0) {
+                        throw new Fault("STORE_SHAPE", "kind/pattern", null, "the stored buffer " + storeBufferShape
+                                + " is not a whole number of blocks " + s.block() + " along axis " + s.axis() + ".");
+                    }
+                    count = extent / block[s.axis()];
+                }
+                long[] origin = origins(s.origin(), state);
+                int[] bufferShape = block.clone();
+                bufferShape[s.axis()] = Math.multiplyExact(block[s.axis()], count);
+                List<Piece> pieces = new ArrayList<>(count);
+                for (int k = 0; k < count; k++) {
+                    long[] o = origin.clone();
+                    o[s.axis()] = origin[s.axis()] + k * s.stride();
+                    int[] bo = new int[rank];
+                    bo[s.axis()] = k * block[s.axis()];
+                    pieces.add(new Piece(o, bo));
+                }
+                Region r = new Region(block, bufferShape, pieces);
+                r.checkBounds(tensor, false);
+                yield r;
+            }
+            case AccessPattern.Indirect ind -> {
+                if (rank < 1) {
+                    throw new Fault("PATTERN_RANK", "kind/pattern", null, "an indirect pattern needs a tensor of rank at least 1.");
+                }
+                checkRank(ind.origin().size() + 1, ind.block().rank() + 1, rank, " (after axis 0)");
+                Tensor idx = state.read(ind.indexBuffer());
+                if (idx.dtype() != DType.I32) {
+                    throw new Fault("INDEX_DTYPE", "kind/pattern/indexBuffer", ind.indexBuffer(),
+                            "index buffer '" + ind.indexBuffer() + "' is " + idx.dtype() + ", not i32.");
+                }
+                long[] rest = origins(ind.origin(), state);
+                int n = (int) idx.size();
+                int[] block = new int[rank];
+                block[0] = 1;
+                int[] bufferShape = new int[rank];
+                bufferShape[0] = n;
+                for (int a = 1; a < rank; a++) {
+                    block[a] = ind.block().dim(a - 1);
+                    bufferShape[a] = block[a];
+                }
+                List<Piece> pieces = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    int row = idx.getInt(i);
+                    if (row < 0 || row >= tensor.shape().dim(0)) {
+                        throw new Fault("INDEX_OUT_OF_RANGE", "kind/pattern/indexBuffer", ind.indexBuffer(),
+                                "index buffer '" + ind.indexBuffer() + "' element " + i + " is " + row
+                                        + ", outside [0, " + tensor.shape().dim(0) + ") of tensor '" + tensor.name() + "' axis 0.");
+                    }
+                    long[] o = new long[rank];
+                    o[0] = row;
+                    System.arraycopy(rest, 0, o, 1, rank - 1);
+                    int[] bo = new int[rank];
+                    bo[0] = i;
+                    pieces.add(new Piece(o, bo));
+                }
+                Region r = new Region(block, bufferShape, pieces);
+                r.checkBounds(tensor, true);
+                yield r;
+            }
+        };
+    }
+
+    private static void checkRank(int origins, int blockRank, int rank, String what) throws Fault {
+        if (origins != rank || blockRank != rank) {
+            throw new Fault("PATTERN_RANK", "kind/pattern", null, "the pattern has " + origins + " origin offsets and a block of rank "
+                    + blockRank + " but the tensor has rank " + rank + what + ".");
+        }
+    }
+
+    private static long[] origins(List<Offset> offsets, RunState state) throws Fault {
+        long[] out = new long[offsets.size()];
+        for (int a = 0; a < out.length; a++) {
+            out[a] = Offsets.eval(offsets.get(a), a, state);
+        }
+        return out;
+    }
+
+    private void checkBounds(TensorDecl tensor, boolean axis0Checked) throws Fault {
+        int[] dims = tensor.shape().toArray();
+        for (Piece p : pieces) {
+            for (int a = axis0Checked ? 1 : 0; a < dims.length; a++) {
+                long lo = p.tensorOrigin()[a];
+                long hi = lo + blockShape[a];
+                if (lo < 0 || hi > dims[a]) {
+                    throw new Fault("BLOCK_OUT_OF_BOUNDS", "kind/pattern/origin/" + a, null,
+                            "the block at " + Arrays.toString(p.tensorOrigin()) + " of shape " + Arrays.toString(blockShape)
+                                    + " covers [" + lo + ", " + hi + ") on axis " + a + ", past tensor '" + tensor.name()
+                                    + "' of shape " + tensor.shape() + ".");
+                }
+            }
+        }
+    }
+
+    long bufferElements() {
+        long n = 1;
+        for (int d : bufferShape) {
+            n *= d;
+        }
+        return n;
+    }
+
+    /** Copies every piece from tensor {@code t} into buffer value {@code buf} (shape {@link #bufferShape}). */
+    void gather(Tensor t, Tensor buf) {
+        forEachRun(t.shape(), (tPos, bPos, len) -> Copy.copy(t, tPos, buf, bPos, len));
+    }
+
+    /** Copies every piece from buffer value {@code buf} into tensor {@code t}, in piece order. */
+    void scatter(Tensor buf, Tensor t) {
+        forEachRun(t.shape(), (tPos, bPos, len) -> Copy.copy(buf, bPos, t, tPos, len));
+    }
+
+    private interface RunConsumer {
+        void run(int tensorPos, int bufferPos, int length);
+    }
+
+    /** Visits each piece as runs along the last axis, in row-major order within the piece. */
+    private void forEachRun(Shape tensorShape, RunConsumer c) {
+        int rank = blockShape.length;
+        long[] ts = tensorShape.strides();
+        long[] bs = Shape.of(bufferShape).strides();
+        int runLen = rank == 0 ? 1 : blockShape[rank - 1];
+        for (int d : blockShape) {
+            if (d == 0) {
+                return;
+            }
+        }
+        for (Piece p : pieces) {
+            int[] idx = new int[Math.max(rank - 1, 0)];
+            while (true) {
+                long tPos = 0;
+                long bPos = 0;
+                for (int a = 0; a < rank; a++) {
+                    int i = a < rank - 1 ? idx[a] : 0;
+                    tPos += (p.tensorOrigin()[a] + i) * ts[a];
+                    bPos += (long) (p.bufferOrigin()[a] + i) * bs[a];
+                }
+                c.run((int) tPos, (int) bPos, runLen);
+                int a = rank - 2;
+                while (a >= 0 && ++idx[a] == blockShape[a]) {
+                    idx[a] = 0;
+                    a--;
+                }
+                if (a < 0) {
+                    break;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package org.stagecheck.interp.eval;
+
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.StageKind;
+import org.stagecheck.spec.ir.TensorDecl;
+
+/**
+ * {@code Store} (brief, "Stages"): input port 0 written into the region of the tensor, in place.
+ * Each block is written as {@code subRows x subCols} sub-blocks of its last two axes in row-major
+ * order of sub-block positions; blocks in pattern order. As sub-blocks of one block never overlap,
+ * the result equals a plain write of each block in turn, which is how it is computed; the tiling
+ * itself is checked. Between blocks, a later block wins (an indirect store with a repeated index).
+ */
+final class StoreEval {
+    private StoreEval() {
+    }
+
+    static void run(Stage st, StageKind.Store k, RunState s) throws Fault {
+        TensorDecl td = s.tensorDecl(k.tensor());
+        if (td.chip() != st.site().chip()) {
+            throw new Fault("WRONG_CHIP", "kind/tensor", null, "tensor '" + td.name() + "' lives on chip " + td.chip()
+                    + " but the stage runs on chip " + st.site().chip() + ".");
+        }
+        String in = Ports.in(st, 0);
+        Tensor buf = s.read(in);
+        Region r = Region.resolve(k.pattern(), -1, td, buf.shape(), s);
+        if (r.bufferElements() != buf.size()) {
+            throw new Fault("STORE_SHAPE", "ins/0", in, "the pattern selects " + Shape.of(r.bufferShape())
+                    + " but buffer '" + in + "' is " + buf.shape() + ".");
+        }
+        int[] block = r.blockShape();
+        int rank = block.length;
+        int rows = rank >= 2 ? block[rank - 2] : 1;
+        int cols = rank >= 1 ? block[rank - 1] : 1;
+        if (rows % k.subRows() != 0 || cols % k.subCols() != 0) {
+            throw new Fault("SUBBLOCK_TILING", "kind/subBlocks", null, k.subRows() + "x" + k.subCols()
+                    + " sub-blocks do not tile the block's last two axes " + rows + "x" + cols + ".");
+        }
+        r.scatter(buf.reshaped(Shape.of(r.bufferShape())), s.tensor(k.tensor()));
+    }
+}

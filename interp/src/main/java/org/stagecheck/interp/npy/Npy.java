@@ -1,0 +1,170 @@
+package org.stagecheck.interp.npy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.zip.CRC32;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
+import java.util.zip.ZipOutputStream;
+
+import org.stagecheck.interp.tensor.Tensor;
+
+/**
+ * Tensors as numpy files (brief, "Golden cases": files numpy reads). Little-endian, C order.
+ *
+ * <table>
+ * <caption>dtype to .npy descr</caption>
+ * <tr><th>dtype</th><th>descr</th><th>numpy view</th></tr>
+ * <tr><td>f32</td><td>{@code <f4}</td><td>float32</td></tr>
+ * <tr><td>f16</td><td>{@code <f2}</td><td>float16</td></tr>
+ * <tr><td>bf16</td><td>{@code <u2}</td><td>the raw bit patterns as uint16:
+ *     {@code (a.astype(np.uint32) << 16).view(np.float32)} widens exactly, or
+ *     {@code a.view(ml_dtypes.bfloat16)}</td></tr>
+ * <tr><td>i32</td><td>{@code <i4}</td><td>int32</td></tr>
+ * <tr><td>float64-mode values</td><td>{@code <f8}</td><td>float64 (read back with nominal dtype f32)</td></tr>
+ * </table>
+ * Reading rejects truncated files, trailing bytes, unknown dtypes, Fortran order and data beyond
+ * {@link #MAX_BYTES}; writing is atomic (temporary file, then move).
+ */
+public final class Npy {
+    /** The largest data size read from one .npy (or one .npz member, or an .npz in total): 2 GiB. */
+    public static final long MAX_BYTES = 1L << 31;
+
+    private Npy() {
+    }
+
+    public static Tensor read(Path file) throws TensorFileException {
+        String name = file.toString();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, 12 + (1 << 16)));
+            while (head.hasRemaining() && ch.read(head) > 0) {
+                // fill what the header can need
+            }
+            byte[] h = java.util.Arrays.copyOf(head.array(), head.position());
+            NpyFormat.Header header = NpyFormat.header(h, size, name, MAX_BYTES);
+            ByteBuffer data = ByteBuffer.allocate((int) header.dataBytes());
+            ch.position(header.dataStart());
+            while (data.hasRemaining()) {
+                if (ch.read(data) < 0) {
+                    throw new TensorFileException(name + ": truncated while reading the data.");
+                }
+            }
+            data.flip();
+            return NpyFormat.decode(header, data);
+        } catch (NoSuchFileException e) {
+            throw new TensorFileException(name + ": no such file.", e);
+        } catch (IOException e) {
+            throw new TensorFileException(name + ": cannot be read: " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes {@code t} as .npy v1.0 (v2.0 for a header over 64 KiB), atomically. */
+    public static void write(Path file, Tensor t) throws IOException {
+        byte[] bytes = NpyFormat.encode(t);
+        atomically(file, out -> out.write(bytes));
+    }
+
+    /** Every member {@code NAME.npy} of an .npz (stored or deflated), by NAME, in archive order. */
+    public static Map<String, Tensor> readNpz(Path file) throws TensorFileException {
+        String name = file.toString();
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        long total = 0;
+        try (InputStream in = Files.newInputStream(file); ZipInputStream zip = new ZipInputStream(in)) {
+            ZipEntry e;
+            while ((e = zip.getNextEntry()) != null) {
+                String member = e.getName();
+                if (!member.endsWith(".npy")) {
+                    throw new TensorFileException(name + ": member '" + member + "' is not a .npy file.");
+                }
+                byte[] bytes = readLimited(zip, MAX_BYTES + (1 << 17), name + "!" + member);
+                total += bytes.length;
+                if (total > MAX_BYTES) {
+                    throw new TensorFileException(name + ": the archive's members exceed the limit of " + MAX_BYTES + " bytes.");
+                }
+                String key = member.substring(0, member.length() - 4);
+                NpyFormat.Header h = NpyFormat.header(bytes, bytes.length, name + "!" + member, MAX_BYTES);
+                if (out.put(key, NpyFormat.decode(h, ByteBuffer.wrap(bytes, h.dataStart(), (int) h.dataBytes()).slice())) != null) {
+                    throw new TensorFileException(name + ": member '" + member + "' appears twice.");
+                }
+            }
+        } catch (NoSuchFileException e) {
+            throw new TensorFileException(name + ": no such file.", e);
+        } catch (IOException e) {
+            throw new TensorFileException(name + ": not a readable .npz archive: " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /** Writes each tensor as member {@code NAME.npy}, stored uncompressed like {@code np.savez}, atomically. */
+    public static void writeNpz(Path file, Map<String, Tensor> tensors) throws IOException {
+        atomically(file, raw -> {
+            try (ZipOutputStream zip = new ZipOutputStream(raw)) {
+                for (Map.Entry<String, Tensor> t : tensors.entrySet()) {
+                    byte[] bytes = NpyFormat.encode(t.getValue());
+                    ZipEntry e = new ZipEntry(t.getKey() + ".npy");
+                    e.setMethod(ZipEntry.STORED);
+                    e.setSize(bytes.length);
+                    e.setCompressedSize(bytes.length);
+                    CRC32 crc = new CRC32();
+                    crc.update(bytes);
+                    e.setCrc(crc.getValue());
+                    e.setTime(315532800000L); // 1980-01-01: the bytes depend only on the tensors
+                    zip.putNextEntry(e);
+                    zip.write(bytes);
+                    zip.closeEntry();
+                }
+                zip.finish();
+            }
+        });
+    }
+
+    private static byte[] readLimited(InputStream in, long limit, String name) throws IOException, TensorFileException {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        byte[] chunk = new byte[1 << 16];
+        long n = 0;
+        int r;
+        while ((r = in.read(chunk)) > 0) {
+            n += r;
+            if (n > limit) {
+                throw new TensorFileException(name + ": larger than the limit of " + MAX_BYTES + " bytes.");
+            }
+            buf.write(chunk, 0, r);
+        }
+        return buf.toByteArray();
+    }
+
+    private interface Writer {
+        void write(OutputStream out) throws IOException;
+    }
+
+    private static void atomically(Path file, Writer w) throws IOException {
+        Path dir = file.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
+        try {
+            try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp))) {
+                w.write(out);
+            }
+            try {
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+}

@@ -1,0 +1,200 @@
+package org.stagecheck.interp.npy;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Shape;
+
+/**
+ * Encoding and decoding of one .npy image in memory (numpy's format, versions 1.0, 2.0 and 3.0
+ * read; 1.0 written, 2.0 when the header is too long for 1.0). See {@link Npy} for the dtype table.
+ */
+final class NpyFormat {
+    private static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y'};
+    private static final int MAX_HEADER = 1 << 16;
+    private static final Pattern DESCR = Pattern.compile("['\"]descr['\"]\\s*:\\s*['\"]([^'\"]*)['\"]");
+    private static final Pattern FORTRAN = Pattern.compile("['\"]fortran_order['\"]\\s*:\\s*(True|False)");
+    private static final Pattern SHAPE = Pattern.compile("['\"]shape['\"]\\s*:\\s*\\(([^)]*)\\)");
+
+    private NpyFormat() {
+    }
+
+    static String descr(Tensor t) {
+        if (t.isFloat64()) {
+            return "<f8";
+        }
+        return switch (t.dtype()) {
+            case F32 -> "<f4";
+            case F16 -> "<f2";
+            case BF16 -> "<u2";
+            case I32 -> "<i4";
+        };
+    }
+
+    static byte[] encode(Tensor t) {
+        StringBuilder shape = new StringBuilder("(");
+        for (int d : t.shape().dims()) {
+            shape.append(d).append(", ");
+        }
+        if (t.shape().rank() > 1) {
+            shape.setLength(shape.length() - 2);
+        } else if (t.shape().rank() == 1) {
+            shape.setLength(shape.length() - 1);
+        }
+        shape.append(")");
+        String dict = "{'descr': '" + descr(t) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+        int prefix = 10;
+        int total = prefix + dict.length() + 1;
+        boolean v2 = false;
+        if (((total + 63) / 64) * 64 - prefix > 65535) {
+            v2 = true;
+            prefix = 12;
+            total = prefix + dict.length() + 1;
+        }
+        int padded = ((total + 63) / 64) * 64;
+        String header = dict + " ".repeat(padded - total) + "\n";
+        byte[] data = t.littleEndianBytes();
+        ByteBuffer b = ByteBuffer.allocate(prefix + header.length() + data.length).order(ByteOrder.LITTLE_ENDIAN);
+        b.put(MAGIC).put((byte) (v2 ? 2 : 1)).put((byte) 0);
+        if (v2) {
+            b.putInt(header.length());
+        } else {
+            b.putShort((short) header.length());
+        }
+        b.put(header.getBytes(StandardCharsets.US_ASCII)).put(data);
+        return b.array();
+    }
+
+    /** The header of an image: dtype, shape, where the data starts. */
+    record Header(String descr, DType dtype, boolean f64, Shape shape, int dataStart, long dataBytes) {}
+
+    static Header header(byte[] head, long fileSize, String name, long maxBytes) throws TensorFileException {
+        if (head.length < 10) {
+            throw new TensorFileException(name + ": truncated: " + head.length + " bytes is too short for a .npy header.");
+        }
+        for (int i = 0; i < MAGIC.length; i++) {
+            if (head[i] != MAGIC[i]) {
+                throw new TensorFileException(name + ": not a .npy file (the magic string \\x93NUMPY is missing).");
+            }
+        }
+        int major = head[6] & 0xFF;
+        ByteBuffer b = ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN);
+        int prefix;
+        long hlen;
+        if (major == 1) {
+            prefix = 10;
+            hlen = b.getShort(8) & 0xFFFF;
+        } else if (major == 2 || major == 3) {
+            if (head.length < 12) {
+                throw new TensorFileException(name + ": truncated inside the .npy header.");
+            }
+            prefix = 12;
+            hlen = b.getInt(8) & 0xFFFFFFFFL;
+        } else {
+            throw new TensorFileException(name + ": .npy format version " + major + "." + (head[7] & 0xFF) + " is not supported (1.0, 2.0, 3.0 are).");
+        }
+        if (hlen > MAX_HEADER) {
+            throw new TensorFileException(name + ": the .npy header claims " + hlen + " bytes, more than the limit " + MAX_HEADER + ".");
+        }
+        if (prefix + hlen > head.length) {
+            throw new TensorFileException(name + ": truncated inside the .npy header (" + (prefix + hlen) + " bytes expected, " + fileSize + " present).");
+        }
+        String dict = new String(head, prefix, (int) hlen, major == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
+        Matcher d = DESCR.matcher(dict);
+        Matcher f = FORTRAN.matcher(dict);
+        Matcher s = SHAPE.matcher(dict);
+        if (!d.find() || !f.find() || !s.find()) {
+            throw new TensorFileException(name + ": the .npy header lacks descr, fortran_order or shape: " + dict.strip());
+        }
+        if (f.group(1).equals("True")) {
+            throw new TensorFileException(name + ": Fortran-order arrays are not supported; save with np.ascontiguousarray.");
+        }
+        String descr = d.group(1);
+        DType dtype;
+        boolean f64 = false;
+        switch (descr) {
+            case "<f4" -> dtype = DType.F32;
+            case "<f2" -> dtype = DType.F16;
+            case "<u2" -> dtype = DType.BF16;
+            case "<i4" -> dtype = DType.I32;
+            case "<f8" -> {
+                dtype = DType.F32;
+                f64 = true;
+            }
+            default -> throw new TensorFileException(name + ": dtype '" + descr
+                    + "' is not supported (<f4 f32, <f2 f16, <u2 bf16 bit patterns, <i4 i32, <f8 float64-mode values).");
+        }
+        List<Integer> dims = new ArrayList<>();
+        for (String part : s.group(1).split(",")) {
+            String p = part.strip();
+            if (p.isEmpty()) {
+                continue;
+            }
+            try {
+                long v = Long.parseLong(p.endsWith("L") ? p.substring(0, p.length() - 1) : p);
+                if (v < 0 || v > Integer.MAX_VALUE) {
+                    throw new TensorFileException(name + ": shape dimension " + p + " is out of range.");
+                }
+                dims.add((int) v);
+            } catch (NumberFormatException e) {
+                throw new TensorFileException(name + ": shape '(" + s.group(1) + ")' is not a tuple of integers.");
+            }
+        }
+        Shape shape;
+        long count;
+        try {
+            shape = new Shape(dims);
+            count = shape.elementCount();
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new TensorFileException(name + ": shape " + dims + " is not usable: " + e.getMessage());
+        }
+        int width = f64 ? 8 : dtype.byteSize();
+        if (count > Tensor.MAX_ELEMENTS || count > maxBytes / width) {
+            throw new TensorFileException(name + ": " + count + " elements of " + descr + " exceed the limit of " + maxBytes + " bytes.");
+        }
+        long dataBytes = count * width;
+        long expected = prefix + hlen + dataBytes;
+        if (fileSize < expected) {
+            throw new TensorFileException(name + ": truncated: shape " + shape + " of " + descr + " needs " + dataBytes
+                    + " data bytes but only " + (fileSize - prefix - hlen) + " are present.");
+        }
+        if (fileSize > expected) {
+            throw new TensorFileException(name + ": inconsistent: " + (fileSize - expected) + " bytes follow the data of shape " + shape + ".");
+        }
+        return new Header(descr, dtype, f64, shape, (int) (prefix + hlen), dataBytes);
+    }
+
+    static Tensor decode(Header h, ByteBuffer data) {
+        ByteBuffer b = data.order(ByteOrder.LITTLE_ENDIAN);
+        int n = (int) h.shape().elementCount();
+        if (h.f64()) {
+            double[] v = new double[n];
+            b.asDoubleBuffer().get(v);
+            return Tensor.wrapDoubles(h.dtype(), h.shape(), v);
+        }
+        return switch (h.dtype()) {
+            case F32 -> {
+                float[] v = new float[n];
+                b.asFloatBuffer().get(v);
+                yield Tensor.wrapFloats(h.shape(), v);
+            }
+            case BF16, F16 -> {
+                short[] v = new short[n];
+                b.asShortBuffer().get(v);
+                yield Tensor.wrapBits16(h.dtype(), h.shape(), v);
+            }
+            case I32 -> {
+                int[] v = new int[n];
+                b.asIntBuffer().get(v);
+                yield Tensor.wrapInts(h.shape(), v);
+            }
+        };
+    }
+}

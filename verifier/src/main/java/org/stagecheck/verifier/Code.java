@@ -1,0 +1,86 @@
+package org.stagecheck.verifier;
+
+import org.stagecheck.spec.cert.Obligation;
+
+/**
+ * The stable codes of the certificate checker's findings (brief, "Certificates"), each with the
+ * obligation it belongs to and a one-line rule that SARIF viewers show. A diagnostic's
+ * {@code code} is the enum constant's name; CI scripts and tests match on it, so a rename is an
+ * incompatible change.
+ */
+public enum Code {
+    // ---- UnreducedShard: the certificate's shard declarations themselves
+    SHARD_DECL_UNKNOWN_TENSOR(Obligation.UNREDUCED_SHARD, "A shard declaration names a tensor the program does not declare."),
+    SHARD_DECL_AXIS(Obligation.UNREDUCED_SHARD, "A shard declaration's axis is outside the tensor's rank."),
+    SHARD_DECL_EXTENT(Obligation.UNREDUCED_SHARD, "A shard declaration's slice length disagrees with the tensor's shape, or declarations of one logical tensor disagree on its extent."),
+    SHARD_DECL_DUPLICATE(Obligation.UNREDUCED_SHARD, "A tensor is declared a shard more than once."),
+    SHARD_OFFSET_UNKNOWN(Obligation.UNREDUCED_SHARD, "A load reads a shard tensor at a non-constant offset along the shard axis, so the slice it holds cannot be derived."),
+    SHARD_MISALIGNED(Obligation.UNREDUCED_SHARD, "A contraction multiplies two shards that hold different slices of the contraction axis."),
+    // ---- UnreducedShard: a partial value meeting a use it may not reach
+    PARTIAL_NONLINEAR(Obligation.UNREDUCED_SHARD, "A partial value reaches a non-linear operation before it is reduced."),
+    PARTIAL_PLUS_FULL(Obligation.UNREDUCED_SHARD, "A partial value is added to a full value (e.g. a bias) before it is reduced, so the full value is counted once per shard."),
+    PARTIAL_PARTITION_MISMATCH(Obligation.UNREDUCED_SHARD, "Two partial values over different partitions are combined elementwise."),
+    PARTIAL_OVERLAP(Obligation.UNREDUCED_SHARD, "An accumulation adds a slice of the contraction axis that the accumulator already holds."),
+    PARTIAL_STORE(Obligation.UNREDUCED_SHARD, "A partial value is stored to a tensor that is not declared to hold exactly that partial."),
+    PARTIAL_AS_INDEX(Obligation.UNREDUCED_SHARD, "A partial value is used as an index, an offset or a scalar operand."),
+    STORE_FULL_AS_PARTIAL(Obligation.UNREDUCED_SHARD, "A full value is stored to a tensor declared to hold a partial, so a later reduce counts it once per shard."),
+    REDUCE_OF_FULL(Obligation.UNREDUCED_SHARD, "A sum all-reduce takes a value that is already full, so it is counted once per chip."),
+    ALLREDUCE_SAME_CHIP(Obligation.UNREDUCED_SHARD, "Two inputs of an all-reduce live on the same chip."),
+    ALLREDUCE_OVERLAP(Obligation.UNREDUCED_SHARD, "The inputs of an all-reduce hold overlapping slices of the contraction axis (a slice is counted twice)."),
+    ALLREDUCE_GAP(Obligation.UNREDUCED_SHARD, "The inputs of an all-reduce leave part of the contraction axis uncovered (a slice is missing)."),
+    ALLREDUCE_MIXED(Obligation.UNREDUCED_SHARD, "An all-reduce combines partials of a tensor other than the one it names."),
+    ALLREDUCE_POOL(Obligation.UNREDUCED_SHARD, "An all-reduce's pool is not the reduction its partial inputs were made with."),
+    ALLREDUCE_COMBINE(Obligation.UNREDUCED_SHARD, "An all-reduce's combine is not the fold of its pool over its operand count."),
+    // ---- buffer remap
+    REMAP_PARENT_HASH(Obligation.BUFFER_REMAP, "The parent program given is not the one the certificate's remap was made from."),
+    REMAP_NOT_INJECTIVE(Obligation.BUFFER_REMAP, "The remap sends two parent buffers to one child buffer."),
+    REMAP_UNDEFINED(Obligation.BUFFER_REMAP, "The remap does not say where a buffer the parent references goes."),
+    REMAP_DECLS_DIFFER(Obligation.BUFFER_REMAP, "A declaration of the child is not the remap of the parent's."),
+    REMAP_STAGE_COUNT(Obligation.BUFFER_REMAP, "The child does not have the parent's stages."),
+    REMAP_STAGE_DIFFERS(Obligation.BUFFER_REMAP, "A child stage differs from its parent stage in more than buffer names."),
+    REMAP_PORT(Obligation.BUFFER_REMAP, "A child stage's port is not the remap of the parent's."),
+    REMAP_INTERNAL_REF(Obligation.BUFFER_REMAP, "A kind-internal reference (index buffer, offset buffer, bias, spill) is not the remap of the parent's."),
+    REF_UNDECLARED(Obligation.BUFFER_REMAP, "A kind-internal reference names no declared buffer."),
+    REF_WRONG_SITE(Obligation.BUFFER_REMAP, "A kind-internal reference names a buffer on another core."),
+    REF_ROLE_MISFIT(Obligation.BUFFER_REMAP, "A kind-internal reference names a buffer that does not fit its role (index, offset, spill or bias)."),
+    // ---- multicast and ordering
+    UNKNOWN_GROUP(Obligation.MULTICAST, "A load or receive names a multicast group the program does not declare."),
+    MULTICAST_SENDER(Obligation.MULTICAST, "A multicast load runs on a core that is not its group's sender."),
+    RECV_BEFORE_LOAD(Obligation.MULTICAST, "A receive runs before any load to its group (or after the load it would pair with was consumed)."),
+    RECV_NOT_RECEIVER(Obligation.MULTICAST, "A receive runs on a core that is not a receiver of its group."),
+    RECV_DUPLICATE(Obligation.MULTICAST, "A receiver takes the same multicast load twice."),
+    RECV_MISSING(Obligation.MULTICAST, "A receiver of a multicast group never takes a load sent to it."),
+    RECV_MISMATCH(Obligation.MULTICAST, "A receive's buffer differs in shape or dtype from the buffer its group's load filled."),
+    READ_BEFORE_WRITE(Obligation.MULTICAST, "A stage reads a buffer that no earlier stage wrote."),
+    TENSOR_READ_BEFORE_WRITE(Obligation.MULTICAST, "A load reads a scratch or output tensor that no earlier stage stored to."),
+    // ---- the checker itself
+    CHECKER_FAULT(Obligation.WELL_FORMED, "The checker could not finish a check on this (likely ill-formed) input; the obligation is not discharged.");
+
+    private final Obligation obligation;
+    private final String rule;
+
+    Code(Obligation obligation, String rule) {
+        this.obligation = obligation;
+        this.rule = rule;
+    }
+
+    /** The obligation whose failure this code reports. */
+    public Obligation obligation() {
+        return obligation;
+    }
+
+    /** One sentence stating the rule (for SARIF {@code rules[].shortDescription}). */
+    public String rule() {
+        return rule;
+    }
+
+    /** The code of a diagnostic, or null when it is not one of the checker's. */
+    public static Code of(String name) {
+        for (Code c : values()) {
+            if (c.name().equals(name)) {
+                return c;
+            }
+        }
+        return null;
+    }
+}

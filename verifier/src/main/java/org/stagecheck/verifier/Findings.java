@@ -1,0 +1,45 @@
+package org.stagecheck.verifier;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.ir.Stage;
+
+/**
+ * The diagnostics of one verification, collected in the order they are found (the checker never
+ * stops at the first; brief, "Certificates"). One instance per {@link Verifier#verify} call.
+ */
+public final class Findings {
+    private final List<Diagnostic> found = new ArrayList<>();
+
+    /** A finding about stage {@code index}; {@code field} is relative to the stage (e.g. {@code /kind/op/bias}) or null. */
+    public void atStage(Code code, int index, Stage stage, String field, String buffer, String message, List<String> trail) {
+        String pointer = "/stages/" + index + (field == null ? "" : field);
+        found.add(new Diagnostic(code.name(), index, stage.id(), pointer, buffer, message, trail));
+    }
+
+    public void atStage(Code code, int index, Stage stage, String field, String buffer, String message) {
+        atStage(code, index, stage, field, buffer, message, List.of());
+    }
+
+    /** A finding about a declaration (of the program or the certificate); {@code pointer} is absolute. */
+    public void atField(Code code, String pointer, String buffer, String message) {
+        found.add(new Diagnostic(code.name(), -1, null, pointer, buffer, message, List.of()));
+    }
+
+    public List<Diagnostic> all() {
+        return List.copyOf(found);
+    }
+
+    /** How many findings carry a code of {@code obligation}. */
+    public int count(org.stagecheck.spec.cert.Obligation obligation) {
+        int n = 0;
+        for (Diagnostic d : found) {
+            Code c = Code.of(d.code());
+            if (c != null && c.obligation() == obligation) {
+                n++;
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,91 @@
+package org.stagecheck.verifier;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.stagecheck.spec.cert.Certificate;
+import org.stagecheck.spec.cert.Obligation;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.verifier.flow.FlowChecker;
+import org.stagecheck.verifier.remap.ReferenceRoles;
+import org.stagecheck.verifier.remap.RemapChecker;
+import org.stagecheck.verifier.shard.ShardChecker;
+import org.stagecheck.verifier.shard.ShardDecls;
+
+/**
+ * The certificate checker (brief, "Certificates"; docs/verifier.md). It trusts no claim in the
+ * certificate: it derives the facts from the program and checks the certificate's data (shard
+ * declarations, buffer remap) against them, collecting every finding.
+ *
+ * <p>Obligations checked, in this order: UnreducedShard ({@link ShardChecker}), buffer remap
+ * ({@link ReferenceRoles}, and {@link RemapChecker} when a parent is given), multicast and
+ * ordering ({@link FlowChecker}). Structural well-formedness is the spec validator's
+ * ({@code stagecheck validate}); on ill-formed input this checker skips what it cannot follow
+ * and never throws. Each check is one pass with hash look-ups: linear in program size.
+ *
+ * <p>Stateless and thread-safe: every call builds its own context.
+ */
+public final class Verifier {
+
+    /**
+     * Checks {@code program} against {@code certificate} (null: no shard declarations, no remap,
+     * no claims) and, when {@code parent} is not null, proves that {@code program} is the
+     * certificate's remap of {@code parent} (the identity when the certificate has none).
+     */
+    public VerifyReport verify(Program program, Certificate certificate, Program parent) {
+        Objects.requireNonNull(program, "program");
+        Certificate cert = certificate == null ? Certificate.empty() : certificate;
+        Findings findings = new Findings();
+        ProgramIndex index = ProgramIndex.of(program);
+
+        guarded(findings, "UnreducedShard", () -> {
+            ShardDecls decls = ShardDecls.check(cert.shards(), index, findings);
+            new ShardChecker(index, decls, findings).run();
+        });
+        guarded(findings, "buffer-remap", () -> {
+            new ReferenceRoles(index, findings).run();
+            if (parent != null) {
+                new RemapChecker(program, parent, cert.remap(), findings).run();
+            } else if (cert.remap() != null) {
+                new RemapChecker.MapOnly(cert.remap(), findings).run();
+            }
+        });
+        guarded(findings, "multicast", () -> new FlowChecker(index, findings).run());
+
+        return new VerifyReport(findings.all(), results(cert, parent, findings));
+    }
+
+    /** A defect of the checker on odd input becomes a finding that fails the verification, never an exception. */
+    private static void guarded(Findings findings, String what, Runnable check) {
+        try {
+            check.run();
+        } catch (RuntimeException e) {
+            findings.atField(Code.CHECKER_FAULT, null, null,
+                    "The " + what + " check could not finish (" + e.getClass().getSimpleName()
+                            + (e.getMessage() == null ? "" : ": " + e.getMessage()) + "); run stagecheck validate on the program.");
+        }
+    }
+
+    private static List<ObligationResult> results(Certificate cert, Program parent, Findings findings) {
+        List<ObligationResult> out = new ArrayList<>();
+        for (Obligation o : Obligation.values()) {
+            boolean claimed = cert.claims().contains(o);
+            int n = findings.count(o);
+            String note = switch (o) {
+                case WELL_FORMED -> "Structural validation is the spec validator's (stagecheck validate); here only checker faults are counted.";
+                case UNREDUCED_SHARD -> "Partial values derived from " + cert.shards().size() + " shard declaration(s) were followed through every stage.";
+                case BUFFER_REMAP -> parent != null
+                        ? "The program was compared with the parent under the " + (cert.remap() == null ? "identity map" : "certificate's map") + "; kind-internal references were checked for role fit."
+                        : cert.remap() != null
+                        ? "No parent given: the map's injectivity and every kind-internal reference's role fit were checked, not the child-equals-parent proof."
+                        : "No parent given: every kind-internal reference was checked for role fit.";
+                case MULTICAST -> "Reads after writes, multicast pairing and receive shapes were checked in reference order.";
+            };
+            ObligationResult.Status status = n > 0 ? ObligationResult.Status.VIOLATED
+                    : o == Obligation.WELL_FORMED ? ObligationResult.Status.NOT_CHECKED
+                    : ObligationResult.Status.DISCHARGED;
+            out.add(new ObligationResult(o, status, claimed, n, note));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,29 @@
+package org.stagecheck.verifier.shard;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * One step of the path by which a partial (or shard) value came to be: stage {@code stageIndex}
+ * did {@code what}, and the value it worked on came from {@code previous}. A parent-pointer chain,
+ * so recording a step costs O(1) and the trail of a diagnostic is only materialised when one is
+ * made (docs/verifier.md, "Trails").
+ */
+public record Origin(int stageIndex, String stageId, String what, Origin previous) {
+
+    /** {@code #4 mm_o.1: MatMul over w_o.1 rows [512,1024) makes a partial of w_o}. */
+    public String describe() {
+        return "#" + stageIndex + " " + stageId + ": " + what;
+    }
+
+    /** The steps from the first to this one, oldest first. */
+    public List<String> trail() {
+        List<String> out = new ArrayList<>();
+        for (Origin o = this; o != null; o = o.previous) {
+            out.add(o.describe());
+        }
+        Collections.reverse(out);
+        return out;
+    }
+}

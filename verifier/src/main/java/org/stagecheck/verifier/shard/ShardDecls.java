@@ -1,0 +1,72 @@
+package org.stagecheck.verifier.shard;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.stagecheck.spec.cert.ShardDecl;
+import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.verifier.Code;
+import org.stagecheck.verifier.Findings;
+import org.stagecheck.verifier.ProgramIndex;
+
+/**
+ * The certificate's shard declarations, checked against the program's tensors and indexed by
+ * tensor. A declaration the program contradicts is reported and then ignored, so the analysis
+ * never builds on a claim it could not confirm (brief, "Certificates": trust no claim).
+ *
+ * <p>A declaration on a tensor bound before the run (input, weight, state) says the tensor is a
+ * <em>shard</em>: it holds those elements of the logical tensor. A declaration on a scratch or
+ * output tensor says the tensor holds a <em>partial</em> of the logical tensor over that slice,
+ * which is what lets a partial be stored and loaded again before its reduce.
+ */
+public final class ShardDecls {
+    private final Map<String, ShardDecl> byTensor = new HashMap<>();
+    private final Map<String, Long> extentByLogical = new HashMap<>();
+
+    public static ShardDecls check(List<ShardDecl> decls, ProgramIndex index, Findings findings) {
+        ShardDecls out = new ShardDecls();
+        for (int i = 0; i < decls.size(); i++) {
+            ShardDecl d = decls.get(i);
+            String at = "cert:/shards/" + i;
+            TensorDecl t = index.tensor(d.tensor());
+            if (t == null) {
+                findings.atField(Code.SHARD_DECL_UNKNOWN_TENSOR, at + "/tensor", null,
+                        "The certificate declares tensor '" + d.tensor() + "' a shard of " + d.logical() + ", but the program declares no such tensor.");
+                continue;
+            }
+            if (d.axis() >= t.shape().rank()) {
+                findings.atField(Code.SHARD_DECL_AXIS, at + "/axis", null,
+                        "The certificate declares tensor '" + d.tensor() + "' sharded on axis " + d.axis() + ", but it has rank " + t.shape().rank() + ".");
+                continue;
+            }
+            if (d.end() - d.start() != t.shape().dim(d.axis())) {
+                findings.atField(Code.SHARD_DECL_EXTENT, at, null,
+                        "The certificate says tensor '" + d.tensor() + "' holds [" + d.start() + "," + d.end() + ") of " + d.logical()
+                                + " on axis " + d.axis() + ", but the tensor's axis has " + t.shape().dim(d.axis()) + " elements.");
+                continue;
+            }
+            Long known = out.extentByLogical.putIfAbsent(d.logical(), d.extent());
+            if (known != null && known != d.extent()) {
+                findings.atField(Code.SHARD_DECL_EXTENT, at + "/extent", null,
+                        "The certificate gives logical tensor " + d.logical() + " extent " + d.extent() + " here and " + known + " elsewhere.");
+                continue;
+            }
+            if (out.byTensor.putIfAbsent(d.tensor(), d) != null) {
+                findings.atField(Code.SHARD_DECL_DUPLICATE, at, null,
+                        "The certificate declares tensor '" + d.tensor() + "' a shard more than once; the first declaration is used.");
+            }
+        }
+        return out;
+    }
+
+    /** The declaration for {@code tensor}, or null. */
+    public ShardDecl of(String tensor) {
+        return byTensor.get(tensor);
+    }
+
+    /** The full extent of logical tensor {@code logical}'s contraction axis, or -1 when no declaration names it. */
+    public long extent(String logical) {
+        Long e = extentByLogical.get(logical);
+        return e == null ? -1 : e;
+    }
+}
