@@ -22,6 +22,7 @@ import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.json.ProgramCodec;
+import org.stagecheck.spec.validate.Validator;
 
 /** The generator's contract (issue #2): coverage, well-formedness, determinism, linear size. */
 class RandomProgramsTest {
@@ -81,6 +82,25 @@ class RandomProgramsTest {
         assertThat(ProgramFacts.placement(p)).isEmpty();
         assertThat(ProgramFacts.blocksInBounds(p)).isEmpty();
         assertThat(ProgramFacts.multicastComplete(p)).isEmpty();
+    }
+
+    @Property(tries = 200)
+    void everyProgramPassesTheStructuralValidator(@ForAll("generated") Generated g) {
+        assertThat(new Validator().validate(g.program())).isEmpty();
+    }
+
+    @Test
+    void theValidatorPropertyCanFailADamagedProgram() {
+        // Guards the property above against passing vacuously: drop one buffer declaration.
+        Program p = RandomPrograms.generate(3L, GenOptions.small());
+        Program damaged = p.withBuffers(p.buffers().subList(1, p.buffers().size()));
+        assertThat(new Validator().validate(damaged)).isNotEmpty();
+    }
+
+    @Test
+    void aBigProgramOnAWideMachinePassesTheStructuralValidator() {
+        Program p = RandomPrograms.generate(11L, new GenOptions(8, 4, 4, 5_000, 8));
+        assertThat(new Validator().validate(p)).isEmpty();
     }
 
     @Property(tries = 100)
