@@ -108,6 +108,10 @@ public final class ExprSyntax {
                         skipSpace();
                     }
                 }
+                if (peek() != ')') {
+                    throw new TextSyntaxException(at, "expected ',' or ')' after an argument of '" + name + "'"
+                            + (at < text.length() ? ", found '" + text.charAt(at) + "'" : ", found the end of the text"));
+                }
                 int arity = cast != null ? 1 : fn.arity();
                 if (args.size() != arity) {
                     throw new TextSyntaxException(start, name + " takes " + arity + " argument" + (arity == 1 ? "" : "s") + ", not " + args.size());

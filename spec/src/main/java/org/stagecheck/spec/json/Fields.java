@@ -138,13 +138,17 @@ final class Fields {
             d = new BigDecimal(num.text()).stripTrailingZeros();
         } catch (NumberFormatException e) {
             throw new JsonFormatException(path, n.pos(), "expected an integer, found " + num.text());
+        } catch (ArithmeticException e) {
+            // stripping zeros pushes the scale past 32 bits, e.g. 100E2147483647
+            throw new JsonFormatException(path, n.pos(), "integer " + num.text() + " is out of range for a 64-bit value");
         }
         if (d.scale() > 0) {
             throw new JsonFormatException(path, n.pos(), "expected an integer, found " + num.text());
         }
         // Digits before the point, known without expanding the value: "1e999999999" must not
         // make a billion-digit BigInteger.
-        if (d.signum() != 0 && d.precision() - d.scale() > 19) {
+        // In long: for 1E2147483648 the scale is -2^31 and the int difference wraps negative.
+        if (d.signum() != 0 && (long) d.precision() - d.scale() > 19) {
             throw new JsonFormatException(path, n.pos(), "integer " + num.text() + " is out of range for a 64-bit value");
         }
         BigInteger v = d.toBigIntegerExact();

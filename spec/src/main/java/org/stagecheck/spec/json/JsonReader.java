@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Reads JSON text into a positioned {@link JNode} tree with Jackson's streaming parser, under
@@ -155,10 +156,19 @@ public final class JsonReader {
         return new Pos(loc.getLineNr(), loc.getColumnNr());
     }
 
+    /**
+     * Jackson's notes "(start marker at [Source: (String)"...text..."; line: 9, column: 14])" and
+     * "(for Object starting at [Source: ...])" quote the source, newlines and all; keep only the
+     * position.
+     */
+    private static final Pattern SOURCE_LOCATION =
+            Pattern.compile("\\[Source: .*?; line: (\\d+), column: (\\d+)\\]", Pattern.DOTALL);
+
     private static String firstLine(String s) {
         if (s == null) {
             return "unknown error";
         }
+        s = SOURCE_LOCATION.matcher(s).replaceAll("$1:$2");
         int nl = s.indexOf('\n');
         return nl < 0 ? s : s.substring(0, nl);
     }
