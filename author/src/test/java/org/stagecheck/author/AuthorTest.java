@@ -1,0 +1,155 @@
+package org.stagecheck.author;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.stagecheck.interp.Interpreter;
+import org.stagecheck.interp.RunOptions;
+import org.stagecheck.interp.RunResult;
+import org.stagecheck.spec.cert.ShardDecl;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.ir.StageKind;
+import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.ir.TensorRole;
+import org.stagecheck.spec.json.JsonFormatException;
+import org.stagecheck.spec.json.ProgramCodec;
+
+/** Every cut authors a program that runs; splits run over 2 and 4 chips; refusals carry their reason. */
+class AuthorTest {
+    private static final ModelSpec TINY = ModelSpec.tiny();
+    private final Interpreter interpreter = new Interpreter(RunOptions.defaults());
+
+    static List<Cut> everyCut() {
+        return List.of(new Cut.Decode(8), new Cut.Prefill(3, 8), new Cut.Batch(2, 8), new Cut.Forward(),
+                new Cut.ForwardLayer(1), new Cut.ForwardHead(), new Cut.DecodeEmbed(), new Cut.DecodeLayer(0, 8),
+                new Cut.DecodeHead(), new Cut.BatchEmbed(3), new Cut.BatchLayer(1, 2, 8), new Cut.BatchHead(2),
+                new Cut.PrefillLayer(0, 3, 8), new Cut.PrefillHead(3));
+    }
+
+    static Stream<Arguments> splitCuts() {
+        return Stream.of(2, 4).flatMap(tp -> Stream.of(new Cut.Decode(8), new Cut.Batch(2, 8), new Cut.DecodeLayer(1, 8),
+                new Cut.BatchLayer(0, 3, 4)).map(c -> Arguments.of(c, tp)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("everyCut")
+    void everyCutWritesAProgramThatRuns(Cut cut) {
+        AuthorOutcome.Authored a = authored(cut, AuthorOptions.single());
+        assertThat(a.certificate()).isNull();
+        RunResult r = interpreter.run(a.program(), a.bound(), a.params());
+        assertThat(r.faults()).isEmpty();
+        assertOutputsWritten(a.program(), r);
+        assertEveryBoundTensorSupplied(a);
+    }
+
+    @ParameterizedTest
+    @MethodSource("splitCuts")
+    void everySplitCutRunsOverTpChips(Cut cut, int tp) {
+        AuthorOutcome.Authored a = authored(cut, AuthorOptions.split(tp));
+        assertThat(a.program().machine().chips()).isEqualTo(tp);
+        RunResult r = interpreter.run(a.program(), a.bound(), a.params());
+        assertThat(r.faults()).isEmpty();
+        assertOutputsWritten(a.program(), r);
+        assertEveryBoundTensorSupplied(a);
+        long reduces = a.program().stages().stream().filter(s -> s.kind() instanceof StageKind.AllReduce).count();
+        int layers = cut instanceof Cut.DecodeLayer || cut instanceof Cut.BatchLayer ? 1 : TINY.layers();
+        assertThat(reduces).as("two all-reduces per layer").isEqualTo(2L * layers);
+    }
+
+    @Test
+    void theCertificateDeclaresTheRowShardsOfWoAndWDown() {
+        AuthorOutcome.Authored a = authored(new Cut.DecodeLayer(1, 8), AuthorOptions.split(2));
+        int q = TINY.qWidth();
+        int f = TINY.ffn();
+        assertThat(a.certificate().shards()).containsExactly(
+                new ShardDecl("wo.l1.c0", "wo.l1", 0, 0, q / 2, q),
+                new ShardDecl("wo.l1.c1", "wo.l1", 0, q / 2, q, q),
+                new ShardDecl("w_down.l1.c0", "w_down.l1", 0, 0, f / 2, f),
+                new ShardDecl("w_down.l1.c1", "w_down.l1", 0, f / 2, f, f));
+        assertThat(a.weights().get("wo.l1.c1").shape()).isEqualTo(Shape.of(q / 2, TINY.hidden()));
+        // a shard is exactly the rows of the unsplit weight
+        float[] whole = Weights.all(TINY, 0).get("wo.l1").toFloats();
+        float[] shard = a.weights().get("wo.l1.c1").toFloats();
+        assertThat(shard[0]).isEqualTo(whole[(q / 2) * TINY.hidden()]);
+    }
+
+    @Test
+    void theEmbeddingIsAnIndirectLoadAndMatmulsAreMulticast() {
+        Program p = authored(new Cut.Decode(8), AuthorOptions.single()).program();
+        assertThat(p.stages()).anySatisfy(s -> assertThat(s.kind()).isInstanceOfSatisfying(StageKind.Load.class,
+                l -> assertThat(l.tensor()).isEqualTo("embed")));
+        assertThat(p.groups()).isNotEmpty();
+        long recvs = p.stages().stream().filter(s -> s.kind() instanceof StageKind.Recv).count();
+        assertThat(recvs).isPositive();
+        assertThat(p.paramsByName()).containsKey("pos");
+    }
+
+    @Test
+    void authoringIsDeterministicAndTheProgramRoundTrips() throws JsonFormatException {
+        ProgramCodec codec = new ProgramCodec();
+        AuthorOutcome.Authored a = authored(new Cut.Batch(2, 8), AuthorOptions.split(2));
+        AuthorOutcome.Authored b = authored(new Cut.Batch(2, 8), AuthorOptions.split(2));
+        assertThat(codec.write(a.program())).isEqualTo(codec.write(b.program()));
+        a.weights().forEach((n, t) -> assertThat(t.checksum()).as(n).isEqualTo(b.weights().get(n).checksum()));
+        assertThat(codec.read(codec.writeString(a.program()))).isEqualTo(a.program());
+    }
+
+    @Test
+    void refusalsAreValuesWithTheirReason() {
+        assertRefused(new Cut.Prefill(2, 8), AuthorOptions.split(2), RefusalReason.CUT_NOT_SPLITTABLE);
+        assertRefused(new Cut.DecodeHead(), AuthorOptions.split(2), RefusalReason.CUT_NOT_SPLITTABLE);
+        assertRefused(new Cut.Decode(8), AuthorOptions.split(3), RefusalReason.WIDTH_NOT_DIVISIBLE);
+        assertRefused(new Cut.Decode(8), AuthorOptions.split(8), RefusalReason.WIDTH_NOT_DIVISIBLE);
+        assertRefused(new Cut.DecodeLayer(2, 8), AuthorOptions.single(), RefusalReason.LAYER_OUT_OF_RANGE);
+        assertRefused(new Cut.ForwardLayer(-1), AuthorOptions.single(), RefusalReason.LAYER_OUT_OF_RANGE);
+        assertRefused(new Cut.Prefill(9, 8), AuthorOptions.single(), RefusalReason.BAD_OPTION);
+        assertRefused(new Cut.Decode(0), AuthorOptions.single(), RefusalReason.BAD_OPTION);
+        assertRefused(new Cut.Decode(8), new AuthorOptions(0, 2, 2), RefusalReason.BAD_OPTION);
+        AuthorOutcome.Refused r = (AuthorOutcome.Refused) Author.author(TINY, new Cut.Decode(8), AuthorOptions.split(3));
+        assertThat(r.message()).isEqualTo("tp 3 does not divide the model's heads (8), kvHeads (4) and ffn (64)");
+    }
+
+    private static void assertRefused(Cut cut, AuthorOptions options, RefusalReason reason) {
+        assertThat(Author.author(TINY, cut, options)).as(cut + " " + options)
+                .isInstanceOfSatisfying(AuthorOutcome.Refused.class, r -> assertThat(r.reason()).isEqualTo(reason));
+    }
+
+    static AuthorOutcome.Authored authored(Cut cut, AuthorOptions options) {
+        return authoredFor(TINY, cut, options);
+    }
+
+    static AuthorOutcome.Authored authoredFor(ModelSpec spec, Cut cut, AuthorOptions options) {
+        AuthorOutcome o = Author.author(spec, cut, options);
+        assertThat(o).as(cut.toString()).isInstanceOf(AuthorOutcome.Authored.class);
+        return (AuthorOutcome.Authored) o;
+    }
+
+    private static void assertOutputsWritten(Program p, RunResult r) {
+        List<TensorDecl> outputs = p.tensors().stream().filter(t -> t.role() == TensorRole.OUTPUT).toList();
+        assertThat(outputs).isNotEmpty();
+        for (TensorDecl t : outputs) {
+            assertThat(r.tensor(t.name())).as(t.name()).isNotNull();
+            assertThat(r.tensor(t.name()).shape()).isEqualTo(t.shape());
+        }
+        if (r.tensor("next_token") != null) {
+            assertThat(java.util.Arrays.stream(r.tensor("next_token").toInts()).boxed().toList()).allSatisfy(v -> assertThat(v).isBetween(0, TINY.vocab() - 1));
+        }
+    }
+
+    private static void assertEveryBoundTensorSupplied(AuthorOutcome.Authored a) {
+        Map<String, ?> bound = a.bound();
+        for (TensorDecl t : a.program().tensors()) {
+            assertThat(bound.containsKey(t.name())).as(t.name()).isEqualTo(t.role().isBoundBeforeRun());
+            if (t.role().isBoundBeforeRun()) {
+                assertThat(a.bound().get(t.name()).shape()).as(t.name()).isEqualTo(t.shape());
+            }
+        }
+    }
+}

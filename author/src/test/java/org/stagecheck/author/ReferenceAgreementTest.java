@@ -1,0 +1,86 @@
+package org.stagecheck.author;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.stagecheck.interp.Interpreter;
+import org.stagecheck.interp.RunOptions;
+import org.stagecheck.interp.RunResult;
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.Shape;
+
+/**
+ * The authored Decode and Prefill agree with the independent double-precision forward pass
+ * (issue #4, item 5) within f32 rounding: |logit - reference| <= 1e-4 * max(1, max |reference|).
+ */
+class ReferenceAgreementTest {
+    private static final ModelSpec SPEC = ModelSpec.tiny();
+    private static final int[] TOKENS = {3, 17, 42, 5, 63, 0, 29};
+    private final Interpreter interpreter = new Interpreter(RunOptions.defaults());
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 4})
+    void decodeMatchesTheReferenceAtEveryStep(int gridWidth) {
+        int ctx = 8;
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(SPEC, new Cut.Decode(ctx),
+                new AuthorOptions(1, gridWidth, 2));
+        ReferenceTransformer ref = new ReferenceTransformer(SPEC);
+        Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
+        for (int p = 0; p < TOKENS.length; p++) {
+            bound.put("tokens", Tensor.fromInts(Shape.of(1), new int[] {TOKENS[p]}));
+            RunResult r = interpreter.run(a.program(), bound, Map.of("pos", (long) p));
+            assertThat(r.faults()).isEmpty();
+            double[] expected = ref.step(TOKENS[p]);
+            assertClose(r.tensor("logits"), 0, expected);
+            assertThat(r.tensor("next_token").getInt(0)).as("step %d token", p).isEqualTo(ReferenceTransformer.argmax(expected));
+            for (int l = 0; l < SPEC.layers(); l++) {
+                bound.put("kv_k.l" + l, r.tensor("kv_k.l" + l));
+                bound.put("kv_v.l" + l, r.tensor("kv_v.l" + l));
+            }
+        }
+    }
+
+    @Test
+    void prefillLastRowMatchesTheReference() {
+        int rows = 5;
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(SPEC, new Cut.Prefill(rows, 8), AuthorOptions.single());
+        Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
+        int[] tokens = java.util.Arrays.copyOf(TOKENS, rows);
+        bound.put("tokens", Tensor.fromInts(Shape.of(rows), tokens));
+        RunResult r = interpreter.run(a.program(), bound, Map.of("pos", 0L));
+        assertThat(r.faults()).isEmpty();
+        ReferenceTransformer ref = new ReferenceTransformer(SPEC);
+        double[] expected = null;
+        for (int t : tokens) {
+            expected = ref.step(t);
+        }
+        assertClose(r.tensor("logits"), 0, expected);
+        assertThat(r.tensor("next_token").toInts()).containsExactly(ReferenceTransformer.argmax(expected));
+    }
+
+    @Test
+    void forwardMatchesTheReferenceFirstStep() {
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(SPEC, new Cut.Forward(), AuthorOptions.single());
+        Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
+        bound.put("tokens", Tensor.fromInts(Shape.of(1), new int[] {42}));
+        RunResult r = interpreter.run(a.program(), bound, Map.of());
+        assertThat(r.faults()).isEmpty();
+        assertClose(r.tensor("logits"), 0, new ReferenceTransformer(SPEC).step(42));
+    }
+
+    static void assertClose(Tensor logits, int row, double[] expected) {
+        double max = 1;
+        for (double v : expected) {
+            max = Math.max(max, Math.abs(v));
+        }
+        double tol = 1e-4 * max;
+        for (int i = 0; i < expected.length; i++) {
+            assertThat((double) logits.getFloat((long) row * expected.length + i))
+                    .as("logit %d", i).isCloseTo(expected[i], org.assertj.core.data.Offset.offset(tol));
+        }
+    }
+}
