@@ -16,7 +16,7 @@ import org.stagecheck.verifier.corpus.TpPrograms;
 import org.stagecheck.verifier.corpus.TpSpec;
 
 /** Laws: valid splits verify; ill-formed input gives findings, never an exception or a checker fault. */
-class RobustnessProperties {
+class RobustnessPropertiesTest {
 
     @Property(tries = 200)
     void every_random_valid_split_verifies(@ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
