@@ -34,7 +34,13 @@ public sealed interface Expr {
     }
 
     /** The index (i32) of the current output element along {@code axis}. */
-    record Index(int axis) implements Expr {}
+    record Index(int axis) implements Expr {
+        public Index {
+            if (axis < 0) {
+                throw new IllegalArgumentException("an element index axis cannot be negative");
+            }
+        }
+    }
 
     /** A function of the algebra applied to its arguments. */
     record Apply(Fn fn, List<Expr> args) implements Expr {

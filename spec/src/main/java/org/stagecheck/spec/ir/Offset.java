@@ -33,6 +33,10 @@ public record Offset(long constant, List<Term> terms) {
 
     public Offset {
         terms = List.copyOf(terms);
+        // Long.MIN_VALUE has no positive twin: such an offset could be written but never read back.
+        if (constant == Long.MIN_VALUE || terms.stream().anyMatch(t -> t.coefficient() == Long.MIN_VALUE)) {
+            throw new IllegalArgumentException("an offset's constant and coefficients must lie within +-(2^63 - 1)");
+        }
     }
 
     public static Offset constant(long c) {

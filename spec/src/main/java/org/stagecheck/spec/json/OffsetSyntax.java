@@ -21,7 +21,7 @@ public final class OffsetSyntax {
         OffsetSyntax p = new OffsetSyntax(text);
         try {
             return p.sum();
-        } catch (ArithmeticException e) {
+        } catch (ArithmeticException | IllegalArgumentException e) {
             throw new TextSyntaxException(p.at, "offset arithmetic overflows 64 bits");
         }
     }
