@@ -20,6 +20,7 @@ import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.json.JsonFormatException;
 import org.stagecheck.spec.json.ProgramCodec;
+import org.stagecheck.spec.validate.Validator;
 
 /** Every cut authors a program that runs; splits run over 2 and 4 chips; refusals carry their reason. */
 class AuthorTest {
@@ -43,6 +44,7 @@ class AuthorTest {
     void everyCutWritesAProgramThatRuns(Cut cut) {
         AuthorOutcome.Authored a = authored(cut, AuthorOptions.single());
         assertThat(a.certificate()).isNull();
+        assertThat(new Validator().validate(a.program())).as("validator findings").isEmpty();
         RunResult r = interpreter.run(a.program(), a.bound(), a.params());
         assertThat(r.faults()).isEmpty();
         assertOutputsWritten(a.program(), r);
@@ -54,6 +56,7 @@ class AuthorTest {
     void everySplitCutRunsOverTpChips(Cut cut, int tp) {
         AuthorOutcome.Authored a = authored(cut, AuthorOptions.split(tp));
         assertThat(a.program().machine().chips()).isEqualTo(tp);
+        assertThat(new Validator().validate(a.program())).as("validator findings").isEmpty();
         RunResult r = interpreter.run(a.program(), a.bound(), a.params());
         assertThat(r.faults()).isEmpty();
         assertOutputsWritten(a.program(), r);
@@ -61,6 +64,22 @@ class AuthorTest {
         long reduces = a.program().stages().stream().filter(s -> s.kind() instanceof StageKind.AllReduce).count();
         int layers = cut instanceof Cut.DecodeLayer || cut instanceof Cut.BatchLayer ? 1 : TINY.layers();
         assertThat(reduces).as("two all-reduces per layer").isEqualTo(2L * layers);
+    }
+
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 3})
+    @ParameterizedTest
+    void otherGridsValidateAndRunToo(int width) {
+        for (Cut cut : List.of(new Cut.Decode(4), new Cut.Batch(2, 4))) {
+            AuthorOutcome.Authored a = authored(cut, new AuthorOptions(2, width, 2));
+            assertThat(new Validator().validate(a.program())).as("validator findings").isEmpty();
+            assertThat(interpreter.run(a.program(), a.bound(), a.params()).faults()).isEmpty();
+        }
+    }
+
+    @Test
+    void theSmallModelValidates() {
+        AuthorOutcome.Authored a = authoredFor(ModelSpec.small(), new Cut.Decode(16), AuthorOptions.split(4));
+        assertThat(new Validator().validate(a.program())).isEmpty();
     }
 
     @Test
