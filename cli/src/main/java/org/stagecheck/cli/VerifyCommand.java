@@ -1,0 +1,132 @@
+package org.stagecheck.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.stagecheck.spec.cert.Certificate;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.json.CertificateCodec;
+import org.stagecheck.spec.json.JsonFormatException;
+import org.stagecheck.spec.json.JsonReader;
+import org.stagecheck.spec.validate.Validator;
+import org.stagecheck.verifier.ObligationResult;
+import org.stagecheck.verifier.Verifier;
+import org.stagecheck.verifier.VerifyReport;
+import org.stagecheck.verifier.report.SarifWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code stagecheck verify}: check a program's certificate (issue #5). */
+@Command(name = "verify", mixinStandardHelpOptions = true,
+        description = {"Check the obligations of a program and its certificate: well-formedness, UnreducedShard,",
+                "buffer remap (against --parent), multicast and ordering. Trusts no claim of the certificate.",
+                "Exit 0 when every obligation is discharged, 1 with the findings when not, 2 on bad input."})
+final class VerifyCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "PROGRAM", description = "program file (.json)")
+    Path programFile;
+
+    @Option(names = "--cert", paramLabel = "CERT", description = "the certificate (.json)")
+    Path certFile;
+
+    @Option(names = "--parent", paramLabel = "PARENT", description = "the program this one was remapped from")
+    Path parentFile;
+
+    @Option(names = "--json", description = "print one JSON document instead of text")
+    boolean json;
+
+    @Option(names = "--sarif", paramLabel = "FILE", description = "also write the findings as SARIF 2.1.0")
+    Path sarif;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        LoadedProgram lp;
+        LoadedProgram parent;
+        Certificate cert;
+        try {
+            lp = LoadedProgram.read(programFile);
+            parent = parentFile == null ? null : LoadedProgram.read(parentFile);
+            cert = certFile == null ? null : readCertificate(certFile);
+        } catch (BadInputException e) {
+            err.println("error: " + e.getMessage());
+            err.flush();
+            return ExitCode.BAD_INPUT;
+        }
+        List<Diagnostic> structural = new Validator().validate(lp.program());
+        VerifyReport report = new Verifier().verify(lp.program(), cert, parent == null ? null : parent.program());
+        // Well-formedness is the spec validator's, reported above the verifier's own obligations.
+        List<ObligationResult> obligations = report.obligations().stream()
+                .filter(o -> o.obligation() != org.stagecheck.spec.cert.Obligation.WELL_FORMED).toList();
+        List<Diagnostic> all = new ArrayList<>(structural);
+        all.addAll(report.diagnostics());
+        boolean holds = all.isEmpty();
+        if (sarif != null) {
+            Path tmp = Files.createTempFile(sarif.toAbsolutePath().getParent(), ".sarif", ".tmp");
+            Files.write(tmp, new SarifWriter().write(new VerifyReport(all, obligations), programFile.toString()));
+            Files.move(tmp, sarif, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+        if (json) {
+            Json.print(out, g -> {
+                g.writeStartObject();
+                g.writeStringField("command", "verify");
+                g.writeStringField("program", programFile.toString());
+                g.writeBooleanField("holds", holds);
+                g.writeArrayFieldStart("obligations");
+                g.writeStartObject();
+                g.writeStringField("obligation", "well-formed");
+                g.writeStringField("status", structural.isEmpty() ? "discharged" : "violated");
+                g.writeNumberField("findings", structural.size());
+                g.writeEndObject();
+                for (ObligationResult o : obligations) {
+                    g.writeStartObject();
+                    g.writeStringField("obligation", o.obligation().jsonName());
+                    g.writeStringField("status", status(o));
+                    g.writeBooleanField("claimed", o.claimed());
+                    g.writeNumberField("findings", o.findings());
+                    g.writeStringField("note", o.note());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                DiagnosticOutput.jsonList(g, "diagnostics", all, lp::locate);
+                g.writeEndObject();
+            });
+        } else {
+            for (Diagnostic d : all) {
+                out.println(DiagnosticOutput.text(programFile.toString(), d, lp::locate));
+            }
+            out.printf(Locale.ROOT, "%-16s %s%n", "well-formed", structural.isEmpty() ? "discharged" : "violated, " + structural.size() + " finding(s)");
+            for (ObligationResult o : obligations) {
+                out.printf(Locale.ROOT, "%-16s %s%s%n", o.obligation().jsonName(), status(o),
+                        o.findings() > 0 ? ", " + o.findings() + " finding(s)" + (o.claimed() ? " (the certificate claimed it holds)" : "") : "");
+            }
+            out.println(holds ? programFile + ": verified" : programFile + ": NOT verified, " + all.size() + " finding(s)");
+            out.flush();
+        }
+        return holds ? ExitCode.OK : ExitCode.CHECK_FAILED;
+    }
+
+    private static String status(ObligationResult o) {
+        return o.status().name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    private static Certificate readCertificate(Path file) throws BadInputException {
+        try {
+            return new CertificateCodec().read(new JsonReader().read(file));
+        } catch (JsonFormatException e) {
+            throw new BadInputException(file + ":" + e.getMessage());
+        }
+    }
+}
