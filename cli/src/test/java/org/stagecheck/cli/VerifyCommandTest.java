@@ -1,0 +1,56 @@
+package org.stagecheck.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class VerifyCommandTest {
+    private static final String PROGRAM = "../examples/tp2-matmul-allreduce.json";
+    private static final String CERT = "../examples/certificates/tp2-matmul-allreduce.json";
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void theTensorParallelExampleVerifiesWithItsCertificate() {
+        CliRunner r = CliRunner.run("verify", PROGRAM, "--cert", CERT);
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("unreduced-shard  discharged").endsWith("verified" + System.lineSeparator());
+    }
+
+    @Test
+    void withoutShardDeclarationsTheAllReduceSumsFullValues() {
+        CliRunner r = CliRunner.run("verify", PROGRAM);
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.out()).contains("REDUCE_OF_FULL stage #8 'allreduce' at /stages/8/ins/0 buffer 'partial.c0'");
+    }
+
+    @Test
+    void aBiasAddedBeforeTheReduceIsFoundAndSarifIsWritten() throws IOException {
+        // Move the bias add before the all-reduce: every chip adds the bias to its partial.
+        String text = Files.readString(Path.of(PROGRAM))
+                .replace("\"ins\": [\"partial.c0\", \"partial.c1\"]", "\"ins\": [\"y.c0\", \"y.c1\"]")
+                .replace("\"ins\": [\"sum.c0\", \"bias.c0\"], \"outs\": [\"y.c0\"]", "\"ins\": [\"partial.c0\", \"bias.c0\"], \"outs\": [\"y.c0\"]")
+                .replace("\"ins\": [\"sum.c1\", \"bias.c1\"], \"outs\": [\"y.c1\"]", "\"ins\": [\"partial.c1\", \"bias.c1\"], \"outs\": [\"y.c1\"]");
+        Path f = tmp.resolve("bias-before-reduce.json");
+        Files.writeString(f, text);
+        Path sarif = tmp.resolve("out.sarif");
+        CliRunner r = CliRunner.run("verify", f.toString(), "--cert", CERT, "--sarif", sarif.toString());
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(1);
+        assertThat(r.out()).contains("PARTIAL").contains("via #");
+        assertThat(Files.readString(sarif)).contains("\"version\" : \"2.1.0\"").contains("\"results\"");
+    }
+
+    @Test
+    void aMalformedCertificateIsBadInput() throws IOException {
+        Path f = tmp.resolve("cert.json");
+        Files.writeString(f, "{\"format\": \"stagecheck-certificate\", \"version\": 1, \"shards\": [{\"tensor\": 3}]}");
+        CliRunner r = CliRunner.run("verify", PROGRAM, "--cert", f.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("cert.json:1:").contains("expected a string, found a number");
+    }
+}
