@@ -386,13 +386,16 @@ public final class CutWriter {
      * rectangle of whole rows or part of the first row). With T = 1 it runs on core (0,0). Else
      * x is stored to a scratch tensor and multicast from (0,0) over the rectangle; core t loads
      * columns {@code [t*N/T, (t+1)*N/T)} of the weight, multiplies, and stores its tile into a
-     * scratch {@code [rows, N]}, which core (0,0) loads back whole.
+     * scratch {@code [rows, N]}, which core (0,0) loads back whole. The product of a row shard
+     * (a partial, split programs only) is computed on (0,0) whole: see docs/author.md, "Split".
      */
     private String matmul(String hint, ChipState s, String x, String weight) {
         Shape ws = b.tensorDecl(weight).shape();
         int kDim = ws.dim(0);
         int n = ws.dim(1);
-        int tiles = tiles(n);
+        // A row shard's product is a partial; a certificate can declare only weight-shaped
+        // tensors partial, so a partial never goes through a scratch tensor: it stays on (0,0).
+        int tiles = isRowShard(weight) ? 1 : tiles(n);
         if (tiles == 1) {
             String w = b.loadAll(hint + ".w", s.home, weight);
             return b.matmul(hint, x, w, false);
@@ -414,6 +417,10 @@ public final class CutWriter {
             b.storeBlock(hint + ".t" + t, yt, out, List.of(Offset.constant(0), Offset.constant((long) t * tileN)));
         }
         return b.loadAll(hint, s.home, out);
+    }
+
+    private boolean isRowShard(String weight) {
+        return shards.stream().anyMatch(d -> d.tensor().equals(weight));
     }
 
     /** Column tiles for an output of width n: the largest divisor of n that forms a rectangle of cores. */
