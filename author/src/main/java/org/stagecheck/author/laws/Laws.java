@@ -1,7 +1,6 @@
 package org.stagecheck.author.laws;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,8 +14,6 @@ import org.stagecheck.interp.RunOptions;
 import org.stagecheck.interp.RunResult;
 import org.stagecheck.interp.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
-import org.stagecheck.spec.ir.Param;
-import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.TensorDecl;
 
@@ -50,10 +47,7 @@ public final class Laws {
 
     private final ModelSpec spec;
     private final AuthorOptions options;
-    private final CutCompiler compiler;
-    private final Interpreter interpreter;
-    private final Map<String, AuthorOutcome.Authored> authored = new HashMap<>();
-    private final Map<String, Program> compiled = new HashMap<>();
+    private final CutRunner runner;
 
     /** The laws of {@code spec}'s authored programs, as written, on one chip of 2x2 cores. */
     public Laws(ModelSpec spec) {
@@ -69,8 +63,7 @@ public final class Laws {
     public Laws(ModelSpec spec, AuthorOptions options, CutCompiler compiler, RunOptions runOptions) {
         this.spec = spec;
         this.options = options;
-        this.compiler = compiler;
-        this.interpreter = new Interpreter(runOptions);
+        this.runner = new CutRunner(spec, options, compiler, new Interpreter(runOptions));
     }
 
     // ------------------------------------------------------------------ the laws
@@ -89,12 +82,12 @@ public final class Laws {
                 Map<String, Tensor> in = new LinkedHashMap<>();
                 in.put("tokens", ints(tokens[p]));
                 Map<String, Long> params = Map.of("pos", (long) p);
-                Map<String, Tensor> a = runWhole(new Cut.Decode(ctx), with(whole, in), params);
-                Map<String, Tensor> b = runComposed(new Cut.Decode(ctx), with(parts, in), params);
+                Map<String, Tensor> a = runner.runWhole(new Cut.Decode(ctx), with(whole, in), params);
+                Map<String, Tensor> b = runner.runComposed(new Cut.Decode(ctx), with(parts, in), params);
                 cmp.compare("step " + p + " logits", a.get("logits"), b.get("logits"));
                 cmp.compare("step " + p + " next_token", a.get("next_token"), b.get("next_token"));
-                whole = caches(a);
-                parts = caches(b);
+                whole = CutRunner.caches(a);
+                parts = CutRunner.caches(b);
             }
             compareAll(cmp, "final ", whole, parts);
         } catch (RunFailed e) {
@@ -112,8 +105,8 @@ public final class Laws {
             Map<String, Tensor> in = zeroCaches(ctx, 1);
             in.put("tokens", ints(tokens));
             Map<String, Long> params = Map.of("pos", 0L);
-            Map<String, Tensor> a = runWhole(new Cut.Prefill(rows, ctx), in, params);
-            Map<String, Tensor> b = runComposed(new Cut.Prefill(rows, ctx), in, params);
+            Map<String, Tensor> a = runner.runWhole(new Cut.Prefill(rows, ctx), in, params);
+            Map<String, Tensor> b = runner.runComposed(new Cut.Prefill(rows, ctx), in, params);
             compareAll(cmp, "", a, b);
         } catch (RunFailed e) {
             cmp.fail(e.getMessage());
@@ -130,7 +123,7 @@ public final class Laws {
         try {
             BatchCase bc = prepareBatch(ctx, histories);
             Cut cut = new Cut.Batch(histories.length, ctx);
-            compareAll(cmp, "", runWhole(cut, bc.inputs, Map.of()), runComposed(cut, bc.inputs, Map.of()));
+            compareAll(cmp, "", runner.runWhole(cut, bc.inputs, Map.of()), runner.runComposed(cut, bc.inputs, Map.of()));
         } catch (RunFailed e) {
             cmp.fail(e.getMessage());
         }
@@ -142,11 +135,28 @@ public final class Laws {
         Comparison cmp = new Comparison("forward-composition", 0.0);
         try {
             Map<String, Tensor> in = Map.of("tokens", ints(token));
-            compareAll(cmp, "", runWhole(new Cut.Forward(), in, Map.of()), runComposed(new Cut.Forward(), in, Map.of()));
+            compareAll(cmp, "", runner.runWhole(new Cut.Forward(), in, Map.of()), runner.runComposed(new Cut.Forward(), in, Map.of()));
         } catch (RunFailed e) {
             cmp.fail(e.getMessage());
         }
         return cmp.result("Forward vs its embed, layer and head cuts");
+    }
+
+    /**
+     * Forward (no history) equals the first Decode{ctx} step from empty caches: at position 0
+     * the rotation is the identity and the only visible key is the token's own.
+     */
+    public LawResult forwardDecodeAgreement(int ctx, int token) {
+        Comparison cmp = new Comparison("forward-decode-agreement", 0.0);
+        try {
+            Map<String, Tensor> forward = runner.runWhole(new Cut.Forward(), Map.of("tokens", ints(token)), Map.of());
+            Map<String, Tensor> decode = runner.runWhole(new Cut.Decode(ctx),
+                    with(zeroCaches(ctx, 1), Map.of("tokens", ints(token))), Map.of("pos", 0L));
+            compareAll(cmp, "", forward, decode);
+        } catch (RunFailed e) {
+            cmp.fail(e.getMessage());
+        }
+        return cmp.result("Forward vs the first Decode{ctx=" + ctx + "} step, logits and token");
     }
 
     /**
@@ -158,12 +168,12 @@ public final class Laws {
         try {
             Map<String, Tensor> in = zeroCaches(ctx, 1);
             in.put("tokens", ints(tokens));
-            Map<String, Tensor> prefill = runWhole(new Cut.Prefill(tokens.length, ctx), in, Map.of("pos", 0L));
+            Map<String, Tensor> prefill = runner.runWhole(new Cut.Prefill(tokens.length, ctx), in, Map.of("pos", 0L));
             Map<String, Tensor> state = zeroCaches(ctx, 1);
             Map<String, Tensor> last = null;
             for (int p = 0; p < tokens.length; p++) {
-                last = runWhole(new Cut.Decode(ctx), with(state, Map.of("tokens", ints(tokens[p]))), Map.of("pos", (long) p));
-                state = caches(last);
+                last = runner.runWhole(new Cut.Decode(ctx), with(state, Map.of("tokens", ints(tokens[p]))), Map.of("pos", (long) p));
+                state = CutRunner.caches(last);
             }
             compareAll(cmp, "", last, prefill);
         } catch (RunFailed e) {
@@ -183,13 +193,13 @@ public final class Laws {
         Comparison cmp = new Comparison("batch-invariance", 0.0);
         try {
             BatchCase bc = prepareBatch(ctx, histories);
-            Map<String, Tensor> batch = runWhole(new Cut.Batch(histories.length, ctx), bc.inputs, Map.of());
+            Map<String, Tensor> batch = runner.runWhole(new Cut.Batch(histories.length, ctx), bc.inputs, Map.of());
             for (int r = 0; r < histories.length; r++) {
                 Map<String, Tensor> alone = bc.alone.get(r);
                 cmp.compare("row " + r + " logits", alone.get("logits"), rowOf(batch.get("logits"), r, 1));
                 cmp.compare("row " + r + " next_token", alone.get("next_token"),
                         Tensor.fromInts(Shape.of(1), new int[] {batch.get("next_token").getInt(r)}));
-                for (String name : caches(alone).keySet()) {
+                for (String name : CutRunner.caches(alone).keySet()) {
                     cmp.compare("row " + r + " " + name, alone.get(name), rowOf(batch.get(name), r * ctx, ctx));
                 }
             }
@@ -204,7 +214,7 @@ public final class Laws {
     public LawResult splitEquivalence(Cut cut, int tp) {
         AuthorOutcome.Authored a;
         try {
-            a = authored(cut, 1);
+            a = runner.authored(cut, 1);
         } catch (RunFailed e) {
             Comparison cmp = new Comparison("split-equivalence", SPLIT_RELATIVE_TOLERANCE);
             cmp.fail(e.getMessage());
@@ -222,13 +232,13 @@ public final class Laws {
     public LawResult splitEquivalence(Cut cut, int tp, Map<String, Tensor> inputs, Map<String, Long> params) {
         Comparison cmp = new Comparison("split-equivalence", SPLIT_RELATIVE_TOLERANCE);
         try {
-            AuthorOutcome.Authored whole = authored(cut, 1);
-            AuthorOutcome.Authored split = authored(cut, tp);
+            AuthorOutcome.Authored whole = runner.authored(cut, 1);
+            AuthorOutcome.Authored split = runner.authored(cut, tp);
             Map<String, Tensor> logical = new LinkedHashMap<>(whole.weights());
             logical.putAll(inputs);
-            RunResult a = run(cut, 1, logical, params);
+            RunResult a = runner.run(cut, 1, logical, params);
             Map<String, Tensor> splitBound = Author.bindSplit(spec, cut, options.withTp(tp), logical);
-            RunResult b = run(cut, tp, splitBound, params);
+            RunResult b = runner.run(cut, tp, splitBound, params);
             for (TensorDecl t : whole.program().tensors()) {
                 switch (t.role()) {
                     case OUTPUT -> {
@@ -262,7 +272,7 @@ public final class Laws {
         Map<String, Tensor> state = zeroCaches(ctx, 1);
         for (int p = 0; p < tokens.length; p++) {
             try {
-                state = caches(runWhole(new Cut.Decode(ctx), with(state, Map.of("tokens", ints(tokens[p]))),
+                state = CutRunner.caches(runner.runWhole(new Cut.Decode(ctx), with(state, Map.of("tokens", ints(tokens[p]))),
                         Map.of("pos", (long) p)));
             } catch (RunFailed e) {
                 throw new IllegalArgumentException("decoding the history failed: " + e.getMessage());
@@ -300,12 +310,12 @@ public final class Laws {
             }
             Map<String, Tensor> state = zeroCaches(ctx, 1);
             for (int p = 0; p < h.length - 1; p++) {
-                state = caches(runWhole(new Cut.Decode(ctx), with(state, Map.of("tokens", ints(h[p]))), Map.of("pos", (long) p)));
+                state = CutRunner.caches(runner.runWhole(new Cut.Decode(ctx), with(state, Map.of("tokens", ints(h[p]))), Map.of("pos", (long) p)));
             }
             before.add(state);
             last[r] = h[h.length - 1];
             positions[r] = h.length - 1;
-            alone.add(runWhole(new Cut.Decode(ctx), with(state, Map.of("tokens", ints(last[r]))),
+            alone.add(runner.runWhole(new Cut.Decode(ctx), with(state, Map.of("tokens", ints(last[r]))),
                     Map.of("pos", (long) positions[r])));
         }
         Map<String, Tensor> inputs = new LinkedHashMap<>();
@@ -317,162 +327,6 @@ public final class Laws {
             inputs.put(name, stackRows(parts));
         }
         return new BatchCase(inputs, alone);
-    }
-
-    /** Runs the whole-step cut; returns its outputs and state tensors. */
-    private Map<String, Tensor> runWhole(Cut cut, Map<String, Tensor> inputs, Map<String, Long> params) throws RunFailed {
-        RunResult r = run(cut, 1, inputs, params);
-        return outputsAndState(authored(cut, 1).program(), r);
-    }
-
-    /** Runs embed, each layer, head of the same step family, chaining h_out to h_in and carrying the caches. */
-    private Map<String, Tensor> runComposed(Cut whole, Map<String, Tensor> inputs, Map<String, Long> params) throws RunFailed {
-        Map<String, Tensor> avail = new LinkedHashMap<>(inputs);
-        Map<String, Tensor> out = new LinkedHashMap<>();
-        RunResult embed = run(embedOf(whole), 1, avail, params);
-        avail.put("h_in", embed.tensor("h_out"));
-        for (int l = 0; l < spec.layers(); l++) {
-            Cut layer = layerOf(whole, l);
-            RunResult r = run(layer, 1, avail, params);
-            avail.put("h_in", r.tensor("h_out"));
-            Map<String, Tensor> state = outputsAndState(authored(layer, 1).program(), r);
-            state.remove("h_out");
-            avail.putAll(state);
-            out.putAll(state);
-        }
-        RunResult head = run(headOf(whole), 1, avail, params);
-        out.put("logits", head.tensor("logits"));
-        out.put("next_token", head.tensor("next_token"));
-        return out;
-    }
-
-    private static Cut embedOf(Cut whole) {
-        return switch (whole) {
-            case Cut.Decode d -> new Cut.DecodeEmbed();
-            case Cut.Forward f -> new Cut.DecodeEmbed();
-            case Cut.Batch b -> new Cut.BatchEmbed(b.rows());
-            case Cut.Prefill p -> new Cut.BatchEmbed(p.rows());
-            case Cut.ForwardLayer c -> notWhole(c);
-            case Cut.ForwardHead c -> notWhole(c);
-            case Cut.DecodeEmbed c -> notWhole(c);
-            case Cut.DecodeLayer c -> notWhole(c);
-            case Cut.DecodeHead c -> notWhole(c);
-            case Cut.BatchEmbed c -> notWhole(c);
-            case Cut.BatchLayer c -> notWhole(c);
-            case Cut.BatchHead c -> notWhole(c);
-            case Cut.PrefillLayer c -> notWhole(c);
-            case Cut.PrefillHead c -> notWhole(c);
-        };
-    }
-
-    private static Cut layerOf(Cut whole, int l) {
-        return switch (whole) {
-            case Cut.Decode d -> new Cut.DecodeLayer(l, d.ctx());
-            case Cut.Forward f -> new Cut.ForwardLayer(l);
-            case Cut.Batch b -> new Cut.BatchLayer(l, b.rows(), b.ctx());
-            case Cut.Prefill p -> new Cut.PrefillLayer(l, p.rows(), p.ctx());
-            case Cut.ForwardLayer c -> notWhole(c);
-            case Cut.ForwardHead c -> notWhole(c);
-            case Cut.DecodeEmbed c -> notWhole(c);
-            case Cut.DecodeLayer c -> notWhole(c);
-            case Cut.DecodeHead c -> notWhole(c);
-            case Cut.BatchEmbed c -> notWhole(c);
-            case Cut.BatchLayer c -> notWhole(c);
-            case Cut.BatchHead c -> notWhole(c);
-            case Cut.PrefillLayer c -> notWhole(c);
-            case Cut.PrefillHead c -> notWhole(c);
-        };
-    }
-
-    private static Cut headOf(Cut whole) {
-        return switch (whole) {
-            case Cut.Decode d -> new Cut.DecodeHead();
-            case Cut.Forward f -> new Cut.ForwardHead();
-            case Cut.Batch b -> new Cut.BatchHead(b.rows());
-            case Cut.Prefill p -> new Cut.PrefillHead(p.rows());
-            case Cut.ForwardLayer c -> notWhole(c);
-            case Cut.ForwardHead c -> notWhole(c);
-            case Cut.DecodeEmbed c -> notWhole(c);
-            case Cut.DecodeLayer c -> notWhole(c);
-            case Cut.DecodeHead c -> notWhole(c);
-            case Cut.BatchEmbed c -> notWhole(c);
-            case Cut.BatchLayer c -> notWhole(c);
-            case Cut.BatchHead c -> notWhole(c);
-            case Cut.PrefillLayer c -> notWhole(c);
-            case Cut.PrefillHead c -> notWhole(c);
-        };
-    }
-
-    /** The composition law decomposes whole steps only; the public laws never pass a part here. */
-    private static Cut notWhole(Cut part) {
-        throw new IllegalArgumentException(part.cliName() + " is a part of a step, not a whole step");
-    }
-
-    /**
-     * Runs {@code cut} (authored over {@code tp} chips, then compiled) with its weights and the
-     * subset of {@code available} and {@code params} the program declares.
-     */
-    private RunResult run(Cut cut, int tp, Map<String, Tensor> available, Map<String, Long> params) throws RunFailed {
-        AuthorOutcome.Authored a = authored(cut, tp);
-        String key = cut + "@" + tp;
-        Program program = compiled.computeIfAbsent(key, k -> compiler.compile(cut, a.program()));
-        Map<String, Tensor> bound = new LinkedHashMap<>();
-        for (TensorDecl t : program.tensors()) {
-            if (t.role().isBoundBeforeRun()) {
-                Tensor v = available.containsKey(t.name()) ? available.get(t.name()) : a.weights().get(t.name());
-                if (v == null) {
-                    throw new RunFailed(cut.cliName() + ": no value for bound tensor '" + t.name() + "'");
-                }
-                bound.put(t.name(), v);
-            }
-        }
-        Map<String, Long> ps = new LinkedHashMap<>();
-        for (Param p : program.params()) {
-            Long v = params.get(p.name());
-            if (v == null) {
-                throw new RunFailed(cut.cliName() + ": no value for parameter '" + p.name() + "'");
-            }
-            ps.put(p.name(), v);
-        }
-        RunResult r = interpreter.run(program, bound, ps);
-        if (!r.ok()) {
-            throw new RunFailed(cut.cliName() + (tp > 1 ? " (tp " + tp + ")" : "") + " faulted: " + r.faults().getFirst().render());
-        }
-        return r;
-    }
-
-    private AuthorOutcome.Authored authored(Cut cut, int tp) throws RunFailed {
-        String key = cut + "@" + tp;
-        AuthorOutcome.Authored a = authored.get(key);
-        if (a == null) {
-            switch (Author.author(spec, cut, options.withTp(tp))) {
-                case AuthorOutcome.Authored ok -> a = ok;
-                case AuthorOutcome.Refused no -> throw new RunFailed(cut.cliName() + " is refused: " + no.reason() + ": " + no.message());
-            }
-            authored.put(key, a);
-        }
-        return a;
-    }
-
-    private static Map<String, Tensor> outputsAndState(Program program, RunResult r) {
-        Map<String, Tensor> out = new LinkedHashMap<>();
-        for (TensorDecl t : program.tensors()) {
-            switch (t.role()) {
-                case OUTPUT, STATE -> out.put(t.name(), r.tensor(t.name()));
-                case INPUT, WEIGHT, SCRATCH -> { }
-            }
-        }
-        return out;
-    }
-
-    private static Map<String, Tensor> caches(Map<String, Tensor> m) {
-        Map<String, Tensor> out = new LinkedHashMap<>();
-        m.forEach((k, v) -> {
-            if (k.startsWith("kv_")) {
-                out.put(k, v);
-            }
-        });
-        return out;
     }
 
     private Map<String, Tensor> zeroCaches(int ctx, int rows) {
@@ -562,12 +416,5 @@ public final class Laws {
             at += v.length;
         }
         return Tensor.fromFloats(DType.F32, Shape.of(rows, cols), all);
-    }
-
-    /** A run that could not be made or faulted: the law fails with this message. */
-    private static final class RunFailed extends Exception {
-        RunFailed(String message) {
-            super(message);
-        }
     }
 }

@@ -59,6 +59,13 @@ class LawsTest {
     }
 
     @ParameterizedTest
+    @CsvSource({"1", "8"})
+    void forwardEqualsTheFirstDecodeStep(int ctx) {
+        LawResult r = laws.forwardDecodeAgreement(ctx, 42);
+        assertThat(r.bitExact()).as(r.toString()).isTrue();
+    }
+
+    @ParameterizedTest
     @CsvSource({"4, 1", "4, 4", "8, 3", "16, 7"})
     void prefillEqualsDecodeStepsBitForBit(int ctx, int rows) {
         LawResult r = laws.prefillDecodeConsistency(ctx, tokens(rows));

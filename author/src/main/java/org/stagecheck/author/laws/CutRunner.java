@@ -1,0 +1,194 @@
+package org.stagecheck.author.laws;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.stagecheck.author.Author;
+import org.stagecheck.author.AuthorOptions;
+import org.stagecheck.author.AuthorOutcome;
+import org.stagecheck.author.Cut;
+import org.stagecheck.author.ModelSpec;
+import org.stagecheck.interp.Interpreter;
+import org.stagecheck.interp.RunResult;
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.Param;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.TensorDecl;
+
+/**
+ * How the laws run a cut: author it (cached per cut and chip count), pass it through the
+ * compiler under test (cached), bind its weights and the inputs it declares, run it on the
+ * interpreter. A fault or a missing binding is a {@link RunFailed}, which fails the law.
+ */
+final class CutRunner {
+    private final ModelSpec spec;
+    private final AuthorOptions options;
+    private final CutCompiler compiler;
+    private final Interpreter interpreter;
+    private final Map<String, AuthorOutcome.Authored> authored = new HashMap<>();
+    private final Map<String, Program> compiled = new HashMap<>();
+
+    CutRunner(ModelSpec spec, AuthorOptions options, CutCompiler compiler, Interpreter interpreter) {
+        this.spec = spec;
+        this.options = options;
+        this.compiler = compiler;
+        this.interpreter = interpreter;
+    }
+
+    /** Runs the whole-step cut; returns its outputs and state tensors. */
+    Map<String, Tensor> runWhole(Cut cut, Map<String, Tensor> inputs, Map<String, Long> params) throws RunFailed {
+        RunResult r = run(cut, 1, inputs, params);
+        return outputsAndState(authored(cut, 1).program(), r);
+    }
+
+    /** Runs embed, each layer, head of the same step family, chaining h_out to h_in and carrying the caches. */
+    Map<String, Tensor> runComposed(Cut whole, Map<String, Tensor> inputs, Map<String, Long> params) throws RunFailed {
+        Map<String, Tensor> avail = new LinkedHashMap<>(inputs);
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        RunResult embed = run(embedOf(whole), 1, avail, params);
+        avail.put("h_in", embed.tensor("h_out"));
+        for (int l = 0; l < spec.layers(); l++) {
+            Cut layer = layerOf(whole, l);
+            RunResult r = run(layer, 1, avail, params);
+            avail.put("h_in", r.tensor("h_out"));
+            Map<String, Tensor> state = outputsAndState(authored(layer, 1).program(), r);
+            state.remove("h_out");
+            avail.putAll(state);
+            out.putAll(state);
+        }
+        RunResult head = run(headOf(whole), 1, avail, params);
+        out.put("logits", head.tensor("logits"));
+        out.put("next_token", head.tensor("next_token"));
+        return out;
+    }
+
+    static Cut embedOf(Cut whole) {
+        return switch (whole) {
+            case Cut.Decode d -> new Cut.DecodeEmbed();
+            case Cut.Forward f -> new Cut.DecodeEmbed();
+            case Cut.Batch b -> new Cut.BatchEmbed(b.rows());
+            case Cut.Prefill p -> new Cut.BatchEmbed(p.rows());
+            case Cut.ForwardLayer c -> notWhole(c);
+            case Cut.ForwardHead c -> notWhole(c);
+            case Cut.DecodeEmbed c -> notWhole(c);
+            case Cut.DecodeLayer c -> notWhole(c);
+            case Cut.DecodeHead c -> notWhole(c);
+            case Cut.BatchEmbed c -> notWhole(c);
+            case Cut.BatchLayer c -> notWhole(c);
+            case Cut.BatchHead c -> notWhole(c);
+            case Cut.PrefillLayer c -> notWhole(c);
+            case Cut.PrefillHead c -> notWhole(c);
+        };
+    }
+
+    static Cut layerOf(Cut whole, int l) {
+        return switch (whole) {
+            case Cut.Decode d -> new Cut.DecodeLayer(l, d.ctx());
+            case Cut.Forward f -> new Cut.ForwardLayer(l);
+            case Cut.Batch b -> new Cut.BatchLayer(l, b.rows(), b.ctx());
+            case Cut.Prefill p -> new Cut.PrefillLayer(l, p.rows(), p.ctx());
+            case Cut.ForwardLayer c -> notWhole(c);
+            case Cut.ForwardHead c -> notWhole(c);
+            case Cut.DecodeEmbed c -> notWhole(c);
+            case Cut.DecodeLayer c -> notWhole(c);
+            case Cut.DecodeHead c -> notWhole(c);
+            case Cut.BatchEmbed c -> notWhole(c);
+            case Cut.BatchLayer c -> notWhole(c);
+            case Cut.BatchHead c -> notWhole(c);
+            case Cut.PrefillLayer c -> notWhole(c);
+            case Cut.PrefillHead c -> notWhole(c);
+        };
+    }
+
+    static Cut headOf(Cut whole) {
+        return switch (whole) {
+            case Cut.Decode d -> new Cut.DecodeHead();
+            case Cut.Forward f -> new Cut.ForwardHead();
+            case Cut.Batch b -> new Cut.BatchHead(b.rows());
+            case Cut.Prefill p -> new Cut.PrefillHead(p.rows());
+            case Cut.ForwardLayer c -> notWhole(c);
+            case Cut.ForwardHead c -> notWhole(c);
+            case Cut.DecodeEmbed c -> notWhole(c);
+            case Cut.DecodeLayer c -> notWhole(c);
+            case Cut.DecodeHead c -> notWhole(c);
+            case Cut.BatchEmbed c -> notWhole(c);
+            case Cut.BatchLayer c -> notWhole(c);
+            case Cut.BatchHead c -> notWhole(c);
+            case Cut.PrefillLayer c -> notWhole(c);
+            case Cut.PrefillHead c -> notWhole(c);
+        };
+    }
+
+    /** The composition law decomposes whole steps only; the public laws never pass a part here. */
+    static Cut notWhole(Cut part) {
+        throw new IllegalArgumentException(part.cliName() + " is a part of a step, not a whole step");
+    }
+
+    /**
+     * Runs {@code cut} (authored over {@code tp} chips, then compiled) with its weights and the
+     * subset of {@code available} and {@code params} the program declares.
+     */
+    RunResult run(Cut cut, int tp, Map<String, Tensor> available, Map<String, Long> params) throws RunFailed {
+        AuthorOutcome.Authored a = authored(cut, tp);
+        String key = cut + "@" + tp;
+        Program program = compiled.computeIfAbsent(key, k -> compiler.compile(cut, a.program()));
+        Map<String, Tensor> bound = new LinkedHashMap<>();
+        for (TensorDecl t : program.tensors()) {
+            if (t.role().isBoundBeforeRun()) {
+                Tensor v = available.containsKey(t.name()) ? available.get(t.name()) : a.weights().get(t.name());
+                if (v == null) {
+                    throw new RunFailed(cut.cliName() + ": no value for bound tensor '" + t.name() + "'");
+                }
+                bound.put(t.name(), v);
+            }
+        }
+        Map<String, Long> ps = new LinkedHashMap<>();
+        for (Param p : program.params()) {
+            Long v = params.get(p.name());
+            if (v == null) {
+                throw new RunFailed(cut.cliName() + ": no value for parameter '" + p.name() + "'");
+            }
+            ps.put(p.name(), v);
+        }
+        RunResult r = interpreter.run(program, bound, ps);
+        if (!r.ok()) {
+            throw new RunFailed(cut.cliName() + (tp > 1 ? " (tp " + tp + ")" : "") + " faulted: " + r.faults().getFirst().render());
+        }
+        return r;
+    }
+
+    AuthorOutcome.Authored authored(Cut cut, int tp) throws RunFailed {
+        String key = cut + "@" + tp;
+        AuthorOutcome.Authored a = authored.get(key);
+        if (a == null) {
+            switch (Author.author(spec, cut, options.withTp(tp))) {
+                case AuthorOutcome.Authored ok -> a = ok;
+                case AuthorOutcome.Refused no -> throw new RunFailed(cut.cliName() + " is refused: " + no.reason() + ": " + no.message());
+            }
+            authored.put(key, a);
+        }
+        return a;
+    }
+
+    static Map<String, Tensor> outputsAndState(Program program, RunResult r) {
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        for (TensorDecl t : program.tensors()) {
+            switch (t.role()) {
+                case OUTPUT, STATE -> out.put(t.name(), r.tensor(t.name()));
+                case INPUT, WEIGHT, SCRATCH -> { }
+            }
+        }
+        return out;
+    }
+
+    /** The KV cache tensors ({@code kv_*}) of a run's outputs and state. */
+    static Map<String, Tensor> caches(Map<String, Tensor> m) {
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        m.forEach((k, v) -> {
+            if (k.startsWith("kv_")) {
+                out.put(k, v);
+            }
+        });
+        return out;
+    }
+}
