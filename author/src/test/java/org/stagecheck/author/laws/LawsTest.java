@@ -115,6 +115,14 @@ class LawsTest {
         assertThat(r.bitExact()).as(r.toString()).isTrue();
     }
 
+    /** jqwik: batch invariance for arbitrary histories of different lengths (rows at different positions). */
+    @Property(tries = 6)
+    void batchInvarianceHoldsForAnyHistories(@ForAll @Size(min = 1, max = 3) List<@Size(min = 1, max = 5) List<@IntRange(min = 0, max = 63) Integer>> histories) {
+        int[][] h = histories.stream().map(l -> l.stream().mapToInt(Integer::intValue).toArray()).toArray(int[][]::new);
+        LawResult r = laws.batchInvariance(5, h);
+        assertThat(r.bitExact()).as(r.toString()).isTrue();
+    }
+
     // ------------------------------------------------------------------ the gates catch broken passes
 
     @Test
