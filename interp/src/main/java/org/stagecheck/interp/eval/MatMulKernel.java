@@ -13,8 +13,10 @@ import org.stagecheck.spec.ir.DType;
  * in f32, one rounding per step ({@link Math#fma}). The loops below only reorder work across
  * <em>different</em> output elements (blocking over j, k-chunks taken in ascending order, four rows
  * at once, tasks over row/column tiles), so the result is bit-identical to that chain for every
- * thread count, tile size and vector width. The inner loops are plain Java over float arrays, which
- * the JIT vectorizes across j without changing any element's chain.
+ * thread count, tile size and vector width. With the Vector API present ({@code --add-modules
+ * jdk.incubator.vector}) the inner block keeps a 4-row x 2-vector tile of accumulators in registers
+ * ({@link VectorMatMul}); without it a plain loop over j, which the JIT vectorizes. Lane-wise fma
+ * is {@link Math#fma} per lane, so both give the same bits.
  */
 public final class MatMulKernel {
     /** Columns per tile: each task owns a {@code ROWS_PER_TASK x COLS} tile of the output. */
@@ -34,62 +36,67 @@ public final class MatMulKernel {
      * @param bOff   element offset of this batch's B in its storage
      */
     public static void multiply(float[] a, Tensor b, int bOff, boolean bT, float[] acc, int m, int k, int n, Parallel par) {
+        multiply(a, b, bOff, bT, acc, m, k, n, par, VECTOR);
+    }
+
+    /** As above, choosing the inner loop: {@code vector} is honoured only when the module is present. */
+    public static void multiply(float[] a, Tensor b, int bOff, boolean bT, float[] acc, int m, int k, int n, Parallel par,
+                                boolean vector) {
+        boolean useVector = vector && VECTOR;
         List<Runnable> tasks = new ArrayList<>();
         for (int i0 = 0; i0 < m; i0 += ROWS_PER_TASK) {
             for (int j0 = 0; j0 < n; j0 += COLS) {
                 int ii0 = i0;
                 int jj0 = j0;
-                tasks.add(() -> tile(a, b, bOff, bT, acc, m, k, n, ii0, Math.min(m, ii0 + ROWS_PER_TASK), jj0, Math.min(n, jj0 + COLS)));
+                tasks.add(() -> tile(useVector, a, b, bOff, bT, acc, m, k, n, ii0, Math.min(m, ii0 + ROWS_PER_TASK), jj0, Math.min(n, jj0 + COLS)));
             }
         }
         par.runAll(tasks);
     }
 
-    private static void tile(float[] a, Tensor b, int bOff, boolean bT, float[] acc, int m, int k, int n,
+    /** Whether the Vector API module is in the boot layer (the JVM ran with --add-modules jdk.incubator.vector). */
+    static final boolean VECTOR = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
+            && !Boolean.getBoolean("stagecheck.interp.noVector");
+
+    /** Which inner loop runs: "vector (N lanes)" or "scalar"; the values are the same either way. */
+    public static String implementation() {
+        return VECTOR ? "vector (" + VectorMatMul.lanes() + " f32 lanes)" : "scalar";
+    }
+
+    private static void tile(boolean useVector, float[] a, Tensor b, int bOff, boolean bT, float[] acc, int m, int k, int n,
                              int i0, int i1, int j0, int j1) {
         int w = j1 - j0;
-        float[] panel = new float[KC * w];
+        // f32 B in [K, N] layout is read in place; every other layout is packed (widened) per k-chunk
+        boolean direct = b.dtype() == DType.F32 && !bT;
+        float[] panel = direct ? null : new float[KC * w];
         float[] t0 = new float[w];
-        float[] t1 = new float[w];
-        float[] t2 = new float[w];
-        float[] t3 = new float[w];
         for (int k0 = 0; k0 < k; k0 += KC) {
             int kc = Math.min(KC, k - k0);
-            pack(b, bOff, bT, k, n, k0, kc, j0, w, panel);
-            int i = i0;
-            for (; i + 4 <= i1; i += 4) {
-                System.arraycopy(acc, i * n + j0, t0, 0, w);
-                System.arraycopy(acc, (i + 1) * n + j0, t1, 0, w);
-                System.arraycopy(acc, (i + 2) * n + j0, t2, 0, w);
-                System.arraycopy(acc, (i + 3) * n + j0, t3, 0, w);
-                int ar0 = i * k + k0;
-                for (int kk = 0; kk < kc; kk++) {
-                    float a0 = a[ar0 + kk];
-                    float a1 = a[ar0 + k + kk];
-                    float a2 = a[ar0 + 2 * k + kk];
-                    float a3 = a[ar0 + 3 * k + kk];
-                    int po = kk * w;
-                    for (int j = 0; j < w; j++) {
-                        float bv = panel[po + j];
-                        t0[j] = Math.fma(a0, bv, t0[j]);
-                        t1[j] = Math.fma(a1, bv, t1[j]);
-                        t2[j] = Math.fma(a2, bv, t2[j]);
-                        t3[j] = Math.fma(a3, bv, t3[j]);
-                    }
-                }
-                System.arraycopy(t0, 0, acc, i * n + j0, w);
-                System.arraycopy(t1, 0, acc, (i + 1) * n + j0, w);
-                System.arraycopy(t2, 0, acc, (i + 2) * n + j0, w);
-                System.arraycopy(t3, 0, acc, (i + 3) * n + j0, w);
+            float[] src;
+            int base;
+            int ld;
+            if (direct) {
+                src = b.rawFloats();
+                base = bOff + k0 * n + j0;
+                ld = n;
+            } else {
+                pack(b, bOff, bT, k, n, k0, kc, j0, w, panel);
+                src = panel;
+                base = 0;
+                ld = w;
             }
-            for (; i < i1; i++) {
+            if (useVector) {
+                VectorMatMul.block(a, k, k0, kc, src, base, ld, acc, n, i0, i1, j0, w);
+                continue;
+            }
+            for (int i = i0; i < i1; i++) {
                 System.arraycopy(acc, i * n + j0, t0, 0, w);
                 int ar = i * k + k0;
                 for (int kk = 0; kk < kc; kk++) {
                     float a0 = a[ar + kk];
-                    int po = kk * w;
+                    int po = base + kk * ld;
                     for (int j = 0; j < w; j++) {
-                        t0[j] = Math.fma(a0, panel[po + j], t0[j]);
+                        t0[j] = Math.fma(a0, src[po + j], t0[j]);
                     }
                 }
                 System.arraycopy(t0, 0, acc, i * n + j0, w);

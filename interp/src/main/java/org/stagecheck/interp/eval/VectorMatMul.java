@@ -1,0 +1,109 @@
+package org.stagecheck.interp.eval;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The register-blocked inner block of {@link MatMulKernel}, on the Vector API. Loaded only when
+ * the JVM has the {@code jdk.incubator.vector} module. Each lane holds one output element's
+ * accumulator and applies {@code acc = fma(a[i,k], b[k,j], acc)} for k ascending, so the result
+ * equals the scalar chain bit for bit, whatever the lane count.
+ */
+final class VectorMatMul {
+    private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    private static final int L = S.length();
+
+    private VectorMatMul() {
+    }
+
+    static int lanes() {
+        return L;
+    }
+
+    /**
+     * acc[i, j0 + j] for rows [i0, i1) and j in [0, w) takes k-chunk [k0, k0 + kc); B row kk of the
+     * chunk starts at {@code src[base + kk * ld]}.
+     */
+    static void block(float[] a, int k, int k0, int kc, float[] src, int base, int ld, float[] acc, int n,
+                      int i0, int i1, int j0, int w) {
+        int wv = w - w % (2 * L);
+        int i = i0;
+        for (; i + 4 <= i1; i += 4) {
+            int r0 = i * n + j0;
+            int r1 = r0 + n;
+            int r2 = r1 + n;
+            int r3 = r2 + n;
+            int a0 = i * k + k0;
+            int a1 = a0 + k;
+            int a2 = a1 + k;
+            int a3 = a2 + k;
+            for (int j = 0; j < wv; j += 2 * L) {
+                FloatVector c00 = FloatVector.fromArray(S, acc, r0 + j);
+                FloatVector c01 = FloatVector.fromArray(S, acc, r0 + j + L);
+                FloatVector c10 = FloatVector.fromArray(S, acc, r1 + j);
+                FloatVector c11 = FloatVector.fromArray(S, acc, r1 + j + L);
+                FloatVector c20 = FloatVector.fromArray(S, acc, r2 + j);
+                FloatVector c21 = FloatVector.fromArray(S, acc, r2 + j + L);
+                FloatVector c30 = FloatVector.fromArray(S, acc, r3 + j);
+                FloatVector c31 = FloatVector.fromArray(S, acc, r3 + j + L);
+                for (int kk = 0; kk < kc; kk++) {
+                    int bo = base + kk * ld + j;
+                    FloatVector b0 = FloatVector.fromArray(S, src, bo);
+                    FloatVector b1 = FloatVector.fromArray(S, src, bo + L);
+                    FloatVector x0 = FloatVector.broadcast(S, a[a0 + kk]);
+                    FloatVector x1 = FloatVector.broadcast(S, a[a1 + kk]);
+                    FloatVector x2 = FloatVector.broadcast(S, a[a2 + kk]);
+                    FloatVector x3 = FloatVector.broadcast(S, a[a3 + kk]);
+                    c00 = b0.fma(x0, c00);
+                    c01 = b1.fma(x0, c01);
+                    c10 = b0.fma(x1, c10);
+                    c11 = b1.fma(x1, c11);
+                    c20 = b0.fma(x2, c20);
+                    c21 = b1.fma(x2, c21);
+                    c30 = b0.fma(x3, c30);
+                    c31 = b1.fma(x3, c31);
+                }
+                c00.intoArray(acc, r0 + j);
+                c01.intoArray(acc, r0 + j + L);
+                c10.intoArray(acc, r1 + j);
+                c11.intoArray(acc, r1 + j + L);
+                c20.intoArray(acc, r2 + j);
+                c21.intoArray(acc, r2 + j + L);
+                c30.intoArray(acc, r3 + j);
+                c31.intoArray(acc, r3 + j + L);
+            }
+            scalarColumns(a, k, k0, kc, src, base, ld, acc, n, i, i + 4, j0, wv, w);
+        }
+        for (; i < i1; i++) {
+            int r0 = i * n + j0;
+            int a0 = i * k + k0;
+            for (int j = 0; j < wv; j += 2 * L) {
+                FloatVector c00 = FloatVector.fromArray(S, acc, r0 + j);
+                FloatVector c01 = FloatVector.fromArray(S, acc, r0 + j + L);
+                for (int kk = 0; kk < kc; kk++) {
+                    int bo = base + kk * ld + j;
+                    FloatVector x0 = FloatVector.broadcast(S, a[a0 + kk]);
+                    c00 = FloatVector.fromArray(S, src, bo).fma(x0, c00);
+                    c01 = FloatVector.fromArray(S, src, bo + L).fma(x0, c01);
+                }
+                c00.intoArray(acc, r0 + j);
+                c01.intoArray(acc, r0 + j + L);
+            }
+            scalarColumns(a, k, k0, kc, src, base, ld, acc, n, i, i + 1, j0, wv, w);
+        }
+    }
+
+    /** Columns [from, w) that do not fill two vectors: the same chain, one element at a time. */
+    private static void scalarColumns(float[] a, int k, int k0, int kc, float[] src, int base, int ld, float[] acc, int n,
+                                      int i0, int i1, int j0, int from, int w) {
+        for (int i = i0; i < i1; i++) {
+            for (int j = from; j < w; j++) {
+                float c = acc[i * n + j0 + j];
+                for (int kk = 0; kk < kc; kk++) {
+                    c = Math.fma(a[i * k + k0 + kk], src[base + kk * ld + j], c);
+                }
+                acc[i * n + j0 + j] = c;
+            }
+        }
+    }
+}
