@@ -265,6 +265,44 @@ public final class Laws {
         return cmp.result(cut.cliName() + " split over " + tp + " chips vs unsplit, outputs and state");
     }
 
+    /**
+     * The standard gate: every law on a few fixed cases with cache length {@code ctx} (at least
+     * 4): 5-step decode composition, a 4-row prefill (composition and consistency), a batch of
+     * three histories of lengths 2, 1 and 4 (composition and invariance), forward composition and
+     * agreement, and split equivalence of Decode, Batch, DecodeLayer{0} and BatchLayer{0} for
+     * each tp in {2, 4} that divides the model's heads, KV heads and ffn. Token ids are taken
+     * modulo the vocabulary.
+     */
+    public List<LawResult> standardSuite(int ctx) {
+        if (ctx < 4) {
+            throw new IllegalArgumentException("the standard suite needs ctx >= 4, not " + ctx);
+        }
+        int v = spec.vocab();
+        int[] five = {3 % v, 17 % v, 42 % v, 5 % v, 11 % v};
+        int[] four = java.util.Arrays.copyOf(five, 4);
+        int[][] histories = {{1 % v, 2 % v}, {7 % v}, {9 % v, 4 % v, 6 % v, 8 % v}};
+        List<LawResult> out = new ArrayList<>();
+        out.add(decodeComposition(ctx, five));
+        out.add(prefillComposition(ctx, four));
+        out.add(batchComposition(ctx, histories));
+        out.add(forwardComposition(five[2]));
+        out.add(forwardDecodeAgreement(ctx, five[2]));
+        out.add(prefillDecodeConsistency(ctx, four));
+        out.add(batchInvariance(ctx, histories));
+        for (int tp : new int[] {2, 4}) {
+            if (spec.heads() % tp != 0 || spec.kvHeads() % tp != 0 || spec.ffn() % tp != 0) {
+                continue;
+            }
+            Map<String, Tensor> decodeIn = new LinkedHashMap<>(decodeState(ctx, four));
+            decodeIn.put("tokens", ints(five[4]));
+            out.add(splitEquivalence(new Cut.Decode(ctx), tp, decodeIn, Map.of("pos", 4L)));
+            out.add(splitEquivalence(new Cut.Batch(histories.length, ctx), tp, batchInputs(ctx, histories), Map.of()));
+            out.add(splitEquivalence(new Cut.DecodeLayer(0, ctx), tp));
+            out.add(splitEquivalence(new Cut.BatchLayer(0, 2, ctx), tp));
+        }
+        return out;
+    }
+
     // ------------------------------------------------------------------ state helpers for callers
 
     /** The KV caches ({@code kv_k.l<i>}, {@code kv_v.l<i>}) after decoding {@code tokens} from position 0 with Decode{ctx}. */

@@ -100,6 +100,14 @@ class LawsTest {
     }
 
     @Test
+    void theStandardSuiteHoldsOnTiny() {
+        List<LawResult> suite = laws.standardSuite(8);
+        assertThat(suite).hasSize(7 + 8);
+        assertThat(suite).allSatisfy(r -> assertThat(r.holds()).as(r.toString()).isTrue());
+        assertThat(suite.stream().filter(r -> !r.law().equals("split-equivalence"))).allSatisfy(r -> assertThat(r.bitExact()).isTrue());
+    }
+
+    @Test
     void splitOfAnUnsplittableCutFailsWithTheRefusal() {
         LawResult r = laws.splitEquivalence(new Cut.Prefill(2, 4), 2);
         assertThat(r.holds()).isFalse();
