@@ -55,6 +55,21 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
         return new ModelSpec("small", 4096, 512, 4, 8, 4, 64, 1408, 10000.0, 1e-5, 2L);
     }
 
+    /**
+     * The CLI's {@code --model} value: {@code tiny}, {@code small}, or the path of a JSON spec
+     * file (see {@link #read}).
+     */
+    public static ModelSpec resolve(String nameOrFile) throws ModelSpecException {
+        if (nameOrFile == null || nameOrFile.isBlank()) {
+            throw new ModelSpecException("no model given; expected tiny, small or a JSON spec file");
+        }
+        return switch (nameOrFile) {
+            case "tiny" -> tiny();
+            case "small" -> small();
+            default -> read(Path.of(nameOrFile));
+        };
+    }
+
     /** Query heads per KV head. */
     public int groupSize() {
         return heads / kvHeads;

@@ -29,6 +29,17 @@ class ModelSpecTest {
     }
 
     @Test
+    void resolvesBuiltInNamesAndFiles() throws Exception {
+        assertThat(ModelSpec.resolve("tiny")).isEqualTo(ModelSpec.tiny());
+        assertThat(ModelSpec.resolve("small")).isEqualTo(ModelSpec.small());
+        Path f = write("{\"name\":\"m\",\"vocab\":8,\"hidden\":4,\"layers\":1,\"heads\":1,\"kvHeads\":1,\"headDim\":2,"
+                + "\"ffn\":4,\"ropeTheta\":100,\"normEps\":1e-6,\"seed\":9}");
+        assertThat(ModelSpec.resolve(f.toString()).vocab()).isEqualTo(8);
+        assertThatThrownBy(() -> ModelSpec.resolve("medium")).isInstanceOf(ModelSpecException.class)
+                .hasMessageStartingWith("medium: cannot read a JSON model spec");
+    }
+
+    @Test
     void badSpecsGetAClearMessage() throws IOException {
         Path odd = write("{\"name\":\"m\",\"vocab\":64,\"hidden\":32,\"layers\":2,\"heads\":8,\"kvHeads\":4,\"headDim\":7,"
                 + "\"ffn\":64,\"ropeTheta\":10000,\"normEps\":1e-5,\"seed\":1}");

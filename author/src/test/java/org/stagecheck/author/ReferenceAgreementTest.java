@@ -72,6 +72,25 @@ class ReferenceAgreementTest {
         assertClose(r.tensor("logits"), 0, new ReferenceTransformer(SPEC).step(42));
     }
 
+    @Test
+    void anOddSizedModelMatchesTheReferenceToo() {
+        // widths with few divisors: tiles of 3, 5, 7 columns, or none; 3 query heads on 1 KV head
+        ModelSpec odd = new ModelSpec("odd", 7, 6, 1, 3, 1, 2, 10, 500.0, 1e-6, 99L);
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(odd, new Cut.Decode(4), new AuthorOptions(1, 3, 2));
+        assertThat(new org.stagecheck.spec.validate.Validator().validate(a.program())).isEmpty();
+        ReferenceTransformer ref = new ReferenceTransformer(odd);
+        Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
+        int[] tokens = {6, 0, 3};
+        for (int p = 0; p < tokens.length; p++) {
+            bound.put("tokens", Tensor.fromInts(Shape.of(1), new int[] {tokens[p]}));
+            RunResult r = interpreter.run(a.program(), bound, Map.of("pos", (long) p));
+            assertThat(r.faults()).isEmpty();
+            assertClose(r.tensor("logits"), 0, ref.step(tokens[p]));
+            bound.put("kv_k.l0", r.tensor("kv_k.l0"));
+            bound.put("kv_v.l0", r.tensor("kv_v.l0"));
+        }
+    }
+
     static void assertClose(Tensor logits, int row, double[] expected) {
         double max = 1;
         for (double v : expected) {
