@@ -131,7 +131,18 @@ final class CutRunner {
     RunResult run(Cut cut, int tp, Map<String, Tensor> available, Map<String, Long> params) throws RunFailed {
         AuthorOutcome.Authored a = authored(cut, tp);
         String key = cut + "@" + tp;
-        Program program = compiled.computeIfAbsent(key, k -> compiler.compile(cut, a.program()));
+        Program program = compiled.get(key);
+        if (program == null) {
+            try {
+                program = compiler.compile(cut, a.program());
+            } catch (RuntimeException e) {
+                throw new RunFailed("the compiler under test threw on " + cut.cliName() + ": " + e);
+            }
+            if (program == null) {
+                throw new RunFailed("the compiler under test returned no program for " + cut.cliName());
+            }
+            compiled.put(key, program);
+        }
         Map<String, Tensor> bound = new LinkedHashMap<>();
         for (TensorDecl t : program.tensors()) {
             if (t.role().isBoundBeforeRun()) {

@@ -237,7 +237,12 @@ public final class Laws {
             Map<String, Tensor> logical = new LinkedHashMap<>(whole.weights());
             logical.putAll(inputs);
             RunResult a = runner.run(cut, 1, logical, params);
-            Map<String, Tensor> splitBound = Author.bindSplit(spec, cut, options.withTp(tp), logical);
+            Map<String, Tensor> splitBound;
+            try {
+                splitBound = Author.bindSplit(spec, cut, options.withTp(tp), logical);
+            } catch (IllegalArgumentException e) {
+                throw new RunFailed("cannot bind the split program: " + e.getMessage());
+            }
             RunResult b = runner.run(cut, tp, splitBound, params);
             for (TensorDecl t : whole.program().tensors()) {
                 switch (t.role()) {

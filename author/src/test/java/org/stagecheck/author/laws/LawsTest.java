@@ -167,6 +167,23 @@ class LawsTest {
         assertThat(r.holds()).as(r.toString()).isFalse();
     }
 
+    @Test
+    void aPassThatThrowsFailsTheLawInsteadOfCrashingIt() {
+        CutCompiler throwing = (cut, p) -> {
+            throw new IllegalStateException("pass bug");
+        };
+        LawResult r = new Laws(TINY, AuthorOptions.single(), throwing, RunOptions.defaults()).forwardComposition(1);
+        assertThat(r.holds()).isFalse();
+        assertThat(r.explanation()).endsWith("first difference: the compiler under test threw on forward: java.lang.IllegalStateException: pass bug");
+    }
+
+    @Test
+    void missingInputsFailTheSplitLaw() {
+        LawResult r = laws.splitEquivalence(new Cut.Decode(4), 2, Map.of(), Map.of("pos", 0L));
+        assertThat(r.holds()).isFalse();
+        assertThat(r.explanation()).contains("no value for bound tensor 'tokens'");
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private static int[] tokens(int n) {
