@@ -280,64 +280,62 @@ public final class CutWriter {
      * position are masked to -inf, so cache rows not yet written never contribute.
      */
     private String attention(ChipState s, int l, String q, String k, String v, int heads, int kvHeads) {
-        int dh = spec.headDim();
-        int width = kvHeads * dh;
-        int rows = plan.rows();
         int group = heads / kvHeads;
-        double scale = 1.0 / Math.sqrt(dh);
-        switch (plan.mode()) {
-            case FORWARD -> {
-                // no history: the only key is this token's own
-                return attendRows(s, "attn.l" + l, q, k, v, heads, group, scale, null);
-            }
-            case DECODE, PREFILL -> {
-                Shape cache = Shape.of(plan.cacheRows(), width);
-                String kc = columnShardState("kv_k.l" + l, s.chip, cache, width);
-                String vc = columnShardState("kv_v.l" + l, s.chip, cache, width);
-                List<Offset> at = List.of(Offset.param("pos", 1, 0), Offset.constant(0));
-                b.storeBlock("k.l" + l, k, kc, at);
-                b.storeBlock("v.l" + l, v, vc, at);
-                String keys = b.loadAll("keys.l" + l, s.home, kc);
-                String values = b.loadAll("values.l" + l, s.home, vc);
-                // key j is visible to row i when j <= pos + i
-                Expr visible = Expr.apply(Fn.LE, new Expr.Index(1),
-                        Expr.apply(Fn.ADD, new Expr.ParamRef("pos"), new Expr.Index(0)));
-                return attendRows(s, "attn.l" + l, q, keys, values, heads, group, scale, visible);
-            }
-            case BATCH -> {
-                int ctx = plan.ctx();
-                Shape cache = Shape.of(plan.cacheRows(), width);
-                String kc = columnShardState("kv_k.l" + l, s.chip, cache, width);
-                String vc = columnShardState("kv_v.l" + l, s.chip, cache, width);
-                List<String> outs = new ArrayList<>();
-                for (int r = 0; r < rows; r++) {
-                    String pos = s.rowPos.get(r);
-                    // row r's cache occupies rows [r*ctx, (r+1)*ctx); its write row is r*ctx + pos_r
-                    String cacheRow = b.scalar("cache_row.l" + l + ".r" + r,
-                            Expr.apply(Fn.ADD, Expr.in(0), Expr.i(r * ctx)), pos);
-                    List<Offset> at = List.of(new Offset(0, List.of(new Offset.Term.OfBuffer(1, cacheRow))),
-                            Offset.constant(0));
-                    b.storeBlock("k.l" + l + ".r" + r, b.slice("k.l" + l + ".r" + r, k, List.of(r, 0), Shape.of(1, width)), kc, at);
-                    b.storeBlock("v.l" + l + ".r" + r, b.slice("v.l" + l + ".r" + r, v, List.of(r, 0), Shape.of(1, width)), vc, at);
-                }
-                for (int r = 0; r < rows; r++) {
-                    List<Offset> base = List.of(Offset.constant((long) r * ctx), Offset.constant(0));
-                    String keys = b.loadBlock("keys.l" + l + ".r" + r, s.home, kc, base, Shape.of(ctx, width));
-                    String values = b.loadBlock("values.l" + l + ".r" + r, s.home, vc, base, Shape.of(ctx, width));
-                    String qr = b.slice("q.l" + l + ".r" + r, q, List.of(r, 0), Shape.of(1, heads * dh));
-                    Expr visible = Expr.apply(Fn.LE, new Expr.Index(1), Expr.in(1));
-                    outs.add(attendRowsWith(s, "attn.l" + l + ".r" + r, qr, keys, values, heads, group, scale,
-                            visible, s.rowPos.get(r)));
-                }
-                return b.concat("attn.l" + l, 0, outs);
-            }
-        }
-        throw new IllegalStateException("unreachable");
+        double scale = 1.0 / Math.sqrt(spec.headDim());
+        Shape cache = Shape.of(plan.cacheRows(), kvHeads * spec.headDim());
+        return switch (plan.mode()) {
+            // no history: the only key is this token's own
+            case FORWARD -> attendRows("attn.l" + l, q, k, v, heads, group, scale, null, null);
+            case DECODE, PREFILL -> attendSequence(s, l, q, k, v, heads, group, scale, cache);
+            case BATCH -> attendBatch(s, l, q, k, v, heads, group, scale, cache);
+        };
     }
 
-    private String attendRows(ChipState s, String hint, String q, String keys, String values, int heads, int group,
-                              double scale, Expr visible) {
-        return attendRowsWith(s, hint, q, keys, values, heads, group, scale, visible, null);
+    /** One sequence: write k/v at rows [pos, pos+rows), read the cache back, row i sees keys j <= pos + i. */
+    private String attendSequence(ChipState s, int l, String q, String k, String v, int heads, int group,
+                                  double scale, Shape cache) {
+        int width = cache.dim(1);
+        String kc = columnShardState("kv_k.l" + l, s.chip, cache, width);
+        String vc = columnShardState("kv_v.l" + l, s.chip, cache, width);
+        List<Offset> at = List.of(Offset.param("pos", 1, 0), Offset.constant(0));
+        b.storeBlock("k.l" + l, k, kc, at);
+        b.storeBlock("v.l" + l, v, vc, at);
+        String keys = b.loadAll("keys.l" + l, s.home, kc);
+        String values = b.loadAll("values.l" + l, s.home, vc);
+        Expr visible = Expr.apply(Fn.LE, new Expr.Index(1),
+                Expr.apply(Fn.ADD, new Expr.ParamRef("pos"), new Expr.Index(0)));
+        return attendRows("attn.l" + l, q, keys, values, heads, group, scale, visible, null);
+    }
+
+    /**
+     * Independent sequences: row r's cache is rows [r*ctx, (r+1)*ctx) of the stacked cache, its
+     * write row {@code r*ctx + pos_r} computed by a Scalar stage into a one-element buffer used as
+     * an offset; row r sees keys j <= pos_r.
+     */
+    private String attendBatch(ChipState s, int l, String q, String k, String v, int heads, int group,
+                               double scale, Shape cache) {
+        int ctx = plan.ctx();
+        int rows = plan.rows();
+        int width = cache.dim(1);
+        String kc = columnShardState("kv_k.l" + l, s.chip, cache, width);
+        String vc = columnShardState("kv_v.l" + l, s.chip, cache, width);
+        for (int r = 0; r < rows; r++) {
+            String cacheRow = b.scalar("cache_row.l" + l + ".r" + r,
+                    Expr.apply(Fn.ADD, Expr.in(0), Expr.i(r * ctx)), s.rowPos.get(r));
+            List<Offset> at = List.of(new Offset(0, List.of(new Offset.Term.OfBuffer(1, cacheRow))), Offset.constant(0));
+            b.storeBlock("k.l" + l + ".r" + r, b.slice("k.l" + l + ".r" + r, k, List.of(r, 0), Shape.of(1, width)), kc, at);
+            b.storeBlock("v.l" + l + ".r" + r, b.slice("v.l" + l + ".r" + r, v, List.of(r, 0), Shape.of(1, width)), vc, at);
+        }
+        List<String> outs = new ArrayList<>();
+        for (int r = 0; r < rows; r++) {
+            List<Offset> base = List.of(Offset.constant((long) r * ctx), Offset.constant(0));
+            String keys = b.loadBlock("keys.l" + l + ".r" + r, s.home, kc, base, Shape.of(ctx, width));
+            String values = b.loadBlock("values.l" + l + ".r" + r, s.home, vc, base, Shape.of(ctx, width));
+            String qr = b.slice("q.l" + l + ".r" + r, q, List.of(r, 0), Shape.of(1, heads * spec.headDim()));
+            Expr visible = Expr.apply(Fn.LE, new Expr.Index(1), Expr.in(1));
+            outs.add(attendRows("attn.l" + l + ".r" + r, qr, keys, values, heads, group, scale, visible, s.rowPos.get(r)));
+        }
+        return b.concat("attn.l" + l, 0, outs);
     }
 
     /**
@@ -345,8 +343,8 @@ public final class CutWriter {
      * {@code visible} fails (in1, when given, is {@code maskInput}), softmax along the keys as
      * exp(s - max) / sum, then times {@code v_g}. Heads are concatenated along the columns.
      */
-    private String attendRowsWith(ChipState s, String hint, String q, String keys, String values, int heads,
-                                  int group, double scale, Expr visible, String maskInput) {
+    private String attendRows(String hint, String q, String keys, String values, int heads, int group,
+                              double scale, Expr visible, String maskInput) {
         int dh = spec.headDim();
         int rows = b.shape(q).dim(0);
         int nKeys = b.shape(keys).dim(0);
