@@ -9,11 +9,17 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.stagecheck.interp.Interpreter;
+import org.stagecheck.interp.RunOptions;
+import org.stagecheck.interp.RunResult;
 import org.stagecheck.interp.npy.Npy;
 import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.json.ProgramCodec;
 
@@ -48,6 +54,29 @@ class WriteToTest {
         try (var s = Files.list(tmp)) {
             assertThat(s.map(p -> p.getFileName().toString())).containsExactly("out"); // no temporary left behind
         }
+    }
+
+    /** What {@code stagecheck run DIR/program.json --inputs DIR} does, done by hand: same tokens and logits. */
+    @Test
+    void theDirectoryAloneReproducesTheRun() throws Exception {
+        AuthorOutcome.Authored a = AuthorTest.authored(new Cut.Batch(2, 8), AuthorOptions.split(2));
+        Path dir = tmp.resolve("batch");
+        a.writeTo(dir);
+        Program program = new ProgramCodec().read(Files.readString(dir.resolve("program.json")));
+        JsonNode m = new ObjectMapper().readTree(dir.resolve("inputs.json").toFile());
+        Map<String, Tensor> bound = new LinkedHashMap<>();
+        for (var it = m.get("tensors").fields(); it.hasNext(); ) {
+            var e = it.next();
+            bound.put(e.getKey(), Npy.read(dir.resolve(e.getValue().asText())));
+        }
+        Map<String, Long> params = new LinkedHashMap<>();
+        m.get("params").fields().forEachRemaining(e -> params.put(e.getKey(), e.getValue().asLong()));
+        Interpreter interpreter = new Interpreter(RunOptions.defaults());
+        RunResult fromDisk = interpreter.run(program, bound, params);
+        RunResult inMemory = interpreter.run(a.program(), a.bound(), a.params());
+        assertThat(fromDisk.faults()).isEmpty();
+        assertThat(fromDisk.tensor("next_token").bitEquals(inMemory.tensor("next_token"))).isTrue();
+        assertThat(fromDisk.tensor("logits").bitEquals(inMemory.tensor("logits"))).isTrue();
     }
 
     @Test
