@@ -46,7 +46,13 @@ public final class Interpreter {
         Map<String, List<Tensor>> trace = new LinkedHashMap<>();
         try (Parallel par = new Parallel(options.threads())) {
             RunState state = new RunState(program, options.precision(), par, params);
-            initial.forEach(state::putTensor);
+            for (Map.Entry<String, Tensor> e : initial.entrySet()) {
+                if (e.getValue() == bound.get(e.getKey())) {
+                    state.putSharedTensor(e.getKey(), e.getValue());
+                } else {
+                    state.putTensor(e.getKey(), e.getValue());
+                }
+            }
             List<Stage> stages = program.stages();
             for (int i = 0; i < stages.size(); i++) {
                 Stage st = stages.get(i);
@@ -103,7 +109,7 @@ public final class Interpreter {
         }
     }
 
-    /** The run's own copies of every DRAM tensor, from the bindings or zeroed. */
+    /** Every DRAM tensor's initial value, from the bindings (shared, copied on write) or zeroed. */
     private Map<String, Tensor> bindTensors(Program program, Map<String, Tensor> bound, List<Diagnostic> faults) {
         Map<String, TensorDecl> decls = program.tensorsByName();
         Map<String, Tensor> out = new LinkedHashMap<>();
@@ -140,19 +146,10 @@ public final class Interpreter {
                         + " but the bound value is " + t.shape() + "."));
                 continue;
             }
-            out.put(d.name(), ownCopy(t, f64));
+            // the caller's tensor is shared until a store writes it (copy-on-write in RunState)
+            out.put(d.name(), f64 && d.dtype().isFloating() && !t.isFloat64() ? Tensor.wrapDoubles(t.dtype(), t.shape(), t.toDoubles()) : t);
         }
         return out;
     }
 
-    private static Tensor ownCopy(Tensor t, boolean f64) {
-        if (f64 && t.dtype().isFloating()) {
-            return Tensor.wrapDoubles(t.dtype(), t.shape(), t.toDoubles());
-        }
-        return switch (t.dtype()) {
-            case F32 -> Tensor.wrapFloats(t.shape(), t.rawFloats().clone());
-            case BF16, F16 -> Tensor.wrapBits16(t.dtype(), t.shape(), t.rawBits16().clone());
-            case I32 -> Tensor.wrapInts(t.shape(), t.rawInts().clone());
-        };
-    }
 }

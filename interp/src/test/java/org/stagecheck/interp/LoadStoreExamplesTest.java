@@ -202,4 +202,20 @@ class LoadStoreExamplesTest {
                 .run();
         assertThat(r.trace().get("load").getFirst().toFloats()).containsExactly(1f, 1f + 4 * 0x1p-8f);
     }
+
+    @Test
+    void aValueLoadedBeforeAStoreToTheSameTensorKeepsItsOldContents() {
+        // the whole-tensor load shares storage with the tensor; the store must copy first
+        RunResult r = Fixtures.program()
+                .tensor("cache", TensorRole.STATE, 0, f32(dims(2), 1, 2))
+                .input("x", f32(dims(2), 8, 9))
+                .buffer("old", DType.F32, 2).buffer("X", DType.F32, 2)
+                .loadAll("read-old", "cache", "old", Fixtures.CORE)
+                .loadAll("read-x", "x", "X", Fixtures.CORE)
+                .storeAll("overwrite", "X", "cache", Fixtures.CORE)
+                .run();
+        assertThat(r.faults()).isEmpty();
+        assertThat(r.trace().get("read-old").getFirst().toFloats()).containsExactly(1, 2);
+        assertThat(r.tensor("cache").toFloats()).containsExactly(8, 9);
+    }
 }

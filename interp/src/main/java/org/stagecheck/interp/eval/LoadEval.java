@@ -31,9 +31,16 @@ final class LoadEval {
             throw new Fault("LOAD_SHAPE", "outs/0", out, "the pattern selects " + Shape.of(r.bufferShape())
                     + " but buffer '" + out + "' is " + bd.shape() + ".");
         }
-        Tensor buf = s.fresh(bd.dtype(), Shape.of(r.bufferShape()));
-        r.gather(s.tensor(l.tensor()), buf);
-        s.write(out, buf);
+        Tensor src = s.tensor(l.tensor());
+        if (r.isWhole(td.shape()) && src.dtype() == bd.dtype() && src.isFloat64() == (s.f64() && bd.dtype().isFloating())) {
+            // the whole tensor, same storage: share it (copy-on-write protects it from later stores)
+            s.markShared(l.tensor());
+            s.write(out, src.reshaped(bd.shape()));
+        } else {
+            Tensor buf = s.fresh(bd.dtype(), Shape.of(r.bufferShape()));
+            r.gather(src, buf);
+            s.write(out, buf);
+        }
         if (l.multicast() != null) {
             Group g = s.group(l.multicast());
             if (!g.sender().equals(st.site())) {

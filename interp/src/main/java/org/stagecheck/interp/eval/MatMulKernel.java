@@ -44,11 +44,13 @@ public final class MatMulKernel {
                                 boolean vector) {
         boolean useVector = vector && VECTOR;
         List<Runnable> tasks = new ArrayList<>();
+        // a few rows (a matvec) stream B row by row, so wider column tiles read longer contiguous runs
+        int cols = m < 4 ? 4 * COLS : COLS;
         for (int i0 = 0; i0 < m; i0 += ROWS_PER_TASK) {
-            for (int j0 = 0; j0 < n; j0 += COLS) {
+            for (int j0 = 0; j0 < n; j0 += cols) {
                 int ii0 = i0;
                 int jj0 = j0;
-                tasks.add(() -> tile(useVector, a, b, bOff, bT, acc, m, k, n, ii0, Math.min(m, ii0 + ROWS_PER_TASK), jj0, Math.min(n, jj0 + COLS)));
+                tasks.add(() -> tile(useVector, a, b, bOff, bT, acc, m, k, n, ii0, Math.min(m, ii0 + ROWS_PER_TASK), jj0, Math.min(n, jj0 + cols)));
             }
         }
         par.runAll(tasks);
@@ -66,12 +68,20 @@ public final class MatMulKernel {
     private static void tile(boolean useVector, float[] a, Tensor b, int bOff, boolean bT, float[] acc, int m, int k, int n,
                              int i0, int i1, int j0, int j1) {
         int w = j1 - j0;
-        // f32 B in [K, N] layout is read in place; every other layout is packed (widened) per k-chunk
-        boolean direct = b.dtype() == DType.F32 && !bT;
-        float[] panel = direct ? null : new float[KC * w];
+        // a row or three read B in place (f32) or widen it in registers (bf16); larger tiles pack a
+        // contiguous, widened k-chunk panel that the register-blocked loop reuses for every row
+        boolean direct = b.dtype() == DType.F32 && !bT && i1 - i0 < 4;
+        boolean stream16 = useVector && b.dtype() == DType.BF16 && !bT && i1 - i0 < 4;
+        float[] panel = direct || stream16 ? null : new float[KC * w];
         float[] t0 = new float[w];
         for (int k0 = 0; k0 < k; k0 += KC) {
             int kc = Math.min(KC, k - k0);
+            if (stream16) {
+                for (int i = i0; i < i1; i++) {
+                    VectorMatMul.rowStreamBf16(a, k, k0, kc, b.rawBits16(), bOff + k0 * n + j0, n, acc, n, i, j0, w);
+                }
+                continue;
+            }
             float[] src;
             int base;
             int ld;
@@ -80,7 +90,7 @@ public final class MatMulKernel {
                 base = bOff + k0 * n + j0;
                 ld = n;
             } else {
-                pack(b, bOff, bT, k, n, k0, kc, j0, w, panel);
+                pack(useVector, b, bOff, bT, k, n, k0, kc, j0, w, panel);
                 src = panel;
                 base = 0;
                 ld = w;
@@ -105,7 +115,7 @@ public final class MatMulKernel {
     }
 
     /** B[k0..k0+kc, j0..j0+w] widened exactly to f32, row-major {@code kc x w}. */
-    private static void pack(Tensor b, int bOff, boolean bT, int k, int n, int k0, int kc, int j0, int w, float[] panel) {
+    private static void pack(boolean useVector, Tensor b, int bOff, boolean bT, int k, int n, int k0, int kc, int j0, int w, float[] panel) {
         if (b.dtype() == DType.F32 && !bT) {
             float[] src = b.rawFloats();
             for (int kk = 0; kk < kc; kk++) {
@@ -119,7 +129,9 @@ public final class MatMulKernel {
             for (int kk = 0; kk < kc; kk++) {
                 int s0 = bOff + (k0 + kk) * n + j0;
                 int d0 = kk * w;
-                if (bf16) {
+                if (bf16 && useVector) {
+                    VectorMatMul.widenBf16(src, s0, panel, d0, w);
+                } else if (bf16) {
                     for (int j = 0; j < w; j++) {
                         panel[d0 + j] = Float.intBitsToFloat((src[s0 + j] & 0xFFFF) << 16);
                     }

@@ -146,6 +146,20 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
         }
     }
 
+    /** Whether the region is the whole tensor in its own layout (one piece at the origin). */
+    boolean isWhole(Shape tensorShape) {
+        if (pieces.size() != 1 || !java.util.Arrays.equals(blockShape, tensorShape.toArray())
+                || !java.util.Arrays.equals(bufferShape, blockShape)) {
+            return false;
+        }
+        for (long o : pieces.getFirst().tensorOrigin()) {
+            if (o != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     long bufferElements() {
         long n = 1;
         for (int d : bufferShape) {

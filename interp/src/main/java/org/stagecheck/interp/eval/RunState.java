@@ -30,6 +30,8 @@ public final class RunState {
     private final Map<String, Tensor> tensors = new LinkedHashMap<>();
     private final Map<String, Tensor> buffers = new HashMap<>();
     private final Map<Delivery, Tensor> deliveries = new HashMap<>();
+    /** Tensors whose storage is also referenced elsewhere (the caller's binding, a buffer value): copied before a write. */
+    private final java.util.Set<String> shared = new java.util.HashSet<>();
 
     /** A multicast delivery waiting at one receiver of one group. */
     private record Delivery(String group, Site receiver) {}
@@ -62,6 +64,38 @@ public final class RunState {
 
     public void putTensor(String name, Tensor t) {
         tensors.put(name, t);
+    }
+
+    /** Installs a tensor whose storage the run does not own: it is copied before its first write. */
+    public void putSharedTensor(String name, Tensor t) {
+        tensors.put(name, t);
+        shared.add(name);
+    }
+
+    /** Marks tensor {@code name} as referenced by a buffer value, so a later store copies it first. */
+    void markShared(String name) {
+        shared.add(name);
+    }
+
+    /** Tensor {@code name} ready to be updated in place (copy-on-write: no value already handed out changes). */
+    Tensor tensorForWrite(String name) throws Fault {
+        Tensor t = tensor(name);
+        if (shared.remove(name)) {
+            t = copyOf(t);
+            tensors.put(name, t);
+        }
+        return t;
+    }
+
+    private static Tensor copyOf(Tensor t) {
+        if (t.isFloat64()) {
+            return Tensor.wrapDoubles(t.dtype(), t.shape(), t.rawDoubles().clone());
+        }
+        return switch (t.dtype()) {
+            case F32 -> Tensor.wrapFloats(t.shape(), t.rawFloats().clone());
+            case BF16, F16 -> Tensor.wrapBits16(t.dtype(), t.shape(), t.rawBits16().clone());
+            case I32 -> Tensor.wrapInts(t.shape(), t.rawInts().clone());
+        };
     }
 
     /** The value of parameter {@code name} (bound and range-checked before the run). */

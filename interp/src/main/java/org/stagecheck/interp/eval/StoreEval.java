@@ -38,6 +38,6 @@ final class StoreEval {
             throw new Fault("SUBBLOCK_TILING", "kind/subBlocks", null, k.subRows() + "x" + k.subCols()
                     + " sub-blocks do not tile the block's last two axes " + rows + "x" + cols + ".");
         }
-        r.scatter(buf.reshaped(Shape.of(r.bufferShape())), s.tensor(k.tensor()));
+        r.scatter(buf.reshaped(Shape.of(r.bufferShape())), s.tensorForWrite(k.tensor()));
     }
 }

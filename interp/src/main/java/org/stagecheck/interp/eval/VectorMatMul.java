@@ -1,6 +1,10 @@
 package org.stagecheck.interp.eval;
 
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -12,6 +16,8 @@ import jdk.incubator.vector.VectorSpecies;
 final class VectorMatMul {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int L = S.length();
+    private static final VectorSpecies<Short> S16 = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
+    private static final VectorSpecies<Integer> S32 = VectorSpecies.of(int.class, VectorShape.forBitSize(L * 32));
 
     private VectorMatMul() {
     }
@@ -75,21 +81,67 @@ final class VectorMatMul {
             scalarColumns(a, k, k0, kc, src, base, ld, acc, n, i, i + 4, j0, wv, w);
         }
         for (; i < i1; i++) {
-            int r0 = i * n + j0;
-            int a0 = i * k + k0;
-            for (int j = 0; j < wv; j += 2 * L) {
-                FloatVector c00 = FloatVector.fromArray(S, acc, r0 + j);
-                FloatVector c01 = FloatVector.fromArray(S, acc, r0 + j + L);
-                for (int kk = 0; kk < kc; kk++) {
-                    int bo = base + kk * ld + j;
-                    FloatVector x0 = FloatVector.broadcast(S, a[a0 + kk]);
-                    c00 = FloatVector.fromArray(S, src, bo).fma(x0, c00);
-                    c01 = FloatVector.fromArray(S, src, bo + L).fma(x0, c01);
-                }
-                c00.intoArray(acc, r0 + j);
-                c01.intoArray(acc, r0 + j + L);
+            rowStream(a, k, k0, kc, src, base, ld, acc, n, i, j0, w);
+        }
+    }
+
+    /**
+     * One row, streaming B row by row (k outer, j inner, accumulators in {@code acc}): each element
+     * still takes its chain in k order. Reads B contiguously, which is what a matvec needs.
+     */
+    static void rowStream(float[] a, int k, int k0, int kc, float[] src, int base, int ld, float[] acc, int n,
+                          int i, int j0, int w) {
+        int r0 = i * n + j0;
+        int a0 = i * k + k0;
+        int wv = w - w % L;
+        for (int kk = 0; kk < kc; kk++) {
+            float xs = a[a0 + kk];
+            FloatVector x = FloatVector.broadcast(S, xs);
+            int bo = base + kk * ld;
+            for (int j = 0; j < wv; j += L) {
+                FloatVector.fromArray(S, src, bo + j).fma(x, FloatVector.fromArray(S, acc, r0 + j)).intoArray(acc, r0 + j);
             }
-            scalarColumns(a, k, k0, kc, src, base, ld, acc, n, i, i + 1, j0, wv, w);
+            for (int j = wv; j < w; j++) {
+                acc[r0 + j] = Math.fma(xs, src[bo + j], acc[r0 + j]);
+            }
+        }
+    }
+
+    /** {@link #rowStream} over bf16 patterns, widened exactly in registers (no packing pass). */
+    static void rowStreamBf16(float[] a, int k, int k0, int kc, short[] src, int base, int ld, float[] acc, int n,
+                              int i, int j0, int w) {
+        int r0 = i * n + j0;
+        int a0 = i * k + k0;
+        int wv = w - w % L;
+        for (int kk = 0; kk < kc; kk++) {
+            float xs = a[a0 + kk];
+            FloatVector x = FloatVector.broadcast(S, xs);
+            int bo = base + kk * ld;
+            for (int j = 0; j < wv; j += L) {
+                FloatVector b = (FloatVector) ShortVector.fromArray(S16, src, bo + j)
+                        .convertShape(VectorOperators.S2I, S32, 0)
+                        .lanewise(VectorOperators.LSHL, 16)
+                        .reinterpretAsFloats();
+                b.fma(x, FloatVector.fromArray(S, acc, r0 + j)).intoArray(acc, r0 + j);
+            }
+            for (int j = wv; j < w; j++) {
+                acc[r0 + j] = Math.fma(xs, Float.intBitsToFloat((src[bo + j] & 0xFFFF) << 16), acc[r0 + j]);
+            }
+        }
+    }
+
+    /** dst[d0 + j] = the f32 value of bf16 pattern src[s0 + j], j in [0, w): exact ({@code bits << 16}). */
+    static void widenBf16(short[] src, int s0, float[] dst, int d0, int w) {
+        int j = 0;
+        for (; j + L <= w; j += L) {
+            ShortVector.fromArray(S16, src, s0 + j)
+                    .convertShape(VectorOperators.S2I, S32, 0)
+                    .lanewise(VectorOperators.LSHL, 16)
+                    .reinterpretAsFloats()
+                    .intoArray(dst, d0 + j);
+        }
+        for (; j < w; j++) {
+            dst[d0 + j] = Float.intBitsToFloat((src[s0 + j] & 0xFFFF) << 16);
         }
     }
 
