@@ -27,8 +27,8 @@ public final class Author {
         if (refused != null) {
             return refused;
         }
-        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight());
-        Map<String, Tensor> logical = new LinkedHashMap<>(Weights.all(spec, ctxOf(cut)));
+        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
+        Map<String, Tensor> logical = new LinkedHashMap<>(Weights.all(spec, ctxOf(cut), options.weightDType()));
         logical.putAll(SampleInputs.logical(spec, cut));
         Map<String, Tensor> weights = new LinkedHashMap<>();
         Map<String, Tensor> inputs = new LinkedHashMap<>();
@@ -55,7 +55,7 @@ public final class Author {
      */
     public static Map<String, Tensor> bindSplit(ModelSpec spec, Cut cut, AuthorOptions options,
                                                 Map<String, Tensor> logical) {
-        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight());
+        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
         Map<String, Tensor> out = new LinkedHashMap<>();
         for (TensorDecl t : w.program().tensors()) {
             if (t.role().isBoundBeforeRun()) {
@@ -77,7 +77,7 @@ public final class Author {
      */
     public static Map<String, Tensor> shardsOf(ModelSpec spec, Cut cut, AuthorOptions options, String logicalName,
                                                Tensor value) {
-        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight());
+        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
         Map<String, Tensor> out = new LinkedHashMap<>();
         w.bindings().forEach((name, binding) -> {
             if (binding.logical().equals(logicalName)) {

@@ -1,24 +1,41 @@
 package org.stagecheck.author;
 
+import java.util.Objects;
+import org.stagecheck.spec.ir.DType;
+
 /**
  * How to author a cut: over {@code tp} chips (1 = unsplit), each a grid of
- * {@code gridWidth x gridHeight} cores over which matmul column tiles are spread
- * (docs/author.md, "Lowering").
+ * {@code gridWidth x gridHeight} cores over which matmul column tiles are spread, with weights
+ * stored as {@code weightDType} (f32, bf16 or f16; activations, caches and rotary tables stay
+ * f32) (docs/author.md, "Lowering").
  */
-public record AuthorOptions(int tp, int gridWidth, int gridHeight) {
+public record AuthorOptions(int tp, int gridWidth, int gridHeight, DType weightDType) {
 
-    /** One chip of 2x2 cores. */
+    public AuthorOptions {
+        Objects.requireNonNull(weightDType, "weightDType");
+    }
+
+    /** f32 weights. */
+    public AuthorOptions(int tp, int gridWidth, int gridHeight) {
+        this(tp, gridWidth, gridHeight, DType.F32);
+    }
+
+    /** One chip of 2x2 cores, f32 weights. */
     public static AuthorOptions single() {
         return new AuthorOptions(1, 2, 2);
     }
 
-    /** {@code tp} chips of 2x2 cores. */
+    /** {@code tp} chips of 2x2 cores, f32 weights. */
     public static AuthorOptions split(int tp) {
         return new AuthorOptions(tp, 2, 2);
     }
 
     public AuthorOptions withTp(int newTp) {
-        return new AuthorOptions(newTp, gridWidth, gridHeight);
+        return new AuthorOptions(newTp, gridWidth, gridHeight, weightDType);
+    }
+
+    public AuthorOptions withWeights(DType dtype) {
+        return new AuthorOptions(tp, gridWidth, gridHeight, dtype);
     }
 
     /** What is wrong with these options, or null. */
@@ -31,6 +48,9 @@ public record AuthorOptions(int tp, int gridWidth, int gridHeight) {
         }
         if ((long) gridWidth * gridHeight > 4096) {
             return "a core grid of more than 4096 cores is not supported";
+        }
+        if (!weightDType.isFloating()) {
+            return "weights are floating (f32, bf16 or f16), not " + weightDType;
         }
         return null;
     }

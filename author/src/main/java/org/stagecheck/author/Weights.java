@@ -25,34 +25,42 @@ public final class Weights {
         return base + ".l" + layer;
     }
 
-    /** Every weight of the model, in a fixed order, plus the rotary tables for {@code ctx} positions (when ctx > 0). */
+    /** Every weight of the model in f32, in a fixed order, plus the rotary tables for {@code ctx} positions (when ctx > 0). */
     public static Map<String, Tensor> all(ModelSpec spec, int ctx) {
+        return all(spec, ctx, DType.F32);
+    }
+
+    /**
+     * Every weight stored as {@code dtype} (each value rounded once, nearest-even, from the
+     * double above), plus the f32 rotary tables for {@code ctx} positions (when ctx > 0).
+     */
+    public static Map<String, Tensor> all(ModelSpec spec, int ctx, DType dtype) {
         Map<String, Tensor> out = new LinkedHashMap<>();
-        out.put("embed", uniform(spec, "embed", spec.vocab(), spec.hidden(), 1.0, 0.0));
+        out.put("embed", uniform(spec, "embed", spec.vocab(), spec.hidden(), 1.0, 0.0, dtype));
         for (int l = 0; l < spec.layers(); l++) {
-            out.putAll(layer(spec, l));
+            out.putAll(layer(spec, l, dtype));
         }
-        out.put("final_norm", norm(spec, "final_norm"));
-        out.put("head", matrix(spec, "head", spec.hidden(), spec.vocab()));
+        out.put("final_norm", norm(spec, "final_norm", dtype));
+        out.put("head", matrix(spec, "head", spec.hidden(), spec.vocab(), dtype));
         if (ctx > 0) {
             out.putAll(rope(spec, ctx));
         }
         return out;
     }
 
-    /** The weights of layer {@code l}. */
-    public static Map<String, Tensor> layer(ModelSpec spec, int l) {
+    /** The weights of layer {@code l}, stored as {@code dtype}. */
+    public static Map<String, Tensor> layer(ModelSpec spec, int l, DType dtype) {
         Map<String, Tensor> out = new LinkedHashMap<>();
         int d = spec.hidden();
-        out.put(layerName("attn_norm", l), norm(spec, layerName("attn_norm", l)));
-        out.put(layerName("wq", l), matrix(spec, layerName("wq", l), d, spec.qWidth()));
-        out.put(layerName("wk", l), matrix(spec, layerName("wk", l), d, spec.kvWidth()));
-        out.put(layerName("wv", l), matrix(spec, layerName("wv", l), d, spec.kvWidth()));
-        out.put(layerName("wo", l), matrix(spec, layerName("wo", l), spec.qWidth(), d));
-        out.put(layerName("mlp_norm", l), norm(spec, layerName("mlp_norm", l)));
-        out.put(layerName("w_gate", l), matrix(spec, layerName("w_gate", l), d, spec.ffn()));
-        out.put(layerName("w_up", l), matrix(spec, layerName("w_up", l), d, spec.ffn()));
-        out.put(layerName("w_down", l), matrix(spec, layerName("w_down", l), spec.ffn(), d));
+        out.put(layerName("attn_norm", l), norm(spec, layerName("attn_norm", l), dtype));
+        out.put(layerName("wq", l), matrix(spec, layerName("wq", l), d, spec.qWidth(), dtype));
+        out.put(layerName("wk", l), matrix(spec, layerName("wk", l), d, spec.kvWidth(), dtype));
+        out.put(layerName("wv", l), matrix(spec, layerName("wv", l), d, spec.kvWidth(), dtype));
+        out.put(layerName("wo", l), matrix(spec, layerName("wo", l), spec.qWidth(), d, dtype));
+        out.put(layerName("mlp_norm", l), norm(spec, layerName("mlp_norm", l), dtype));
+        out.put(layerName("w_gate", l), matrix(spec, layerName("w_gate", l), d, spec.ffn(), dtype));
+        out.put(layerName("w_up", l), matrix(spec, layerName("w_up", l), d, spec.ffn(), dtype));
+        out.put(layerName("w_down", l), matrix(spec, layerName("w_down", l), spec.ffn(), d, dtype));
         return out;
     }
 
@@ -79,21 +87,22 @@ public final class Weights {
         return out;
     }
 
-    private static Tensor matrix(ModelSpec spec, String name, int k, int n) {
-        return uniform(spec, name, k, n, 1.0 / Math.sqrt(k), 0.0);
+    private static Tensor matrix(ModelSpec spec, String name, int k, int n, DType dtype) {
+        return uniform(spec, name, k, n, 1.0 / Math.sqrt(k), 0.0, dtype);
     }
 
-    private static Tensor norm(ModelSpec spec, String name) {
-        return uniform(spec, name, 1, spec.hidden(), 0.125, 1.0);
+    private static Tensor norm(ModelSpec spec, String name, DType dtype) {
+        return uniform(spec, name, 1, spec.hidden(), 0.125, 1.0, dtype);
     }
 
-    private static Tensor uniform(ModelSpec spec, String name, int rows, int cols, double scale, double shift) {
+    private static Tensor uniform(ModelSpec spec, String name, int rows, int cols, double scale, double shift,
+                                  DType dtype) {
         long stream = spec.seed() ^ fnv1a64(name);
         float[] v = new float[rows * cols];
         for (int i = 0; i < v.length; i++) {
             v[i] = (float) (shift + scale * unit(stream, i));
         }
-        return Tensor.fromFloats(DType.F32, Shape.of(rows, cols), v);
+        return Tensor.fromFloats(dtype, Shape.of(rows, cols), v);
     }
 
     /** A value in [-1, 1) from the SplitMix64 output at position {@code index} of {@code stream}. */

@@ -77,6 +77,20 @@ class AuthorTest {
     }
 
     @Test
+    void bf16WeightsValidateRunAndSplit() {
+        for (AuthorOptions o : List.of(AuthorOptions.single(), AuthorOptions.split(2))) {
+            AuthorOutcome.Authored a = authored(new Cut.Batch(2, 4), o.withWeights(org.stagecheck.spec.ir.DType.BF16));
+            assertThat(new Validator().validate(a.program())).isEmpty();
+            assertThat(a.weights().values()).allSatisfy(t -> assertThat(t.dtype())
+                    .isIn(org.stagecheck.spec.ir.DType.BF16, org.stagecheck.spec.ir.DType.F32));
+            assertThat(a.weights().get("embed").dtype()).isEqualTo(org.stagecheck.spec.ir.DType.BF16);
+            assertThat(a.weights().get("rope_cos").dtype()).isEqualTo(org.stagecheck.spec.ir.DType.F32);
+            assertThat(interpreter.run(a.program(), a.bound(), a.params()).faults()).isEmpty();
+        }
+        assertRefused(new Cut.Decode(4), AuthorOptions.single().withWeights(org.stagecheck.spec.ir.DType.I32), RefusalReason.BAD_OPTION);
+    }
+
+    @Test
     void theSmallModelValidates() {
         AuthorOutcome.Authored a = authoredFor(ModelSpec.small(), new Cut.Decode(16), AuthorOptions.split(4));
         assertThat(new Validator().validate(a.program())).isEmpty();

@@ -44,6 +44,37 @@ class ReferenceAgreementTest {
         }
     }
 
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(value = org.stagecheck.spec.ir.DType.class, names = {"BF16", "F16"})
+    void narrowWeightsMatchTheReferenceOverTheSameRoundedWeights(org.stagecheck.spec.ir.DType dtype) {
+        int ctx = 8;
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(SPEC, new Cut.Decode(ctx),
+                AuthorOptions.single().withWeights(dtype));
+        assertThat(a.weights().get("wq.l0").dtype()).isEqualTo(dtype);
+        ReferenceTransformer ref = new ReferenceTransformer(SPEC, dtype);
+        ReferenceTransformer f32 = new ReferenceTransformer(SPEC);
+        Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
+        double roundingEffect = 0;
+        for (int p = 0; p < 4; p++) {
+            bound.put("tokens", Tensor.fromInts(Shape.of(1), new int[] {TOKENS[p]}));
+            RunResult r = interpreter.run(a.program(), bound, Map.of("pos", (long) p));
+            assertThat(r.faults()).isEmpty();
+            double[] expected = ref.step(TOKENS[p]);
+            double[] unrounded = f32.step(TOKENS[p]);
+            assertClose(r.tensor("logits"), 0, expected);
+            for (int i = 0; i < expected.length; i++) {
+                roundingEffect = Math.max(roundingEffect, Math.abs(expected[i] - unrounded[i]));
+            }
+            for (int l = 0; l < SPEC.layers(); l++) {
+                bound.put("kv_k.l" + l, r.tensor("kv_k.l" + l));
+                bound.put("kv_v.l" + l, r.tensor("kv_v.l" + l));
+            }
+        }
+        // the narrow weights really are narrower: the f32-weight reference lies outside the
+        // agreement tolerance (1e-4 * max |logit|, logits of tiny are below 2 in magnitude)
+        assertThat(roundingEffect).isGreaterThan(2e-4);
+    }
+
     @Test
     void prefillLastRowMatchesTheReference() {
         int rows = 5;

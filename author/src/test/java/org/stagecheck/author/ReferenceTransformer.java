@@ -19,8 +19,13 @@ final class ReferenceTransformer {
     private final List<List<double[]>> values = new ArrayList<>();
 
     ReferenceTransformer(ModelSpec spec) {
+        this(spec, org.stagecheck.spec.ir.DType.F32);
+    }
+
+    /** Over the weights as stored in {@code dtype} (the same rounded values the programs read). */
+    ReferenceTransformer(ModelSpec spec, org.stagecheck.spec.ir.DType dtype) {
         this.spec = spec;
-        this.w = Weights.all(spec, 0);
+        this.w = Weights.all(spec, 0, dtype);
         for (int l = 0; l < spec.layers(); l++) {
             keys.add(new ArrayList<>());
             values.add(new ArrayList<>());

@@ -41,14 +41,17 @@ public final class CutWriter {
     private final int tp;
     private final int gridWidth;
     private final int gridHeight;
+    /** The storage dtype of the model weights (activations, caches and rotary tables are f32). */
+    private final DType wdt;
     private final ProgramBuilder b;
     private final Map<String, Binding> bindings = new LinkedHashMap<>();
     private final List<ShardDecl> shards = new ArrayList<>();
     /** Activation buffers already spread over a rectangle of cores, keyed by buffer and tile count. */
     private final Map<String, Map<Site, String>> spreads = new HashMap<>();
 
-    private CutWriter(ModelSpec spec, Cut cut, int tp, int gridWidth, int gridHeight) {
+    private CutWriter(ModelSpec spec, Cut cut, int tp, int gridWidth, int gridHeight, DType weightDType) {
         this.spec = spec;
+        this.wdt = weightDType;
         this.plan = CutPlan.of(cut, spec.layers());
         this.tp = tp;
         this.gridWidth = gridWidth;
@@ -61,8 +64,8 @@ public final class CutWriter {
      * Writes {@code cut}. The caller has checked the options: layer in range, tp dividing heads,
      * kvHeads and ffn, and (for tp > 1) a splittable cut.
      */
-    public static Written write(ModelSpec spec, Cut cut, int tp, int gridWidth, int gridHeight) {
-        CutWriter w = new CutWriter(spec, cut, tp, gridWidth, gridHeight);
+    public static Written write(ModelSpec spec, Cut cut, int tp, int gridWidth, int gridHeight, DType weightDType) {
+        CutWriter w = new CutWriter(spec, cut, tp, gridWidth, gridHeight, weightDType);
         w.writeAll();
         return new Written(w.b.build(), Map.copyOf(w.bindings), List.copyOf(w.shards));
     }
@@ -119,8 +122,12 @@ public final class CutWriter {
             if (plan.embed()) {
                 String tokens = replicated("tokens", c, DType.I32, Shape.of(rows), TensorRole.INPUT);
                 String ids = b.loadAll("tokens", s.home, tokens);
-                String table = replicated("embed", c, DType.F32, Shape.of(spec.vocab(), d), TensorRole.WEIGHT);
+                String table = replicated("embed", c, wdt, Shape.of(spec.vocab(), d), TensorRole.WEIGHT);
                 s.hidden = b.loadIndirect("x", s.home, table, ids);
+                if (wdt != DType.F32) {
+                    // the hidden state is f32 whatever the weights' storage
+                    s.hidden = b.generic("x_f32", Expr.in(0), DType.F32, b.shape(s.hidden), s.hidden);
+                }
             } else {
                 String hIn = replicated("h_in", c, DType.F32, Shape.of(rows, d), TensorRole.INPUT);
                 s.hidden = b.loadAll("h_in", s.home, hIn);
@@ -176,7 +183,7 @@ public final class CutWriter {
         List<String> attnPartials = new ArrayList<>();
         for (ChipState s : chips) {
             int c = s.chip;
-            String y = rmsNorm("attn_norm.l" + l, s, replicated(Weights.layerName("attn_norm", l), c, DType.F32, Shape.of(1, d), TensorRole.WEIGHT));
+            String y = rmsNorm("attn_norm.l" + l, s, replicated(Weights.layerName("attn_norm", l), c, wdt, Shape.of(1, d), TensorRole.WEIGHT));
             String q = matmul("q.l" + l, s, y, columnShard(Weights.layerName("wq", l), c, d, spec.qWidth(), hl * dh));
             String k = matmul("k.l" + l, s, y, columnShard(Weights.layerName("wk", l), c, d, spec.kvWidth(), khl * dh));
             String v = matmul("v.l" + l, s, y, columnShard(Weights.layerName("wv", l), c, d, spec.kvWidth(), khl * dh));
@@ -193,7 +200,7 @@ public final class CutWriter {
             int c = s.chip;
             s.hidden = b.generic("resid1.l" + l, Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)), DType.F32,
                     b.shape(s.hidden), s.hidden, attnOut.get(c));
-            String y = rmsNorm("mlp_norm.l" + l, s, replicated(Weights.layerName("mlp_norm", l), c, DType.F32, Shape.of(1, d), TensorRole.WEIGHT));
+            String y = rmsNorm("mlp_norm.l" + l, s, replicated(Weights.layerName("mlp_norm", l), c, wdt, Shape.of(1, d), TensorRole.WEIGHT));
             String gate = matmul("gate.l" + l, s, y, columnShard(Weights.layerName("w_gate", l), c, d, spec.ffn(), fl));
             String up = matmul("up.l" + l, s, y, columnShard(Weights.layerName("w_up", l), c, d, spec.ffn(), fl));
             // SiLU(gate) * up: x * sigmoid(x) * u
@@ -226,8 +233,8 @@ public final class CutWriter {
             s.hidden = b.slice("last_row", s.hidden, List.of(rows - 1, 0), Shape.of(1, d));
             outRows = 1;
         }
-        String y = rmsNorm("final_norm", s, replicated("final_norm", s.chip, DType.F32, Shape.of(1, d), TensorRole.WEIGHT));
-        String logits = matmul("logits", s, y, replicated("head", s.chip, DType.F32, Shape.of(d, spec.vocab()), TensorRole.WEIGHT));
+        String y = rmsNorm("final_norm", s, replicated("final_norm", s.chip, wdt, Shape.of(1, d), TensorRole.WEIGHT));
+        String logits = matmul("logits", s, y, replicated("head", s.chip, wdt, Shape.of(d, spec.vocab()), TensorRole.WEIGHT));
         b.storeAll("logits", logits, b.tensor("logits", DType.F32, Shape.of(outRows, spec.vocab()), 0, TensorRole.OUTPUT));
         String best = b.reduce("argmax", ReduceFn.ARGMAX, 1, logits);
         String flat = b.reshape("next_token", best, Shape.of(outRows));
@@ -447,11 +454,11 @@ public final class CutWriter {
     /** Columns {@code [chip*width, (chip+1)*width)} of weight {@code logical} ({@code [k, n]}). */
     private String columnShard(String logical, int chip, int k, int n, int width) {
         if (tp == 1) {
-            return replicated(logical, chip, DType.F32, Shape.of(k, n), TensorRole.WEIGHT);
+            return replicated(logical, chip, wdt, Shape.of(k, n), TensorRole.WEIGHT);
         }
         String name = logical + ".c" + chip;
         if (b.tensorDecl(name) == null) {
-            b.tensor(name, DType.F32, Shape.of(k, width), chip, TensorRole.WEIGHT);
+            b.tensor(name, wdt, Shape.of(k, width), chip, TensorRole.WEIGHT);
             bindings.put(name, new Binding(logical, 1, chip * width, (chip + 1) * width));
         }
         return name;
@@ -476,11 +483,11 @@ public final class CutWriter {
      */
     private String rowShard(String logical, int chip, int k, int n, int height) {
         if (tp == 1) {
-            return replicated(logical, chip, DType.F32, Shape.of(k, n), TensorRole.WEIGHT);
+            return replicated(logical, chip, wdt, Shape.of(k, n), TensorRole.WEIGHT);
         }
         String name = logical + ".c" + chip;
         if (b.tensorDecl(name) == null) {
-            b.tensor(name, DType.F32, Shape.of(height, n), chip, TensorRole.WEIGHT);
+            b.tensor(name, wdt, Shape.of(height, n), chip, TensorRole.WEIGHT);
             bindings.put(name, new Binding(logical, 0, chip * height, (chip + 1) * height));
             shards.add(new ShardDecl(name, logical, 0, (long) chip * height, (long) (chip + 1) * height, k));
         }

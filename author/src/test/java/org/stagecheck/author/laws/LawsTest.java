@@ -104,6 +104,13 @@ class LawsTest {
     }
 
     @Test
+    void theStandardSuiteHoldsWithBf16Weights() {
+        Laws bf16 = new Laws(TINY, AuthorOptions.single().withWeights(org.stagecheck.spec.ir.DType.BF16),
+                CutCompiler.identity(), RunOptions.defaults());
+        assertThat(bf16.standardSuite(6)).allSatisfy(r -> assertThat(r.holds()).as(r.toString()).isTrue());
+    }
+
+    @Test
     void splitOfAnUnsplittableCutFailsWithTheRefusal() {
         LawResult r = laws.splitEquivalence(new Cut.Prefill(2, 4), 2);
         assertThat(r.holds()).isFalse();
