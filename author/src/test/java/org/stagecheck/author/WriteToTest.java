@@ -59,7 +59,8 @@ class WriteToTest {
     /** What {@code stagecheck run DIR/program.json --inputs DIR} does, done by hand: same tokens and logits. */
     @Test
     void theDirectoryAloneReproducesTheRun() throws Exception {
-        AuthorOutcome.Authored a = AuthorTest.authored(new Cut.Batch(2, 8), AuthorOptions.split(2));
+        AuthorOutcome.Authored a = AuthorTest.authored(new Cut.Batch(2, 8),
+                AuthorOptions.split(2).withWeights(org.stagecheck.spec.ir.DType.BF16)); // bf16 .npy as <u2 bit patterns
         Path dir = tmp.resolve("batch");
         a.writeTo(dir);
         Program program = new ProgramCodec().read(Files.readString(dir.resolve("program.json")));
