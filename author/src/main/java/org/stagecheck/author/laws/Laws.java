@@ -28,7 +28,7 @@ import org.stagecheck.spec.ir.TensorDecl;
  *       step, logits, next token and every KV cache alike. The cuts run the same stages on the
  *       same values, only with the hidden state passed through DRAM as f32, which is exact.</li>
  *   <li><b>prefill/decode consistency</b> (bit-exact): the prefill of n tokens equals n decode
- *       steps. Each output element of every matmul accumulates over the same k in ascending
+ *       steps. Each output element of every matmul is one f32 fma chain over k in ascending
  *       order whatever the row count; masked keys contribute exp(-inf) = 0 exactly.</li>
  *   <li><b>batch invariance</b> (bit-exact): row r of a batch equals sequence r decoded alone,
  *       for the same reasons, with rows at different positions.</li>
