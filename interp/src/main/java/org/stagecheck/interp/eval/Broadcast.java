@@ -1,6 +1,5 @@
 package org.stagecheck.interp.eval;
 
-import org.stagecheck.interp.tensor.Tensor;
 import org.stagecheck.spec.ir.Shape;
 
 /** numpy broadcasting of an input to an output shape: axes aligned on the right, each 1 or equal. */
@@ -46,10 +45,5 @@ final class Broadcast {
             }
         }
         return src;
-    }
-
-    /** Whether {@code t} needs no index mapping to be read at output element {@code e}. */
-    static boolean same(Tensor t, int[] out) {
-        return t.shape().equals(Shape.of(out)) || t.size() == Shape.of(out).elementCount() && t.shape().rank() <= 1 && out.length <= 1;
     }
 }
