@@ -5,4 +5,10 @@ public final class BadInputException extends Exception {
     public BadInputException(String message) {
         super(message);
     }
+
+    /** {@code FILE:LINE:COL: what} where the position is known, {@code FILE: what} otherwise. */
+    static BadInputException of(java.nio.file.Path file, org.stagecheck.spec.json.JsonFormatException e) {
+        String m = e.getMessage();
+        return new BadInputException(file + (e.pos().known() ? ":" : ": ") + m);
+    }
 }

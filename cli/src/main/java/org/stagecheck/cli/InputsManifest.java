@@ -27,7 +27,7 @@ record InputsManifest(Map<String, Path> tensors, Map<String, Long> params) {
         try {
             root = new JsonReader().read(file);
         } catch (JsonFormatException e) {
-            throw new BadInputException(file + ":" + e.getMessage());
+            throw BadInputException.of(file, e);
         }
         if (!(root instanceof JNode.JObject o)) {
             throw new BadInputException(file + ": expected a JSON object");

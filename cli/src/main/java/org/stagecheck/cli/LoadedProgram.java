@@ -16,7 +16,7 @@ record LoadedProgram(Path file, Program program, JNode tree) {
             JNode tree = new JsonReader().read(file);
             return new LoadedProgram(file, new ProgramCodec().read(tree), tree);
         } catch (JsonFormatException e) {
-            throw new BadInputException(file + ":" + e.getMessage());
+            throw BadInputException.of(file, e);
         }
     }
 

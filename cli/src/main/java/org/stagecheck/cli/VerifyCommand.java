@@ -126,7 +126,7 @@ final class VerifyCommand implements Callable<Integer> {
         try {
             return new CertificateCodec().read(new JsonReader().read(file));
         } catch (JsonFormatException e) {
-            throw new BadInputException(file + ":" + e.getMessage());
+            throw BadInputException.of(file, e);
         }
     }
 }
