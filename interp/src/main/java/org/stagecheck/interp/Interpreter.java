@@ -73,6 +73,10 @@ public final class Interpreter {
                     }
                 } catch (Fault f) {
                     return new RunResult(state.tensors(), trace, List.of(diagnostic(i, st, f)), st.id());
+                } catch (OutOfMemoryError e) {
+                    Diagnostic d = Diagnostic.atStage("OUT_OF_MEMORY", i, st.id(), "/stages/" + i, null,
+                            "The Java heap ran out while evaluating this stage; run with a larger -Xmx or smaller shapes.");
+                    return new RunResult(state.tensors(), trace, List.of(d), st.id());
                 } catch (RuntimeException e) {
                     // a defect of the evaluator itself: still a diagnostic naming the stage, never a crash
                     Diagnostic d = Diagnostic.atStage("INTERNAL", i, st.id(), "/stages/" + i, null,
