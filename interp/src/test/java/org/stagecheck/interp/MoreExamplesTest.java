@@ -128,4 +128,19 @@ class MoreExamplesTest {
             assertThat(d.buffer()).isEqualTo("X");
         });
     }
+
+    @Test
+    void emptyAxesReduceToTheIdentityAndArgmaxOfNothingIsAFault() {
+        RunResult r = Fixtures.program()
+                .input("x", f32(dims(2, 0)))
+                .buffer("X", DType.F32, 2, 0).buffer("s", DType.F32, 2, 1).buffer("m", DType.F32, 2, 1).buffer("a", DType.I32, 2, 1)
+                .loadAll("lx", "x", "X", Fixtures.CORE)
+                .compute("sum", List.of("X"), "s", new ComputeOp.Reduce(ReduceFn.SUM, 1))
+                .compute("max", List.of("X"), "m", new ComputeOp.Reduce(ReduceFn.MAX, 1))
+                .compute("argmax", List.of("X"), "a", new ComputeOp.Reduce(ReduceFn.ARGMAX, 1))
+                .run();
+        assertThat(r.trace().get("sum").getFirst().toFloats()).containsExactly(0, 0);
+        assertThat(r.trace().get("max").getFirst().toFloats()).containsExactly(Float.NEGATIVE_INFINITY, Float.NEGATIVE_INFINITY);
+        assertThat(r.faults()).singleElement().satisfies(d -> assertThat(d.code()).isEqualTo("EMPTY_REDUCE"));
+    }
 }

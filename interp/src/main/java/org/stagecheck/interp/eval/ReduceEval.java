@@ -38,8 +38,14 @@ final class ReduceEval {
         if (len == 0 && r.fn() == ReduceFn.ARGMAX) {
             throw new Fault("EMPTY_REDUCE", "kind/op", null, "argmax over an empty axis has no answer.");
         }
-        int inner = (int) in.strides()[axis];
-        int outer = (int) (bd.shape().elementCount() / inner);
+        int inner = 1;
+        for (int a = axis + 1; a < in.rank(); a++) {
+            inner *= in.dim(a);
+        }
+        int outer = 1;
+        for (int a = 0; a < axis; a++) {
+            outer *= in.dim(a);
+        }
         int m = outer * inner;
         if (r.fn() == ReduceFn.ARGMAX) {
             int[] idx = new int[m];
