@@ -1,0 +1,122 @@
+package org.stagecheck.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.stagecheck.interp.npy.Npy;
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.Shape;
+
+class RunCommandTest {
+    @TempDir
+    Path tmp;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"elementwise-chain", "embedding-lookup", "scalar-offset-kv-ring", "tiled-matmul-multicast", "tp2-matmul-allreduce"})
+    void everyExampleRunsOnRandomInputsAndWritesItsOutputs(String name) throws Exception {
+        Path out = tmp.resolve(name);
+        CliRunner r = CliRunner.run("run", "../examples/" + name + ".json", "--random", "7", "--param", "pos=9", "--out", out.toString());
+        if (!name.startsWith("scalar")) {
+            // only the scalar example declares pos: every other program must refuse it
+            assertThat(r.exit()).isEqualTo(2);
+            assertThat(r.err()).contains("has no parameter 'pos'");
+            r = CliRunner.run("run", "../examples/" + name + ".json", "--random", "7", "--out", out.toString());
+        }
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("checksum").contains("ran ");
+        try (Stream<Path> files = Files.list(out)) {
+            assertThat(files.filter(p -> p.toString().endsWith(".npy")).count()).isPositive();
+        }
+    }
+
+    @Test
+    void runningTwiceAndWithOneThreadGivesIdenticalBytes() throws IOException {
+        String program = "../examples/tiled-matmul-multicast.json";
+        CliRunner.run("run", program, "--random", "3", "--out", tmp.resolve("a").toString());
+        CliRunner.run("run", program, "--random", "3", "--out", tmp.resolve("b").toString());
+        CliRunner.run("run", program, "--random", "3", "--threads", "1", "--out", tmp.resolve("c").toString());
+        byte[] a = Files.readAllBytes(tmp.resolve("a/c.npy"));
+        assertThat(Files.readAllBytes(tmp.resolve("b/c.npy"))).isEqualTo(a);
+        assertThat(Files.readAllBytes(tmp.resolve("c/c.npy"))).isEqualTo(a);
+    }
+
+    @Test
+    void anIndexOutsideItsTableIsARuntimeFaultNamingTheStage() throws IOException {
+        Path in = tmp.resolve("in");
+        Files.createDirectories(in);
+        Npy.write(in.resolve("tokens.npy"), Tensor.fromInts(Shape.of(4), new int[] {1, 2, 64, 3}));
+        Npy.write(in.resolve("embed.npy"), Tensor.zeros(org.stagecheck.spec.ir.DType.BF16, Shape.of(64, 16)));
+        CliRunner r = CliRunner.run("run", "../examples/embedding-lookup.json", "--inputs", in.toString(), "--out", tmp.resolve("o").toString());
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(1);
+        assertThat(r.out()).contains("stage #1 'gather'").contains("64");
+    }
+
+    @Test
+    void aMissingInputFileIsBadInput() throws IOException {
+        Path in = tmp.resolve("in");
+        Files.createDirectories(in);
+        CliRunner r = CliRunner.run("run", "../examples/embedding-lookup.json", "--inputs", in.toString(), "--out", tmp.resolve("o").toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("missing input file(s) for tokens").contains("embed");
+    }
+
+    @Test
+    void aTruncatedNpyIsBadInputNotAStackTrace() throws IOException {
+        Path in = tmp.resolve("in");
+        Files.createDirectories(in);
+        Npy.write(in.resolve("tokens.npy"), Tensor.fromInts(Shape.of(4), new int[] {1, 2, 3, 4}));
+        byte[] full = Files.readAllBytes(in.resolve("tokens.npy"));
+        Files.write(in.resolve("tokens.npy"), java.util.Arrays.copyOf(full, full.length - 3));
+        CliRunner r = CliRunner.run("run", "../examples/embedding-lookup.json", "--inputs", in.toString(), "--random", "1", "--out", tmp.resolve("o").toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("tokens.npy").doesNotContain("\tat ");
+    }
+
+    @Test
+    void aManifestPathLeavingTheInputsDirectoryIsRefused() throws IOException {
+        Path in = tmp.resolve("in");
+        Files.createDirectories(in);
+        Files.writeString(in.resolve("inputs.json"), "{\"format\": \"stagecheck-inputs\", \"version\": 1, \"tensors\": {\"tokens\": \"../../etc/passwd\"}}");
+        CliRunner r = CliRunner.run("run", "../examples/embedding-lookup.json", "--inputs", in.toString(), "--out", tmp.resolve("o").toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("leaves the inputs directory");
+    }
+
+    @Test
+    void numpyReadsWhatRunWrites() throws Exception {
+        assumeTrue(hasNumpy(), "python3 with numpy is not installed here: the numpy cross-check is skipped");
+        Path out = tmp.resolve("np");
+        assertThat(CliRunner.run("run", "../examples/elementwise-chain.json", "--random", "5", "--out", out.toString()).exit()).isZero();
+        Path tokens = tmp.resolve("emb");
+        assertThat(CliRunner.run("run", "../examples/embedding-lookup.json", "--random", "5", "--out", tokens.toString()).exit()).isZero();
+        // y is bf16: numpy has no bf16, so it is stored as uint16 bit patterns (docs/semantics.md).
+        String script = "import numpy as np, sys\n"
+                + "y = np.load(sys.argv[1]); h = np.load(sys.argv[2])\n"
+                + "print(y.dtype, y.shape, h.dtype, h.shape)\n";
+        Process p = new ProcessBuilder("python3", "-c", script, out.resolve("y.npy").toString(), tokens.resolve("h.npy").toString())
+                .redirectErrorStream(true).start();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String printed = new String(p.getInputStream().readAllBytes()).trim();
+        assertThat(p.exitValue()).as(printed).isZero();
+        assertThat(printed).isEqualTo("uint16 (4, 8) float32 (4, 16)");
+    }
+
+    private static boolean hasNumpy() {
+        try {
+            Process p = new ProcessBuilder(List.of("python3", "-c", "import numpy")).redirectErrorStream(true).start();
+            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException | InterruptedException e) {
+            return false;
+        }
+    }
+}
