@@ -2,7 +2,6 @@ package org.stagecheck.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.stagecheck.author.Author;
@@ -109,21 +108,11 @@ final class AuthorCommand implements Callable<Integer> {
     }
 
     private static ModelSpec model(String name) throws BadInputException {
-        return switch (name) {
-            case "tiny" -> ModelSpec.tiny();
-            case "small" -> ModelSpec.small();
-            default -> {
-                Path file = Path.of(name);
-                if (!Files.exists(file)) {
-                    throw new BadInputException("--model is tiny, small or a model spec file; '" + name + "' is none of these");
-                }
-                try {
-                    yield ModelSpec.read(file);
-                } catch (ModelSpecException e) {
-                    throw new BadInputException(e.getMessage());
-                }
-            }
-        };
+        try {
+            return ModelSpec.resolve(name);
+        } catch (ModelSpecException e) {
+            throw new BadInputException(e.getMessage());
+        }
     }
 
     private static int[] grid(String text) throws BadInputException {

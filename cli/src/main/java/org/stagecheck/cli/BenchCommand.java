@@ -1,0 +1,192 @@
+package org.stagecheck.cli;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.stagecheck.author.Author;
+import org.stagecheck.author.AuthorOptions;
+import org.stagecheck.author.AuthorOutcome;
+import org.stagecheck.author.Cut;
+import org.stagecheck.author.ModelSpec;
+import org.stagecheck.interp.Interpreter;
+import org.stagecheck.interp.RunOptions;
+import org.stagecheck.interp.RunResult;
+import org.stagecheck.interp.bench.BenchOptions;
+import org.stagecheck.interp.bench.EvaluatorBench;
+import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.ir.TensorRole;
+import org.stagecheck.verifier.bench.ScaleBench;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code stagecheck bench}: the performance figures of the README, measured on this machine.
+ * Performance targets live here, never in timed unit tests.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Measure the evaluator, the verifier's scaling, or the time per token of an authored decode step.",
+        subcommands = {BenchCommand.Interp.class, BenchCommand.Verifier.class, BenchCommand.Decode.class})
+final class BenchCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "name a bench: interp, verifier or decode");
+    }
+
+    private static PrintStream stream(PrintWriter w) {
+        return new PrintStream(new java.io.OutputStream() {
+            @Override
+            public void write(int b) {
+                w.write(b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                w.write(new String(b, off, len, StandardCharsets.UTF_8));
+            }
+
+            @Override
+            public void flush() {
+                w.flush();
+            }
+        }, true, StandardCharsets.UTF_8);
+    }
+
+    @Command(name = "interp", mixinStandardHelpOptions = true,
+            description = {"Matvec and matmul through the reference kernel (f32 and bf16 weights) and a STREAM-like copy.",
+                    "The ND4J column needs the test classpath: bin/mvn25 -pl interp test -Pbench (docs/bench.md)."})
+    static final class Interp implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Option(names = "--size", defaultValue = "4096", description = "K = N of the weight; default 4096")
+        int size;
+        @Option(names = "--rows", defaultValue = "64", description = "M of the matmul case; default 64")
+        int rows;
+        @Option(names = "--threads", description = "default: all cores")
+        Integer threads;
+        @Option(names = "--repeats", defaultValue = "5", description = "timed repetitions, best reported; default 5")
+        int repeats;
+
+        @Override
+        public Integer call() {
+            if (size < 1 || rows < 1 || repeats < 1 || (threads != null && threads < 1) || (long) size * size > Integer.MAX_VALUE / 2) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "sizes, rows, threads and repeats must be positive, and size*size must fit in memory");
+            }
+            int t = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+            PrintWriter out = spec.commandLine().getOut();
+            out.print(EvaluatorBench.run(new BenchOptions(size, rows, t, repeats, null)).toTable());
+            out.flush();
+            return ExitCode.OK;
+        }
+    }
+
+    @Command(name = "verifier", mixinStandardHelpOptions = true,
+            description = "Verify generated tensor-parallel programs of growing size; prints ns per stage at each size.")
+    static final class Verifier implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Parameters(paramLabel = "STAGES", description = "program sizes; default 1000 10000 100000 1000000")
+        List<Integer> sizes = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            List<Integer> s = sizes.isEmpty() ? List.of(1_000, 10_000, 100_000, 1_000_000) : sizes;
+            if (s.stream().anyMatch(n -> n < 8 || n > 20_000_000)) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "each size is between 8 and 20000000 stages");
+            }
+            ScaleBench.run(s, stream(spec.commandLine().getOut()));
+            return ExitCode.OK;
+        }
+    }
+
+    @Command(name = "decode", mixinStandardHelpOptions = true,
+            description = "Author a model's decode step and run it token after token (KV cache carried); prints ms per token.")
+    static final class Decode implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Option(names = "--model", defaultValue = "small", description = "tiny, small or a model spec file; default small")
+        String model;
+        @Option(names = "--ctx", defaultValue = "64", description = "KV-cache positions; default 64")
+        int ctx;
+        @Option(names = "--steps", defaultValue = "8", description = "timed tokens after 2 warm-up tokens; default 8")
+        int steps;
+        @Option(names = "--tp", defaultValue = "1", description = "tensor-parallel chips; default 1")
+        int tp;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            if (steps < 1 || steps + 2 > ctx) {
+                err.println("error: --steps must be at least 1 and steps + 2 warm-up tokens must fit in --ctx");
+                err.flush();
+                return ExitCode.BAD_INPUT;
+            }
+            ModelSpec m;
+            try {
+                m = ModelSpec.resolve(model);
+            } catch (org.stagecheck.author.ModelSpecException e) {
+                err.println("error: " + e.getMessage());
+                err.flush();
+                return ExitCode.BAD_INPUT;
+            }
+            AuthorOutcome.Authored a = switch (Author.author(m, new Cut.Decode(ctx), AuthorOptions.single().withTp(tp))) {
+                case AuthorOutcome.Authored ok -> ok;
+                case AuthorOutcome.Refused r -> {
+                    err.println("error: refused (" + r.reason() + "): " + r.message());
+                    err.flush();
+                    yield null;
+                }
+            };
+            if (a == null) {
+                return ExitCode.BAD_INPUT;
+            }
+            Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
+            Interpreter interp = new Interpreter(RunOptions.defaults());
+            List<Double> ms = new ArrayList<>();
+            int token = 1;
+            for (int pos = 0; pos < steps + 2; pos++) {
+                for (TensorDecl t : a.program().tensors()) {
+                    if (t.name().startsWith("tokens") && t.role() == TensorRole.INPUT) {
+                        bound.put(t.name(), Tensor.fromInts(t.shape(), new int[] {token}));
+                    }
+                }
+                long t0 = System.nanoTime();
+                RunResult r = interp.run(a.program(), bound, Map.of("pos", (long) pos));
+                long t1 = System.nanoTime();
+                if (!r.ok()) {
+                    err.println("error: the decode step faulted: " + r.faults().get(0).render());
+                    err.flush();
+                    return ExitCode.CHECK_FAILED;
+                }
+                for (TensorDecl t : a.program().tensors()) {
+                    if (t.role() == TensorRole.STATE) {
+                        bound.put(t.name(), r.tensors().get(t.name()));
+                    }
+                }
+                token = r.tensor("next_token").getInt(0);
+                if (pos >= 2) {
+                    ms.add((t1 - t0) / 1e6);
+                }
+            }
+            double mean = ms.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+            double best = ms.stream().mapToDouble(Double::doubleValue).min().orElse(0);
+            out.printf(Locale.ROOT, "%s decode, ctx %d, tp %d: %d stages; %d tokens timed after 2 warm-up: mean %.1f ms/token, best %.1f ms/token%n",
+                    m.name(), ctx, tp, a.program().stages().size(), ms.size(), mean, best);
+            out.flush();
+            return ExitCode.OK;
+        }
+    }
+}
