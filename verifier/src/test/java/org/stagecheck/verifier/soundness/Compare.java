@@ -1,5 +1,6 @@
 package org.stagecheck.verifier.soundness;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.stagecheck.interp.RunResult;
 import org.stagecheck.interp.tensor.Tensor;
@@ -21,6 +22,17 @@ public final class Compare {
         if (!reference.ok()) {
             throw new IllegalStateException("the reference run faulted: " + reference.faults());
         }
+        Map<String, Tensor> expected = new LinkedHashMap<>();
+        pairs.forEach((ref, got) -> expected.put(got, reference.tensor(ref)));
+        return tensors(expected, run, relTol);
+    }
+
+    /**
+     * @param expected the run's tensor name to the value it must hold (cut from the reference run)
+     * @param run      the run to judge
+     * @param relTol   the tolerance, relative to {@code max(1, max |expected|)}
+     */
+    public static Outcome tensors(Map<String, Tensor> expected, RunResult run, double relTol) {
         if (!run.ok()) {
             var f = run.faults().getFirst();
             return new Outcome(Outcome.Kind.FAULTS, Double.NaN, 1, f.code() + " at " + run.stoppedAtStage() + ": " + f.message());
@@ -28,12 +40,12 @@ public final class Compare {
         double scale = 1;
         double worst = 0;
         String where = "no difference";
-        for (var e : pairs.entrySet()) {
-            Tensor ref = reference.tensor(e.getKey());
-            Tensor got = run.tensor(e.getValue());
+        for (var e : expected.entrySet()) {
+            Tensor ref = e.getValue();
+            Tensor got = run.tensor(e.getKey());
             if (got == null || !got.shape().equals(ref.shape())) {
                 return new Outcome(Outcome.Kind.DIFFERS, Double.POSITIVE_INFINITY, scale,
-                        e.getValue() + " is " + (got == null ? "missing" : got.shape()) + ", the reference " + ref.shape());
+                        e.getKey() + " is " + (got == null ? "missing" : got.shape()) + ", the reference " + ref.shape());
             }
             for (long i = 0; i < ref.size(); i++) {
                 double r = ref.getDouble(i);
@@ -47,7 +59,7 @@ public final class Compare {
                 }
                 if (d > worst) {
                     worst = d;
-                    where = e.getValue() + "[" + i + "]: " + g + " vs " + r;
+                    where = e.getKey() + "[" + i + "]: " + g + " vs " + r;
                 }
             }
         }

@@ -1,0 +1,141 @@
+package org.stagecheck.verifier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.stagecheck.author.Author;
+import org.stagecheck.author.AuthorOptions;
+import org.stagecheck.author.AuthorOutcome;
+import org.stagecheck.author.Cut;
+import org.stagecheck.author.ModelSpec;
+import org.stagecheck.verifier.corpus.AuthoredCase;
+import org.stagecheck.verifier.corpus.AuthoredMutants;
+import org.stagecheck.verifier.corpus.Plant;
+import org.stagecheck.verifier.soundness.AuthoredRuns;
+import org.stagecheck.verifier.soundness.Outcome;
+
+/**
+ * Issue #5 over the model author's programs: no false alarms on any cut of {@code tiny} (unsplit,
+ * and split over 2 and 4 chips); every bug class that fits is rejected with its code when planted
+ * into an authored split; and on the evaluator, the authored splits equal the unsplit cuts while
+ * every planted mutant differs or faults.
+ */
+class AuthoredCorpusTest {
+    private static final ModelSpec TINY = ModelSpec.tiny();
+    private static final int CTX = 8;
+    private static final int ROWS = 2;
+    private static final int LAYER = 1;
+    private final Verifier verifier = new Verifier();
+
+    /** One of each of the 14 cuts. */
+    static List<Cut> allCuts() {
+        return List.of(new Cut.Decode(CTX), new Cut.Prefill(ROWS, CTX), new Cut.Batch(ROWS, CTX), new Cut.Forward(),
+                new Cut.ForwardLayer(LAYER), new Cut.ForwardHead(), new Cut.DecodeEmbed(), new Cut.DecodeLayer(LAYER, CTX),
+                new Cut.DecodeHead(), new Cut.BatchEmbed(ROWS), new Cut.BatchLayer(LAYER, ROWS, CTX), new Cut.BatchHead(ROWS),
+                new Cut.PrefillLayer(LAYER, ROWS, CTX), new Cut.PrefillHead(ROWS));
+    }
+
+    /** The cuts the author splits, each over 2 and 4 chips. */
+    static List<AuthoredCase> validSplits() {
+        List<AuthoredCase> out = new ArrayList<>();
+        for (Cut cut : allCuts()) {
+            if (Author.splittable(cut)) {
+                for (int tp : new int[] {2, 4}) {
+                    out.add(AuthoredMutants.valid(TINY, cut, tp));
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void every_cut_verifies_unsplit_and_every_splittable_cut_verifies_split_over_2_and_4_chips() {
+        List<Cut> cuts = allCuts();
+        assertThat(cuts).hasSize(14);
+        for (Cut cut : cuts) {
+            var a = (AuthorOutcome.Authored) Author.author(TINY, cut, AuthorOptions.single());
+            assertThat(verifier.verify(a.program(), null, null).diagnostics()).as("unsplit %s", cut).isEmpty();
+            assertThat(verifier.verify(a.program(), null, a.program()).diagnostics()).as("unsplit %s against itself", cut).isEmpty();
+        }
+        List<AuthoredCase> splits = validSplits();
+        assertThat(splits).extracting(c -> c.cut().getClass().getSimpleName()).containsOnly("Decode", "Batch", "DecodeLayer", "BatchLayer").hasSize(8);
+        for (AuthoredCase c : splits) {
+            assertThat(c.certificate().shards()).as("%s declares its row shards", c.name()).isNotEmpty();
+            assertThat(verifier.verify(c.program(), c.certificate(), null).diagnostics()).as(c.name()).isEmpty();
+            assertThat(verifier.verify(c.program(), c.certificate(), c.program()).diagnostics()).as("%s against itself", c.name()).isEmpty();
+        }
+    }
+
+    @Test
+    void every_bug_class_planted_into_an_authored_split_is_rejected_with_its_code() {
+        Map<Plant, int[]> tally = new EnumMap<>(Plant.class); // {mutants, killed}
+        Map<Plant, java.util.Set<String>> alsoReported = new EnumMap<>(Plant.class);
+        List<String> escaped = new ArrayList<>();
+        for (AuthoredCase valid : validSplits()) {
+            for (Plant plant : Plant.values()) {
+                if (plant == Plant.NONE) {
+                    continue;
+                }
+                Optional<AuthoredCase> m = AuthoredMutants.plant(valid, plant);
+                if (m.isEmpty()) {
+                    continue;
+                }
+                AuthoredCase c = m.get();
+                VerifyReport r = verifier.verify(c.program(), c.certificate(), c.parent());
+                int[] t = tally.computeIfAbsent(plant, p -> new int[2]);
+                t[0]++;
+                alsoReported.computeIfAbsent(plant, p -> new java.util.TreeSet<>()).addAll(r.codes());
+                alsoReported.get(plant).remove(plant.expected().name());
+                if (r.codes().contains(plant.expected().name())) {
+                    t[1]++;
+                } else {
+                    escaped.add(c.name() + " -> " + r.codes() + (r.diagnostics().isEmpty() ? "" : "\n  " + r.diagnostics().getFirst().render()));
+                }
+            }
+        }
+        int mutants = tally.values().stream().mapToInt(t -> t[0]).sum();
+        int killed = tally.values().stream().mapToInt(t -> t[1]).sum();
+        StringBuilder table = new StringBuilder("authored: class          mutants  right  expected code        also reported\n");
+        tally.forEach((p, t) -> table.append(String.format(Locale.ROOT, "%-26s %5d  %5d  %-20s %s%n", p, t[0], t[1], p.expected(),
+                String.join(",", alsoReported.get(p)))));
+        table.append(String.format(Locale.ROOT, "mutants %d, killed %d, kill rate %.1f%%%n", mutants, killed, 100.0 * killed / mutants));
+        System.out.print(table);
+        assertThat(escaped).as(table.toString()).isEmpty();
+        // every class but the kind-internal one has a place in every authored split
+        for (Plant p : Plant.values()) {
+            if (p != Plant.NONE) {
+                assertThat(tally).as(table.toString()).containsKey(p);
+                assertThat(tally.get(p)[0]).as("%s mutants", p).isGreaterThanOrEqualTo(p == Plant.UNMAPPED_INTERNAL_REF ? 4 : 8);
+            }
+        }
+    }
+
+    @Test
+    void authored_splits_equal_the_unsplit_cuts_and_every_authored_mutant_is_a_real_bug() {
+        Map<Plant, TpSoundnessTest.Tally> tally = new EnumMap<>(Plant.class);
+        List<String> wrong = new ArrayList<>();
+        for (AuthoredCase valid : validSplits()) {
+            AuthoredRuns.Reference ref = AuthoredRuns.reference(valid);
+            for (Plant plant : Plant.values()) {
+                Optional<AuthoredCase> m = AuthoredMutants.plant(valid, plant);
+                if (m.isEmpty()) {
+                    continue;
+                }
+                Outcome o = AuthoredRuns.run(m.get(), ref);
+                tally.computeIfAbsent(plant, p -> new TpSoundnessTest.Tally()).add(o);
+                if (o.isRealBug() != (plant != Plant.NONE)) {
+                    wrong.add(m.get().name() + ": " + o);
+                }
+            }
+        }
+        String table = TpSoundnessTest.Tally.table(tally);
+        System.out.print("authored, on the evaluator:\n" + table);
+        assertThat(wrong).as(table).isEmpty();
+    }
+}
