@@ -138,4 +138,26 @@ class AuthoredCorpusTest {
         System.out.print("authored, on the evaluator:\n" + table);
         assertThat(wrong).as(table).isEmpty();
     }
+
+    /**
+     * The one rejection in the corpora that is not a numerical bug, pinned so that it stays a
+     * decision: in a batch layer, row 0's cache offset is {@code pos_r0 + 0*ctx}, a buffer equal in
+     * value to {@code pos_r0}. A remap that leaves the k/v store's offset reference pointing at
+     * {@code pos_r0} computes the same outputs on every input, yet the certificate's claim (the
+     * child is the parent with its buffers renamed) is false, and that claim is what BUFFER_REMAP
+     * checks: the same slip on row 1 ({@code pos_r1 + ctx}) corrupts another row's cache.
+     */
+    @Test
+    void an_unmapped_reference_to_an_equal_valued_buffer_is_rejected_though_the_outputs_agree() {
+        AuthoredCase valid = AuthoredMutants.valid(TINY, new Cut.BatchLayer(LAYER, ROWS, CTX), 2);
+        AuthoredRuns.Reference ref = AuthoredRuns.reference(valid);
+
+        AuthoredCase row0 = AuthoredMutants.unmappedInternalRef(valid, "cache_row.l1.r0", "pos_r0");
+        assertThat(verifier.verify(row0.program(), row0.certificate(), row0.parent()).codes()).containsExactly("REMAP_INTERNAL_REF");
+        assertThat(AuthoredRuns.run(row0, ref).kind()).isEqualTo(Outcome.Kind.AGREES);
+
+        AuthoredCase row1 = AuthoredMutants.unmappedInternalRef(valid, "cache_row.l1.r1", "pos_r1");
+        assertThat(verifier.verify(row1.program(), row1.certificate(), row1.parent()).codes()).containsExactly("REMAP_INTERNAL_REF");
+        assertThat(AuthoredRuns.run(row1, ref).kind()).isEqualTo(Outcome.Kind.DIFFERS);
+    }
 }

@@ -226,16 +226,31 @@ public final class AuthoredMutants {
         if (at < 0) {
             return Optional.empty();
         }
-        String b = ref;
-        String o = partner;
-        int stage = at;
-        return Optional.of(remapped(valid, Plant.UNMAPPED_INTERNAL_REF, p, Map.of(b, o, o, b), child -> {
+        return Optional.of(unmappedAt(valid, at, ref, partner));
+    }
+
+    /**
+     * The unmapped-reference plant with a chosen pair: the first stage whose kind names
+     * {@code ref} keeps that name after a remap that swaps {@code ref} and {@code partner}.
+     */
+    public static AuthoredCase unmappedInternalRef(AuthoredCase valid, String ref, String partner) {
+        List<Stage> stages = valid.program().stages();
+        for (int k = 0; k < stages.size(); k++) {
+            if (stages.get(k).kind().internalRefs().stream().anyMatch(r -> r.buffer().equals(ref))) {
+                return unmappedAt(valid, k, ref, partner);
+            }
+        }
+        throw new IllegalArgumentException("no stage of " + valid.name() + " names " + ref + " inside its kind");
+    }
+
+    private static AuthoredCase unmappedAt(AuthoredCase valid, int stage, String b, String o) {
+        return remapped(valid, Plant.UNMAPPED_INTERNAL_REF, valid.program(), Map.of(b, o, o, b), child -> {
             List<Stage> stages = new ArrayList<>(child.stages());
             Stage cs = stages.get(stage);
             // the pass forgot the kind: its reference keeps the parent's name, now the partner's buffer
             stages.set(stage, new Stage(cs.id(), cs.site(), cs.ins(), cs.outs(), cs.kind().remapBuffers(n -> n.equals(o) ? b : n)));
             return child.withStages(stages);
-        }));
+        });
     }
 
     /** The child {@code parent.remapBuffers(f)} (then {@code damage}d) with a certificate whose map is {@code f} made total. */
