@@ -180,7 +180,8 @@ final class RunCommand implements Callable<Integer> {
         List<String> written = new ArrayList<>();
         for (TensorDecl t : program.tensors()) {
             Tensor v = result.tensors().get(t.name());
-            if (v != null && (t.role() == TensorRole.OUTPUT || t.role() == TensorRole.STATE)) {
+            // After a fault the outputs are incomplete: only the trace (to debug it) is written.
+            if (v != null && result.ok() && (t.role() == TensorRole.OUTPUT || t.role() == TensorRole.STATE)) {
                 Npy.write(out.resolve(t.name() + ".npy"), v);
                 written.add(t.name());
             }
@@ -236,8 +237,14 @@ final class RunCommand implements Callable<Integer> {
         for (Diagnostic d : result.faults()) {
             o.println(DiagnosticOutput.text(programFile.toString(), d, lp::locate));
         }
-        o.println((result.ok() ? "ran " : "FAULT after ") + program.stages().size() + " stages of " + program.name()
-                + " in " + (micros / 1000.0) + " ms (" + (f64 ? "f64" : "f32 reference") + "); wrote " + written.size() + " tensor(s) to " + out);
+        String mode = f64 ? "f64" : "f32 reference";
+        if (result.ok()) {
+            o.println("ran " + program.stages().size() + " stages of " + program.name() + " in " + (micros / 1000.0)
+                    + " ms (" + mode + "); wrote " + written.size() + " tensor(s) to " + out);
+        } else {
+            o.println("FAULT: " + program.name() + " stopped at stage '" + result.stoppedAtStage() + "' (" + mode
+                    + "); no output tensors written" + (trace ? ", the trace up to that stage is in " + out.resolve("trace") : ""));
+        }
         o.flush();
     }
 }

@@ -62,6 +62,20 @@ class RunCommandTest {
     }
 
     @Test
+    void stopAtNonFiniteNamesTheFirstStageThatMadeANaNAndWritesNoOutputs() throws IOException {
+        Path program = tmp.resolve("nan.json");
+        Files.writeString(program, Files.readString(Path.of("../examples/elementwise-chain.json"))
+                .replace("mul(in0, sigmoid(in0))", "mul(in0, log(in0))"));
+        Path out = tmp.resolve("o");
+        CliRunner r = CliRunner.run("run", program.toString(), "--random", "2", "--stop-at-nonfinite", "--trace", "--out", out.toString());
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(1);
+        assertThat(r.out()).contains("NON_FINITE stage #2 'silu'").contains("stopped at stage 'silu'");
+        assertThat(out.resolve("y.npy")).doesNotExist();
+        assertThat(out.resolve("trace/00002_silu.out0.npy")).exists();
+        assertThat(out.resolve("trace/00003_add_bias_clamp.out0.npy")).doesNotExist();
+    }
+
+    @Test
     void aMissingInputFileIsBadInput() throws IOException {
         Path in = tmp.resolve("in");
         Files.createDirectories(in);
