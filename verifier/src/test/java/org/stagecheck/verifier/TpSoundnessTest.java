@@ -29,8 +29,14 @@ import org.stagecheck.verifier.soundness.TpRuns;
 class TpSoundnessTest {
     private final Verifier verifier = new Verifier();
 
-    /** Input seeds tried for a mutant, in order; the first that exposes it is its witness. */
-    private static final long[] WITNESS_SEEDS = {1, 2, 3};
+    /**
+     * Input seeds tried for a mutant, in order; the first that exposes it is its witness. One seed
+     * is not always enough: with one row, two hidden units per chip and ReLU, a chip's whole slice
+     * is zero on some inputs, and then dropping, duplicating or squashing its zero partial
+     * changes nothing (5 of the 610 mutants agree on seed 1, 4 of them on seed 2 too; seed 3 exposes
+     * every one).
+     */
+    private static final long[] WITNESS_SEEDS = {1, 2, 3, 4, 5, 6, 7, 8};
 
     @Property(tries = 80)
     void acceptance_implies_the_split_equals_the_unsplit_program(
@@ -55,6 +61,7 @@ class TpSoundnessTest {
     void every_valid_split_of_the_corpus_agrees_and_every_mutant_is_a_real_bug_on_a_concrete_input() {
         Map<Plant, Tally> tally = new EnumMap<>(Plant.class);
         List<String> notShown = new ArrayList<>();
+        List<String> laterWitness = new ArrayList<>();
         for (TpSpec spec : MutationCorpusTest.specs()) {
             for (Plant plant : Plant.values()) {
                 if (!plant.fits(spec)) {
@@ -77,6 +84,9 @@ class TpSoundnessTest {
                     Outcome o = TpRuns.run(c, seed);
                     if (o.isRealBug()) {
                         witness = o;
+                        if (seed != WITNESS_SEEDS[0]) {
+                            laterWitness.add(c.name() + " on inputs " + seed);
+                        }
                         break;
                     }
                 }
@@ -90,6 +100,8 @@ class TpSoundnessTest {
         }
         String table = Tally.table(tally);
         System.out.print(table);
+        System.out.println(laterWitness.size() + " mutants agree on inputs " + WITNESS_SEEDS[0] + " and are exposed by:");
+        laterWitness.forEach(w -> System.out.println("  " + w));
         assertThat(notShown).as(table).isEmpty();
         assertThat(tally.keySet()).containsExactlyInAnyOrder(Plant.values());
     }
