@@ -9,6 +9,7 @@ import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.interp.RunResult;
 import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.verifier.corpus.AuthoredCase;
@@ -31,19 +32,31 @@ public final class AuthoredRuns {
 
     /** The unsplit cut's run on its sample inputs. */
     public static Reference reference(AuthoredCase c) {
+        AuthorOutcome.Authored u = unsplit(c);
+        return reference(c, u.bound(), u.params());
+    }
+
+    /** The unsplit cut's run on the given inputs (the unsplit program's bound tensors) and parameters. */
+    public static Reference reference(AuthoredCase c, Map<String, Tensor> bound, Map<String, Long> params) {
+        AuthorOutcome.Authored u = unsplit(c);
+        return new Reference(u.program(), bound, params, INTERPRETER.run(u.program(), bound, params));
+    }
+
+    /** The unsplit cut as the author writes it, with its sample inputs. */
+    public static AuthorOutcome.Authored unsplit(AuthoredCase c) {
         if (!(Author.author(c.spec(), c.cut(), AuthorOptions.single()) instanceof AuthorOutcome.Authored u)) {
             throw new IllegalArgumentException(c.cut() + " was refused unsplit");
         }
-        return new Reference(u, INTERPRETER.run(u.program(), u.bound(), u.params()));
+        return u;
     }
 
     /** {@code c}'s run on the same inputs as {@code ref}, compared with it. */
     public static Outcome run(AuthoredCase c, Reference ref) {
-        Map<String, Tensor> bound = new LinkedHashMap<>(Author.bindSplit(c.spec(), c.cut(), c.options(), ref.unsplit().bound()));
+        Map<String, Tensor> bound = new LinkedHashMap<>(Author.bindSplit(c.spec(), c.cut(), c.options(), ref.bound()));
         c.rebind().forEach((tensor, from) -> bound.put(tensor, bound.get(from)));
-        RunResult run = INTERPRETER.run(c.program(), bound, ref.unsplit().params());
+        RunResult run = INTERPRETER.run(c.program(), bound, ref.params());
         Map<String, Tensor> expected = new LinkedHashMap<>();
-        for (TensorDecl t : ref.unsplit().program().tensors()) {
+        for (TensorDecl t : ref.program().tensors()) {
             Tensor value = ref.run().tensor(t.name());
             if (t.role() == TensorRole.OUTPUT) {
                 expected.put(t.name(), value); // written by chip 0 under the same name
@@ -54,8 +67,8 @@ public final class AuthoredRuns {
         return Compare.tensors(expected, run, RELATIVE_TOLERANCE);
     }
 
-    /** The unsplit program with its inputs, and its completed run. */
-    public record Reference(AuthorOutcome.Authored unsplit, RunResult run) {
+    /** The unsplit program, its bound tensors and parameters, and its completed run. */
+    public record Reference(Program program, Map<String, Tensor> bound, Map<String, Long> params, RunResult run) {
         public Reference {
             if (!run.ok()) {
                 throw new IllegalStateException("the unsplit run faulted: " + run.faults());
