@@ -43,6 +43,18 @@ public final class Main implements Runnable {
             c.getErr().flush();
             return ExitCode.BAD_INPUT;
         });
-        return cl.execute(args);
+        try {
+            return cl.execute(args);
+        } catch (OutOfMemoryError e) {
+            // Commands check sizes before they allocate; this is the last line of defence.
+            err.println("error: out of memory (this JVM may use " + (Runtime.getRuntime().maxMemory() >> 20)
+                    + " MiB); give more with STAGECHECK_JAVA_OPTS=-Xmx<size>, or use smaller inputs");
+            err.flush();
+            return ExitCode.BAD_INPUT;
+        } catch (StackOverflowError e) {
+            err.println("error: the input is nested too deeply to process");
+            err.flush();
+            return ExitCode.BAD_INPUT;
+        }
     }
 }

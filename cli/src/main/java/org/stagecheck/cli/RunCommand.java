@@ -85,6 +85,7 @@ final class RunCommand implements Callable<Integer> {
                 err.flush();
                 return ExitCode.CHECK_FAILED;
             }
+            checkMemory(program);
             InputsManifest manifest = inputs == null ? new InputsManifest(Map.of(), Map.of()) : InputsManifest.readOrEmpty(inputs);
             Map<String, Tensor> bound = bind(program, manifest);
             Map<String, Long> params = params(program, manifest);
@@ -108,6 +109,26 @@ final class RunCommand implements Callable<Integer> {
             err.println("error: " + e.getMessage());
             err.flush();
             return ExitCode.BAD_INPUT;
+        }
+    }
+
+    /**
+     * Refuses, before allocating anything, a program whose tensors and buffers cannot all be held
+     * in this JVM's heap: the evaluator keeps every DRAM tensor and every buffer live for the run.
+     */
+    private static void checkMemory(Program program) throws BadInputException {
+        long bytes = 0;
+        for (TensorDecl t : program.tensors()) {
+            bytes = Math.addExact(bytes, t.shape().elementCount() * t.dtype().byteSize());
+        }
+        for (var b : program.buffers()) {
+            bytes = Math.addExact(bytes, b.shape().elementCount() * b.dtype().byteSize());
+        }
+        long max = Runtime.getRuntime().maxMemory();
+        if (bytes > max - (max >> 3)) {
+            throw new BadInputException(String.format(java.util.Locale.ROOT,
+                    "the program's tensors and buffers take %.1f GiB, more than this JVM can hold (%.1f GiB); "
+                            + "give more with STAGECHECK_JAVA_OPTS=-Xmx<size>", bytes / (double) (1L << 30), max / (double) (1L << 30)));
         }
     }
 

@@ -76,6 +76,19 @@ class RunCommandTest {
     }
 
     @Test
+    void aProgramTooLargeToHoldIsRefusedBeforeAnythingIsAllocated() throws IOException {
+        // 2e9 f32 elements per tensor: well-formed (each fits one array) but 30 GiB in all.
+        Path program = tmp.resolve("huge.json");
+        Files.writeString(program, Files.readString(Path.of("../examples/elementwise-chain.json"))
+                .replace("[4, 8]", "[2000000000, 1]").replace("[1, 8]", "[1, 1]").replace("\"subBlocks\": [2, 4]", "\"subBlocks\": [1000, 1]"));
+        assertThat(CliRunner.run("validate", program.toString()).exit()).isZero();
+        CliRunner r = CliRunner.run("run", program.toString(), "--random", "1", "--out", tmp.resolve("o").toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("more than this JVM can hold").doesNotContain("OutOfMemoryError");
+        assertThat(tmp.resolve("o")).doesNotExist();
+    }
+
+    @Test
     void aMissingInputFileIsBadInput() throws IOException {
         Path in = tmp.resolve("in");
         Files.createDirectories(in);
