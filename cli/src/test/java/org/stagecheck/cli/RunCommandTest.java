@@ -138,6 +138,41 @@ class RunCommandTest {
         assertThat(printed).isEqualTo("uint16 (4, 8) float32 (4, 16)");
     }
 
+    @Test
+    void numpyAgreesWithTheBf16AndF16RoundingOfRandomBitPatterns() throws Exception {
+        assumeTrue(hasNumpy(), "python3 with numpy is not installed here: the numpy cross-check is skipped");
+        // Every f32 bit pattern is as likely: normals, subnormals, infinities, NaNs, ties.
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(11);
+        float[] x = new float[262144];
+        int[] special = {0x7f800000, 0xff800000, 0x7fc00000, 0x00000001, 0x80000001, 0x7f7fffff, 0x3f808000, 0x3f818000,
+                0x477ff000, 0x477fe000, 0x38800000, 0x33800000, 0x33000000, 0x33000001};
+        for (int i = 0; i < x.length; i++) {
+            x[i] = Float.intBitsToFloat(i < special.length ? special[i] : rnd.nextInt());
+        }
+        Path in = tmp.resolve("in");
+        Files.createDirectories(in);
+        Npy.write(in.resolve("x.npy"), Tensor.fromFloats(org.stagecheck.spec.ir.DType.F32, Shape.of(x.length), x));
+        Path out = tmp.resolve("out");
+        CliRunner r = CliRunner.run("run", "src/test/resources/round-to-bf16-and-f16.json", "--inputs", in.toString(), "--out", out.toString());
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        // numpy's float16 cast is IEEE round-to-nearest-even; bf16 is the upper half of f32 with RNE.
+        String script = """
+                import numpy as np, sys, warnings
+                warnings.simplefilter("ignore")
+                d = sys.argv[1]; x = np.load(sys.argv[2])
+                b = np.load(d + "/yb.npy"); h = np.load(d + "/yh.npy")
+                nan = np.isnan(x); u = x.view(np.uint32).astype(np.uint64)
+                ref = ((u + 0x7fff + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+                bad_b = int(((b != ref) & ~nan).sum()); nan_b = bool(np.all(np.isnan((b[nan].astype(np.uint32) << 16).view(np.float32))))
+                bad_h = int(((h.view(np.uint16) != x.astype(np.float16).view(np.uint16)) & ~nan).sum()); nan_h = bool(np.all(np.isnan(h[nan])))
+                print(bad_b, nan_b, bad_h, nan_h)
+                """;
+        Process p = new ProcessBuilder("python3", "-c", script, out.toString(), in.resolve("x.npy").toString()).redirectErrorStream(true).start();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        String printed = new String(p.getInputStream().readAllBytes()).trim();
+        assertThat(printed).isEqualTo("0 True 0 True");
+    }
+
     private static boolean hasNumpy() {
         try {
             Process p = new ProcessBuilder(List.of("python3", "-c", "import numpy")).redirectErrorStream(true).start();
