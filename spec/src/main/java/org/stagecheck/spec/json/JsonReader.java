@@ -100,7 +100,7 @@ public final class JsonReader {
             if (t == null) {
                 throw new JsonFormatException("", pos(p.currentLocation()), "the file is empty; expected a JSON object");
             }
-            JNode root = readValue(p, "");
+            JNode root = readValue(p);
             JsonToken trailing = p.nextToken();
             if (trailing != null) {
                 throw new JsonFormatException("", pos(p.currentTokenLocation()),
@@ -118,7 +118,7 @@ public final class JsonReader {
         }
     }
 
-    private JNode readValue(JsonParser p, String path) throws IOException, JsonFormatException {
+    private JNode readValue(JsonParser p) throws IOException, JsonFormatException {
         Pos at = pos(p.currentTokenLocation());
         JsonToken t = p.currentToken();
         return switch (t) {
@@ -127,15 +127,14 @@ public final class JsonReader {
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String name = p.currentName();
                     p.nextToken();
-                    fields.put(name, readValue(p, path + "/" + name));
+                    fields.put(name, readValue(p));
                 }
                 yield new JNode.JObject(fields, at);
             }
             case START_ARRAY -> {
                 List<JNode> items = new ArrayList<>();
-                int i = 0;
                 while (p.nextToken() != JsonToken.END_ARRAY) {
-                    items.add(readValue(p, path + "/" + i++));
+                    items.add(readValue(p));
                 }
                 yield new JNode.JArray(items, at);
             }
@@ -145,7 +144,7 @@ public final class JsonReader {
             case VALUE_TRUE -> new JNode.JBool(true, at);
             case VALUE_FALSE -> new JNode.JBool(false, at);
             case VALUE_NULL -> new JNode.JNull(at);
-            default -> throw new JsonFormatException(path, at, "unexpected token " + t);
+            default -> throw new JsonFormatException("", at, "unexpected token " + t);
         };
     }
 
