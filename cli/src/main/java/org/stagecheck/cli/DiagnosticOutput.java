@@ -3,7 +3,6 @@ package org.stagecheck.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.util.List;
-import java.util.function.Function;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.json.Pos;
 
@@ -12,12 +11,11 @@ final class DiagnosticOutput {
     private DiagnosticOutput() {}
 
     /** {@code FILE:LINE:COL: CODE stage #i 'id' at /ptr buffer 'b': message}. */
-    static String text(String file, Diagnostic d, Function<String, Pos> locate) {
-        Pos pos = locate.apply(d.field());
-        return file + (pos.known() ? ":" + pos : "") + ": " + d.render();
+    static String text(Diagnostic d, Locator locator) {
+        return locator.locate(d.field()).prefix() + ": " + d.render();
     }
 
-    static void json(JsonGenerator g, Diagnostic d, Function<String, Pos> locate) throws IOException {
+    static void json(JsonGenerator g, Diagnostic d, Locator locator) throws IOException {
         g.writeStartObject();
         g.writeStringField("code", d.code());
         if (d.stageIndex() >= 0) {
@@ -32,7 +30,9 @@ final class DiagnosticOutput {
         if (d.buffer() != null) {
             g.writeStringField("buffer", d.buffer());
         }
-        Pos pos = locate.apply(d.field());
+        Locator.Where where = locator.locate(d.field());
+        g.writeStringField("file", where.file());
+        Pos pos = where.pos();
         if (pos.known()) {
             g.writeNumberField("line", pos.line());
             g.writeNumberField("column", pos.column());
@@ -48,10 +48,10 @@ final class DiagnosticOutput {
         g.writeEndObject();
     }
 
-    static void jsonList(JsonGenerator g, String field, List<Diagnostic> ds, Function<String, Pos> locate) throws IOException {
+    static void jsonList(JsonGenerator g, String field, List<Diagnostic> ds, Locator locator) throws IOException {
         g.writeArrayFieldStart(field);
         for (Diagnostic d : ds) {
-            json(g, d, locate);
+            json(g, d, locator);
         }
         g.writeEndArray();
     }

@@ -24,4 +24,9 @@ record LoadedProgram(Path file, Program program, JNode tree) {
     Pos locate(String pointer) {
         return pointer == null ? Pos.UNKNOWN : JNode.at(tree, pointer).pos();
     }
+
+    /** Where a diagnostic about this program points: this file, at its field's position. */
+    Locator.Where where(String pointer) {
+        return new Locator.Where(file.toString(), locate(pointer));
+    }
 }

@@ -79,7 +79,7 @@ final class RunCommand implements Callable<Integer> {
             List<Diagnostic> invalid = new Validator().validate(program);
             if (!invalid.isEmpty()) {
                 for (Diagnostic d : invalid) {
-                    err.println(DiagnosticOutput.text(programFile.toString(), d, lp::locate));
+                    err.println(DiagnosticOutput.text(d, lp::where));
                 }
                 err.println(programFile + ": not well-formed; nothing was run");
                 err.flush();
@@ -247,7 +247,7 @@ final class RunCommand implements Callable<Integer> {
                     g.writeEndObject();
                 }
                 g.writeEndArray();
-                DiagnosticOutput.jsonList(g, "faults", result.faults(), lp::locate);
+                DiagnosticOutput.jsonList(g, "faults", result.faults(), lp::where);
                 g.writeEndObject();
             });
             return;
@@ -256,7 +256,7 @@ final class RunCommand implements Callable<Integer> {
             o.println(name + "  " + TensorSummary.of(result.tensors().get(name)).text());
         }
         for (Diagnostic d : result.faults()) {
-            o.println(DiagnosticOutput.text(programFile.toString(), d, lp::locate));
+            o.println(DiagnosticOutput.text(d, lp::where));
         }
         String mode = f64 ? "f64" : "f32 reference";
         if (result.ok()) {

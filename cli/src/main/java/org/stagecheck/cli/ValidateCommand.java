@@ -63,7 +63,7 @@ final class ValidateCommand implements Callable<Integer> {
                     } else {
                         g.writeStringField("status", o.diagnostics().isEmpty() ? "valid" : "invalid");
                         g.writeStringField("program", o.loaded().program().name());
-                        DiagnosticOutput.jsonList(g, "diagnostics", o.diagnostics(), o.loaded()::locate);
+                        DiagnosticOutput.jsonList(g, "diagnostics", o.diagnostics(), o.loaded()::where);
                     }
                     g.writeEndObject();
                 }
@@ -80,7 +80,7 @@ final class ValidateCommand implements Callable<Integer> {
                             + o.loaded().program().stages().size() + " stages)");
                 } else {
                     for (Diagnostic d : o.diagnostics()) {
-                        out.println(DiagnosticOutput.text(o.file().toString(), d, o.loaded()::locate));
+                        out.println(DiagnosticOutput.text(d, o.loaded()::where));
                     }
                     out.println(o.file() + ": " + o.diagnostics().size() + " problem(s)");
                 }

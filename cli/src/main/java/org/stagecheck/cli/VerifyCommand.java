@@ -13,6 +13,7 @@ import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.json.CertificateCodec;
 import org.stagecheck.spec.json.JsonFormatException;
+import org.stagecheck.spec.json.JNode;
 import org.stagecheck.spec.json.JsonReader;
 import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.verifier.ObligationResult;
@@ -31,6 +32,8 @@ import picocli.CommandLine.Model.CommandSpec;
                 "buffer remap (against --parent), multicast and ordering. Trusts no claim of the certificate.",
                 "Exit 0 when every obligation is discharged, 1 with the findings when not, 2 on bad input."})
 final class VerifyCommand implements Callable<Integer> {
+    private static final String CERT_PREFIX = "cert:";
+
     @Spec
     CommandSpec spec;
 
@@ -56,15 +59,21 @@ final class VerifyCommand implements Callable<Integer> {
         LoadedProgram lp;
         LoadedProgram parent;
         Certificate cert;
+        JNode certTree;
         try {
             lp = LoadedProgram.read(programFile);
             parent = parentFile == null ? null : LoadedProgram.read(parentFile);
-            cert = certFile == null ? null : readCertificate(certFile);
+            certTree = certFile == null ? null : readJson(certFile);
+            cert = certTree == null ? null : readCertificate(certFile, certTree);
         } catch (BadInputException e) {
             err.println("error: " + e.getMessage());
             err.flush();
             return ExitCode.BAD_INPUT;
         }
+        // The verifier points into the certificate with "cert:" pointers, into the program otherwise.
+        Locator locator = field -> field != null && field.startsWith(CERT_PREFIX) && certTree != null
+                ? new Locator.Where(certFile.toString(), JNode.at(certTree, field.substring(CERT_PREFIX.length())).pos())
+                : lp.where(field);
         List<Diagnostic> structural = new Validator().validate(lp.program());
         VerifyReport report = new Verifier().verify(lp.program(), cert, parent == null ? null : parent.program());
         // Well-formedness is the spec validator's, reported above the verifier's own obligations.
@@ -100,12 +109,12 @@ final class VerifyCommand implements Callable<Integer> {
                     g.writeEndObject();
                 }
                 g.writeEndArray();
-                DiagnosticOutput.jsonList(g, "diagnostics", all, lp::locate);
+                DiagnosticOutput.jsonList(g, "diagnostics", all, locator);
                 g.writeEndObject();
             });
         } else {
             for (Diagnostic d : all) {
-                out.println(DiagnosticOutput.text(programFile.toString(), d, lp::locate));
+                out.println(DiagnosticOutput.text(d, locator));
             }
             out.printf(Locale.ROOT, "%-16s %s%n", "well-formed", structural.isEmpty() ? "discharged" : "violated, " + structural.size() + " finding(s)");
             for (ObligationResult o : obligations) {
@@ -122,9 +131,17 @@ final class VerifyCommand implements Callable<Integer> {
         return o.status().name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
-    private static Certificate readCertificate(Path file) throws BadInputException {
+    private static JNode readJson(Path file) throws BadInputException {
         try {
-            return new CertificateCodec().read(new JsonReader().read(file));
+            return new JsonReader().read(file);
+        } catch (JsonFormatException e) {
+            throw BadInputException.of(file, e);
+        }
+    }
+
+    private static Certificate readCertificate(Path file, JNode tree) throws BadInputException {
+        try {
+            return new CertificateCodec().read(tree);
         } catch (JsonFormatException e) {
             throw BadInputException.of(file, e);
         }

@@ -46,6 +46,18 @@ class VerifyCommandTest {
     }
 
     @Test
+    void aCollidingRemapIsPlacedInTheCertificateFile() throws IOException {
+        Path child = tmp.resolve("child.json");
+        Files.writeString(child, Files.readString(Path.of(PROGRAM)).replace("\"w.c0\"", "\"W0\""));
+        Path cert = tmp.resolve("child.cert.json");
+        Files.writeString(cert, Files.readString(Path.of(CERT)).replace("\"claims\"",
+                "\"remap\": {\"map\": {\"w.c0\": \"W0\", \"w.c1\": \"W0\"}},\n  \"claims\""));
+        CliRunner r = CliRunner.run("verify", child.toString(), "--cert", cert.toString(), "--parent", PROGRAM);
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(1);
+        assertThat(r.out()).containsPattern("child\\.cert\\.json:\\d+:\\d+: REMAP_NOT_INJECTIVE at cert:/remap/map/w.c1 buffer 'W0'");
+    }
+
+    @Test
     void aMalformedCertificateIsBadInput() throws IOException {
         Path f = tmp.resolve("cert.json");
         Files.writeString(f, "{\"format\": \"stagecheck-certificate\", \"version\": 1, \"shards\": [{\"tensor\": 3}]}");
