@@ -39,7 +39,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
                 long[] origin = origins(b.origin(), state);
                 Region r = new Region(b.block().toArray(), b.block().toArray(),
                         List.of(new Piece(origin, new int[rank])));
-                r.checkBounds(tensor, false);
+                r.checkBounds(tensor, 0);
                 yield r;
             }
             case AccessPattern.Streamed s -> {
@@ -64,13 +64,13 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
                 List<Piece> pieces = new ArrayList<>(count);
                 for (int k = 0; k < count; k++) {
                     long[] o = origin.clone();
-                    o[s.axis()] = origin[s.axis()] + k * s.stride();
+                    o[s.axis()] = streamedCorner(origin[s.axis()], k, s.stride(), s.axis());
                     int[] bo = new int[rank];
                     bo[s.axis()] = k * block[s.axis()];
                     pieces.add(new Piece(o, bo));
                 }
                 Region r = new Region(block, bufferShape, pieces);
-                r.checkBounds(tensor, false);
+                r.checkBounds(tensor, 0);
                 yield r;
             }
             case AccessPattern.Indirect ind -> {
@@ -109,7 +109,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
                     pieces.add(new Piece(o, bo));
                 }
                 Region r = new Region(block, bufferShape, pieces);
-                r.checkBounds(tensor, true);
+                r.checkBounds(tensor, 1);
                 yield r;
             }
         };
@@ -130,17 +130,33 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
         return out;
     }
 
-    private void checkBounds(TensorDecl tensor, boolean axis0Checked) throws Fault {
+    /** Block {@code k}'s corner on the streamed axis, {@code origin + k * stride}, exactly (overflow is a fault). */
+    private static long streamedCorner(long origin, int k, long stride, int axis) throws Fault {
+        try {
+            return Math.addExact(origin, Math.multiplyExact(k, stride));
+        } catch (ArithmeticException e) {
+            throw new Fault("OFFSET_OVERFLOW", "kind/pattern/stride", null, "block " + k + " of the streamed pattern lies at "
+                    + origin + " + " + k + " * " + stride + " on axis " + axis + ", which overflows 64 bits.");
+        }
+    }
+
+    /**
+     * Every piece inside the tensor. Written as {@code lo > dim - extent} rather than {@code lo + extent > dim}:
+     * an origin near 2^63 would wrap the sum negative and pass, and the copy would then read or write
+     * elements the pattern never named.
+     *
+     * @param originBase the first tensor axis that has an origin offset (1 for Indirect, whose axis 0 is the index)
+     */
+    private void checkBounds(TensorDecl tensor, int originBase) throws Fault {
         int[] dims = tensor.shape().toArray();
         for (Piece p : pieces) {
-            for (int a = axis0Checked ? 1 : 0; a < dims.length; a++) {
+            for (int a = originBase; a < dims.length; a++) {
                 long lo = p.tensorOrigin()[a];
-                long hi = lo + blockShape[a];
-                if (lo < 0 || hi > dims[a]) {
+                if (lo < 0 || lo > (long) dims[a] - blockShape[a]) {
                     throw new Fault("BLOCK_OUT_OF_BOUNDS", "kind/pattern/origin/" + a, null,
                             "the block at " + Arrays.toString(p.tensorOrigin()) + " of shape " + Arrays.toString(blockShape)
-                                    + " covers [" + lo + ", " + hi + ") on axis " + a + ", past tensor '" + tensor.name()
-                                    + "' of shape " + tensor.shape() + ".");
+                                    + " covers [" + lo + ", " + lo + " + " + blockShape[a] + ") on axis " + a + ", past tensor '"
+                                    + tensor.name() + "' of shape " + tensor.shape() + ".");
                 }
             }
         }
