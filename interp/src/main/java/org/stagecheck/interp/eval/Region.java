@@ -153,7 +153,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
             for (int a = originBase; a < dims.length; a++) {
                 long lo = p.tensorOrigin()[a];
                 if (lo < 0 || lo > (long) dims[a] - blockShape[a]) {
-                    throw new Fault("BLOCK_OUT_OF_BOUNDS", "kind/pattern/origin/" + a, null,
+                    throw new Fault("BLOCK_OUT_OF_BOUNDS", "kind/pattern/origin/" + (a - originBase), null,
                             "the block at " + Arrays.toString(p.tensorOrigin()) + " of shape " + Arrays.toString(blockShape)
                                     + " covers [" + lo + ", " + lo + " + " + blockShape[a] + ") on axis " + a + ", past tensor '"
                                     + tensor.name() + "' of shape " + tensor.shape() + ".");

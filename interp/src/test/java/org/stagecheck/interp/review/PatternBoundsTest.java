@@ -61,4 +61,18 @@ class PatternBoundsTest {
         assertThat(r.faults()).extracting(Diagnostic::code, Diagnostic::field)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("OFFSET_OVERFLOW", "/stages/0/kind/pattern/stride"));
     }
+
+    @Test
+    void anIndirectWindowPastTheEndNamesItsOwnOriginEntryNotTheTensorAxis() {
+        // Indirect's origin list starts at tensor axis 1: axis 2 is origin/1 (it used to say origin/2, which does not exist)
+        RunResult r = Fixtures.program()
+                .input("t", f32(dims(2, 2, 2), 0, 1, 2, 3, 4, 5, 6, 7))
+                .input("ix", org.stagecheck.interp.Fixtures.i32(dims(1), 1))
+                .buffer("i", DType.I32, 1).buffer("x", DType.F32, 1, 1, 2)
+                .loadAll("li", "ix", "i", org.stagecheck.interp.Fixtures.CORE)
+                .stage("l", List.of(), List.of("x"), new StageKind.Load("t", new AccessPattern.Indirect("i", at(0, 1), Shape.of(1, 2)), 1, null))
+                .run();
+        assertThat(r.faults()).extracting(Diagnostic::code, Diagnostic::field)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("BLOCK_OUT_OF_BOUNDS", "/stages/1/kind/pattern/origin/1"));
+    }
 }
