@@ -60,7 +60,13 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
                 }
                 long[] origin = origins(s.origin(), state);
                 int[] bufferShape = block.clone();
-                bufferShape[s.axis()] = Math.multiplyExact(block[s.axis()], count);
+                long extent = (long) block[s.axis()] * count;
+                if (extent > Integer.MAX_VALUE) {
+                    // numBlocks x block cannot be one buffer axis (nor fit any buffer): say so, not an int overflow
+                    throw new Fault("LOAD_SHAPE", "kind/numBlocks", null, count + " blocks of " + s.block() + " along axis "
+                            + s.axis() + " make an axis of " + extent + " elements, more than any buffer holds.");
+                }
+                bufferShape[s.axis()] = (int) extent;
                 List<Piece> pieces = new ArrayList<>(count);
                 for (int k = 0; k < count; k++) {
                     long[] o = origin.clone();

@@ -75,4 +75,15 @@ class PatternBoundsTest {
         assertThat(r.faults()).extracting(Diagnostic::code, Diagnostic::field)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("BLOCK_OUT_OF_BOUNDS", "/stages/1/kind/pattern/origin/1"));
     }
+
+    @Test
+    void aStreamedLoadOfMoreBlocksThanAnAxisCanHoldIsALoadShapeFault() {
+        // 2^30 blocks of 4 along axis 0: the buffer extent overflowed int and surfaced as INTERNAL
+        RunResult r = eight()
+                .stage("l", List.of(), List.of("b"), new StageKind.Load("t",
+                        new AccessPattern.Streamed(at(0), Shape.of(4), 0, 0), 1 << 30, null))
+                .run();
+        assertThat(r.faults()).extracting(Diagnostic::code, Diagnostic::field)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("LOAD_SHAPE", "/stages/0/kind/numBlocks"));
+    }
 }
