@@ -12,6 +12,7 @@ import org.stagecheck.interp.eval.RunState;
 import org.stagecheck.interp.eval.StageEvaluator;
 import org.stagecheck.interp.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
@@ -39,6 +40,7 @@ public final class Interpreter {
     public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params) {
         List<Diagnostic> faults = new ArrayList<>();
         checkParams(program, params, faults);
+        checkBufferSizes(program, faults);
         Map<String, Tensor> initial = bindTensors(program, bound, faults);
         if (!faults.isEmpty()) {
             return new RunResult(initial, Map.of(), faults, null);
@@ -113,6 +115,26 @@ public final class Interpreter {
         }
     }
 
+    /**
+     * Every buffer must fit one Java array, as the validator requires (SIZE_TOO_LARGE): checked
+     * before any stage runs, so an oversized declaration is a fault naming it rather than an
+     * evaluator failure in the stage that first writes it.
+     */
+    private static void checkBufferSizes(Program program, List<Diagnostic> faults) {
+        for (BufferDecl b : program.buffers()) {
+            long n;
+            try {
+                n = b.shape().elementCount();
+            } catch (ArithmeticException e) {
+                n = Long.MAX_VALUE;
+            }
+            if (n > Tensor.MAX_ELEMENTS) {
+                faults.add(Diagnostic.atField("BUFFER_TOO_LARGE", "/buffers/" + b.name(), "Buffer '" + b.name() + "' of shape "
+                        + b.shape() + " holds more than the " + Tensor.MAX_ELEMENTS + " elements one buffer may hold."));
+            }
+        }
+    }
+
     /** Every DRAM tensor's initial value, from the bindings (shared, copied on write) or zeroed. */
     private Map<String, Tensor> bindTensors(Program program, Map<String, Tensor> bound, List<Diagnostic> faults) {
         Map<String, TensorDecl> decls = program.tensorsByName();
@@ -135,8 +157,10 @@ public final class Interpreter {
                 }
                 try {
                     out.put(d.name(), f64 && d.dtype().isFloating() ? Tensor.zerosFloat64(d.dtype(), d.shape()) : Tensor.zeros(d.dtype(), d.shape()));
-                } catch (IllegalArgumentException e) {
-                    faults.add(Diagnostic.atField("TENSOR_TOO_LARGE", field, "Tensor '" + d.name() + "': " + e.getMessage()));
+                } catch (IllegalArgumentException | ArithmeticException e) {
+                    // ArithmeticException: the element count overflows even a long (eight huge axes)
+                    faults.add(Diagnostic.atField("TENSOR_TOO_LARGE", field, "Tensor '" + d.name() + "' of shape " + d.shape()
+                            + " holds more than the " + Tensor.MAX_ELEMENTS + " elements one tensor may hold."));
                 }
                 continue;
             }
