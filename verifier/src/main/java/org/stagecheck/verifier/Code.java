@@ -30,6 +30,7 @@ public enum Code {
     ALLREDUCE_GAP(Obligation.UNREDUCED_SHARD, "The inputs of an all-reduce leave part of the contraction axis uncovered (a slice is missing)."),
     ALLREDUCE_MIXED(Obligation.UNREDUCED_SHARD, "An all-reduce combines partials of a tensor other than the one it names."),
     ALLREDUCE_POOL(Obligation.UNREDUCED_SHARD, "An all-reduce's pool is not the reduction its partial inputs were made with."),
+    ALLREDUCE_VIEW_MISMATCH(Obligation.UNREDUCED_SHARD, "The inputs of an all-reduce are partials laid out or scaled differently per chip (transposed, sliced, reloaded or scaled on one chip only), so it adds unrelated elements."),
     ALLREDUCE_COMBINE(Obligation.UNREDUCED_SHARD, "An all-reduce's combine is not the fold of its pool over its operand count."),
     // ---- buffer remap
     REMAP_PARENT_HASH(Obligation.BUFFER_REMAP, "The parent program given is not the one the certificate's remap was made from."),

@@ -107,9 +107,28 @@ final class AllReduceCheck {
             }
         }
         if (!tainted && !problem && !partials.isEmpty()) {
+            sameView(partials);
             coverage(partials);
         }
         return Fact.FULL;
+    }
+
+    /**
+     * Every input is the same function of its chip's slices ({@link View}): the all-reduce adds
+     * element i of each input, which is element i of the unsplit value only when no chip
+     * transposed, sliced, reloaded or scaled its partial differently.
+     */
+    private void sameView(List<Fact.Partial> partials) {
+        View first = partials.getFirst().view();
+        for (int i = 1; i < partials.size(); i++) {
+            View v = partials.get(i).view();
+            if (!v.equals(first)) {
+                report(Code.ALLREDUCE_VIEW_MISMATCH, "/ins/" + i, stage.ins().get(i),
+                        "Input " + i + " ('" + stage.ins().get(i) + "') holds its partial of " + op.tensor() + " as " + v + ", but input 0 ('"
+                                + stage.ins().getFirst() + "') as " + first + ", so the all-reduce adds unrelated elements.", trailOfInputs());
+                return;
+            }
+        }
     }
 
     /** Disjoint and covering: every element of the contraction axis is summed exactly once. */

@@ -23,8 +23,10 @@ public sealed interface Fact {
     /**
      * The {@code pool}-reduction of logical tensor {@code logical}'s contribution over only
      * {@code slices} of its contraction axis: it must be all-reduced before it means anything.
+     * {@code view} is how it was laid out and scaled since it was made ({@link View}): an
+     * all-reduce requires the same view on every chip.
      */
-    record Partial(String logical, Slices slices, ReducePool pool, Origin origin) implements Fact {
+    record Partial(String logical, Slices slices, ReducePool pool, View view, Origin origin) implements Fact {
         /** Whether {@code other} is a partial over the same partition (tensor, slices, pool). */
         public boolean samePartition(Partial other) {
             return logical.equals(other.logical) && slices.equals(other.slices) && pool == other.pool;

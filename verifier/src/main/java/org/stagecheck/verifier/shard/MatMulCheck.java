@@ -78,7 +78,8 @@ final class MatMulCheck {
         if (contracted != null) {
             String what = "MatMul over " + contracted.tensor() + " " + (contracted.axis() == 0 ? "rows " : "columns ")
                     + contracted.slices() + " makes a partial of " + contracted.logical();
-            return new Fact.Partial(contracted.logical(), contracted.slices(), ReducePool.SUM, at.stepHere(what, contracted.origin()));
+            View made = View.of("matmul" + flags() + " contracting a shard of " + (contracted == sb ? "B" : "A"));
+            return new Fact.Partial(contracted.logical(), contracted.slices(), ReducePool.SUM, made, at.stepHere(what, contracted.origin()));
         }
         Fact.Shard rowShard = a instanceof Fact.Shard s ? s : null;   // A's other axis becomes output axis 0
         Fact.Shard colShard = b instanceof Fact.Shard s ? s : null;   // B's other axis becomes output axis 1
@@ -106,13 +107,14 @@ final class MatMulCheck {
                     "MatMul multiplies the " + p.describe() + " by shard buffer '" + otherBuffer + "' (from " + s.tensor() + "), which differs per chip.", p,
                     "MatMul multiplies the " + p.describe() + " by shard buffer " + otherBuffer);
             case Fact.Tainted t -> Fact.TAINTED;
-            case Fact.Full f -> keepPartial(p);
-            case null -> keepPartial(p);
+            case Fact.Full f -> keepPartial(p, partialPort);
+            case null -> keepPartial(p, partialPort);
         };
     }
 
-    private Fact keepPartial(Fact.Partial p) {
-        return new Fact.Partial(p.logical(), p.slices(), p.pool(),
+    private Fact keepPartial(Fact.Partial p, int partialPort) {
+        View view = View.of("matmul" + flags() + " with the partial as " + (partialPort == 0 ? "A" : "B"), p.view());
+        return new Fact.Partial(p.logical(), p.slices(), p.pool(), view,
                 at.stepHere("MatMul by a replicated operand keeps the " + p.describe(), p.origin()));
     }
 
@@ -135,8 +137,11 @@ final class MatMulCheck {
                                 + s.slices() + ", so the overlap is counted twice.", p,
                         "MatMul accumulates the " + p.describe() + " into spill " + op.spill() + " already holding " + s.slices());
             }
-            Fact.Partial union = new Fact.Partial(p.logical(), s.slices().union(p.slices()), p.pool(), null);
-            return new Fact.Partial(union.logical(), union.slices(), union.pool(),
+            // a contraction streamed over stages adds like views; anything else is recorded, so the
+            // all-reduce sees the accumulation as a different function of the slices
+            View view = s.view().equals(p.view()) ? p.view() : View.of("accumulate", s.view(), p.view());
+            Fact.Partial union = new Fact.Partial(p.logical(), s.slices().union(p.slices()), p.pool(), view, null);
+            return new Fact.Partial(union.logical(), union.slices(), union.pool(), view,
                     at.stepHere("MatMul accumulates into spill " + op.spill() + ", which now holds the " + union.describe(), p.origin()));
         }
         if (product instanceof Fact.Partial p) {
@@ -162,7 +167,8 @@ final class MatMulCheck {
         }
         if (acc instanceof Fact.Partial p) {
             if (bias instanceof Fact.Partial q && q.samePartition(p)) {
-                return acc;
+                return new Fact.Partial(p.logical(), p.slices(), p.pool(), View.of("matmul bias", p.view(), q.view()),
+                        at.stepHere("MatMul adds the bias's " + q.describe() + " to the " + p.describe(), p.origin()));
             }
             String kind = bias instanceof Fact.Partial q ? "the " + q.describe() : "full buffer " + op.bias();
             return fail(Code.PARTIAL_PLUS_FULL, "/kind/op/bias", op.bias(),
@@ -175,6 +181,10 @@ final class MatMulCheck {
                     "MatMul adds the " + q.describe() + " as a bias to a full product");
         }
         return acc;
+    }
+
+    private String flags() {
+        return (op.transposeA() ? " A^T" : "") + (op.transposeB() ? " B^T" : "");
     }
 
     private Fact fail(Code code, String field, String buffer, String message, Fact.Partial p, String step) {

@@ -35,6 +35,15 @@ public final class ShardChecker {
     private final Map<String, Fact> facts = new HashMap<>();
     /** The fact of the value each multicast group's latest load sent, for its receivers. */
     private final Map<String, Fact> inFlight = new HashMap<>();
+    /** For each declared-partial tensor, the partials stored to it so far (for the view of a reload). */
+    private final Map<String, Stored> stored = new HashMap<>();
+
+    /**
+     * The stores to one declared-partial tensor: {@code history} names every store's pattern and
+     * partial in order; {@code onlyPattern}/{@code onlyView} are set while there was exactly one,
+     * so that reloading exactly the region stored gives the partial back unchanged.
+     */
+    private record Stored(View history, String onlyPattern, View onlyView) {}
 
     private int stageIndex;
     private Stage stage;
@@ -113,7 +122,12 @@ public final class ShardChecker {
         }
         if (!t.role().isBoundBeforeRun()) {
             Slices s = Slices.of(d.start(), d.end());
-            return new Fact.Partial(d.logical(), s, ReducePool.SUM,
+            Stored st = stored.get(t.name());
+            String pattern = View.pattern(l.pattern());
+            View view = st == null ? View.of("load " + pattern + " of nothing stored")
+                    : st.onlyPattern() != null && st.onlyPattern().equals(pattern) && l.numBlocks() == 1 ? st.onlyView()
+                    : View.of("load " + pattern + " x" + l.numBlocks(), st.history());
+            return new Fact.Partial(d.logical(), s, ReducePool.SUM, view,
                     step("Load of " + t.name() + ", declared to hold a partial of " + d.logical() + " over " + s, null));
         }
         Slices held = loadedSlices(l, d);
@@ -183,7 +197,12 @@ public final class ShardChecker {
         if (f instanceof Fact.Partial p) {
             boolean fits = declaredPartial && d.logical().equals(p.logical()) && p.pool() == ReducePool.SUM
                     && p.slices().equals(Slices.of(d.start(), d.end()));
-            if (!fits) {
+            if (fits) {
+                String pattern = View.pattern(s.pattern());
+                Stored before = stored.get(s.tensor());
+                View history = before == null ? View.of("store " + pattern, p.view()) : View.of("store " + pattern, before.history(), p.view());
+                stored.put(s.tensor(), before == null ? new Stored(history, pattern, p.view()) : new Stored(history, null, null));
+            } else {
                 String declared = declaredPartial ? "declared to hold a partial of " + d.logical() + " over [" + d.start() + "," + d.end() + ")" : "not declared partial";
                 report(Code.PARTIAL_STORE, "/ins/0", buffer,
                         "Buffer '" + buffer + "' holds a " + p.describe() + " and is stored to tensor '" + s.tensor() + "', which is " + declared + ".",
@@ -245,13 +264,36 @@ public final class ShardChecker {
             return Fact.TAINTED;
         }
         return switch (v) {
-            case GenericAbstraction.Pa pa -> new Fact.Partial(pa.partial().logical(), pa.partial().slices(), pa.partial().pool(),
+            case GenericAbstraction.Pa pa -> new Fact.Partial(pa.partial().logical(), pa.partial().slices(), pa.partial().pool(), genericView(g, ins),
                     step("elementwise op keeps the " + pa.partial().describe(), pa.partial().origin()));
             case GenericAbstraction.Sh sh -> sh.shard();
             case GenericAbstraction.Repl r -> Fact.FULL;
             case GenericAbstraction.Zero z -> Fact.FULL;
             case GenericAbstraction.Taint t -> Fact.TAINTED;
         };
+    }
+
+    /**
+     * The expression with what each port held: P (with its view), F (full or unwritten), S (shard).
+     * The expression text carries every constant, so a partial scaled by 2 on one chip and by 3 on
+     * another gets two views.
+     */
+    private static View genericView(ComputeOp.Generic g, List<Fact> ins) {
+        StringBuilder roles = new StringBuilder();
+        List<View> partials = new ArrayList<>();
+        for (Fact f : ins) {
+            roles.append(switch (f) {
+                case Fact.Partial p -> {
+                    partials.add(p.view());
+                    yield 'P';
+                }
+                case Fact.Shard sh -> 'S';
+                case Fact.Full full -> 'F';
+                case Fact.Tainted t -> 'T';
+                case null -> 'F';
+            });
+        }
+        return new View("generic " + org.stagecheck.spec.ir.Expr.print(g.expr()) + " on " + roles, partials);
     }
 
     /** The first input port holding {@code p} (for naming the buffer in a diagnostic). */
@@ -278,7 +320,8 @@ public final class ShardChecker {
         Fact f = ins.isEmpty() ? null : ins.getFirst();
         return switch (f) {
             case Fact.Partial p when r.fn() == ReduceFn.SUM && p.pool() == ReducePool.SUM ->
-                    new Fact.Partial(p.logical(), p.slices(), p.pool(), step("reduce sum keeps the " + p.describe(), p.origin()));
+                    new Fact.Partial(p.logical(), p.slices(), p.pool(), View.of("reduce sum axis " + r.axis(), p.view()),
+                            step("reduce sum keeps the " + p.describe(), p.origin()));
             case Fact.Partial p -> {
                 report(Code.PARTIAL_NONLINEAR, "/kind/op/fn", stage.ins().getFirst(),
                         "Reduce " + r.fn().jsonName() + " meets the " + p.describe() + " in buffer '" + stage.ins().getFirst() + "' before it is reduced across chips.",
@@ -292,8 +335,9 @@ public final class ShardChecker {
                     case MIN -> ReducePool.MIN;
                     case ARGMAX -> ReducePool.SUM; // excluded by the guard
                 };
-                Fact.Partial made = new Fact.Partial(s.logical(), s.slices(), pool, null);
-                yield new Fact.Partial(s.logical(), s.slices(), pool,
+                View view = View.of("reduce " + r.fn().jsonName() + " axis " + r.axis() + " of a shard");
+                Fact.Partial made = new Fact.Partial(s.logical(), s.slices(), pool, view, null);
+                yield new Fact.Partial(s.logical(), s.slices(), pool, view,
                         step("reduce " + r.fn().jsonName() + " over the shard axis of " + s.tensor() + " makes a " + made.describe(), s.origin()));
             }
             case Fact.Shard s when s.axis() == r.axis() -> Fact.FULL; // a local arg-max over a slice: not followed (docs, "Limits")
@@ -307,7 +351,7 @@ public final class ShardChecker {
     private Fact reshape(List<Fact> ins) {
         Fact f = ins.isEmpty() ? null : ins.getFirst();
         if (f instanceof Fact.Partial p) {
-            return keep(p, "reshape");
+            return keep(p, "reshape", View.of("reshape to " + outShape(), p.view()));
         }
         if (f instanceof Fact.Shard s) {
             BufferDecl in = index.buffer(stage.ins().getFirst());
@@ -320,7 +364,7 @@ public final class ShardChecker {
     private Fact transpose(ComputeOp.Transpose t, List<Fact> ins) {
         Fact f = ins.isEmpty() ? null : ins.getFirst();
         if (f instanceof Fact.Partial p) {
-            return keep(p, "transpose");
+            return keep(p, "transpose", View.of("transpose " + t.perm(), p.view()));
         }
         if (f instanceof Fact.Shard s) {
             int newAxis = t.perm().indexOf(s.axis());
@@ -332,7 +376,7 @@ public final class ShardChecker {
     private Fact slice(ComputeOp.Slice sl, List<Fact> ins) {
         Fact f = ins.isEmpty() ? null : ins.getFirst();
         if (f instanceof Fact.Partial p) {
-            return keep(p, "slice");
+            return keep(p, "slice", View.of("slice at " + sl.starts() + " to " + outShape(), p.view()));
         }
         if (f instanceof Fact.Shard s) {
             BufferDecl out = stage.outs().isEmpty() ? null : index.buffer(stage.outs().getFirst());
@@ -370,7 +414,11 @@ public final class ShardChecker {
                     return Fact.TAINTED;
                 }
             }
-            return keep(first, "concat");
+            List<View> parts = new ArrayList<>();
+            for (Fact f : ins) {
+                parts.add(((Fact.Partial) f).view());
+            }
+            return keep(first, "concat", new View("concat axis " + c.axis(), parts));
         }
         Fact.Shard shard = null;
         for (Fact f : ins) {
@@ -383,8 +431,13 @@ public final class ShardChecker {
         return shard == null ? Fact.FULL : shard;
     }
 
-    private Fact.Partial keep(Fact.Partial p, String op) {
-        return new Fact.Partial(p.logical(), p.slices(), p.pool(), step(op + " keeps the " + p.describe(), p.origin()));
+    private String outShape() {
+        BufferDecl out = stage.outs().isEmpty() ? null : index.buffer(stage.outs().getFirst());
+        return out == null ? "?" : out.shape().toString();
+    }
+
+    private Fact.Partial keep(Fact.Partial p, String op, View view) {
+        return new Fact.Partial(p.logical(), p.slices(), p.pool(), view, step(op + " keeps the " + p.describe(), p.origin()));
     }
 
     // ------------------------------------------------------------------ for MatMulCheck
