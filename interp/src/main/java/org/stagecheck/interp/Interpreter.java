@@ -75,6 +75,11 @@ public final class Interpreter {
                     }
                 } catch (Fault f) {
                     return new RunResult(state.tensors(), trace, List.of(diagnostic(i, st, f)), st.id());
+                } catch (StackOverflowError e) {
+                    // the one recursion of the evaluator is over the expression tree (Generic, Scalar, combine)
+                    Diagnostic d = Diagnostic.atStage("EXPR_TOO_DEEP", i, st.id(), "/stages/" + i + "/kind", null,
+                            "The expression of this stage nests too deeply for the evaluator's stack; run with a larger -Xss or flatten it.");
+                    return new RunResult(state.tensors(), trace, List.of(d), st.id());
                 } catch (OutOfMemoryError e) {
                     Diagnostic d = Diagnostic.atStage("OUT_OF_MEMORY", i, st.id(), "/stages/" + i, null,
                             "The Java heap ran out while evaluating this stage; run with a larger -Xmx or smaller shapes.");
