@@ -183,6 +183,13 @@ final class GenericAbstraction {
         }
         Value x = args[1];
         Value y = args[2];
+        if (args[0] instanceof Sh sc && (x instanceof Pa || y instanceof Pa)) {
+            // each chip keeps a different set of elements of its partial: the sum is no partial
+            // of anything (select(c, p, 0) is linear in p only for a c the same on every chip)
+            Fact.Partial p = x instanceof Pa px ? px.partial() : ((Pa) y).partial();
+            return fail(Code.PARTIAL_NONLINEAR, "select picks elements of the " + p.describe() + " by shard buffer "
+                    + name(sc.port()) + " (from " + sc.shard().tensor() + "), which differs per chip", p, sc.port());
+        }
         if (x instanceof Pa || y instanceof Pa) {
             Value merged = additive(Fn.SELECT, x, y);
             return merged;
