@@ -24,7 +24,7 @@ public enum Code {
     PARTIAL_STORE(Obligation.UNREDUCED_SHARD, "A partial value is stored to a tensor that is not declared to hold exactly that partial."),
     PARTIAL_AS_INDEX(Obligation.UNREDUCED_SHARD, "A partial value is used as an index, an offset or a scalar operand."),
     STORE_FULL_AS_PARTIAL(Obligation.UNREDUCED_SHARD, "A full value is stored to a tensor declared to hold a partial, so a later reduce counts it once per shard."),
-    REDUCE_OF_FULL(Obligation.UNREDUCED_SHARD, "A sum all-reduce takes a value that is already full, so it is counted once per chip."),
+    REDUCE_OF_FULL(Obligation.UNREDUCED_SHARD, "An all-reduce takes a value that is not a partial: a full value under a sum (counted once per chip), or a shard under any pool (unrelated slices combined)."),
     ALLREDUCE_SAME_CHIP(Obligation.UNREDUCED_SHARD, "Two inputs of an all-reduce live on the same chip."),
     ALLREDUCE_OVERLAP(Obligation.UNREDUCED_SHARD, "The inputs of an all-reduce hold overlapping slices of the contraction axis (a slice is counted twice)."),
     ALLREDUCE_GAP(Obligation.UNREDUCED_SHARD, "The inputs of an all-reduce leave part of the contraction axis uncovered (a slice is missing)."),

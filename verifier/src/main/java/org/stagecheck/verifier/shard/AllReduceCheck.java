@@ -97,12 +97,13 @@ final class AllReduceCheck {
                     }
                 }
                 case Fact.Shard s -> {
-                    if (op.pool() == ReducePool.SUM) {
-                        report(Code.REDUCE_OF_FULL, "/ins/" + p, b,
-                                "Input " + p + " ('" + b + "') holds a complete local value (" + s.slices() + " of " + s.logical()
-                                        + " along an axis that was not contracted), not a partial; a sum all-reduce would add unrelated values.", List.of());
-                        problem = true;
-                    }
+                    // unlike a full value, a shard is not the same on every chip: max or min of
+                    // different slices is as meaningless as their sum
+                    report(Code.REDUCE_OF_FULL, "/ins/" + p, b,
+                            "Input " + p + " ('" + b + "') holds a complete local value (" + s.slices() + " of " + s.logical()
+                                    + " along an axis that was not contracted), not a partial; a " + op.pool().jsonName()
+                                    + " all-reduce would combine unrelated values.", List.of());
+                    problem = true;
                 }
             }
         }
