@@ -16,6 +16,7 @@ public enum Code {
     SHARD_DECL_DUPLICATE(Obligation.UNREDUCED_SHARD, "A tensor is declared a shard more than once."),
     SHARD_OFFSET_UNKNOWN(Obligation.UNREDUCED_SHARD, "A load reads a shard tensor at a non-constant offset along the shard axis, so the slice it holds cannot be derived."),
     SHARD_MISALIGNED(Obligation.UNREDUCED_SHARD, "A contraction multiplies two shards that hold different slices of the contraction axis."),
+    SHARD_LOCAL_ARGMAX(Obligation.UNREDUCED_SHARD, "An arg-max runs over a shard's sharded axis, so its index is local to the chip's slice."),
     // ---- UnreducedShard: a partial value meeting a use it may not reach
     PARTIAL_NONLINEAR(Obligation.UNREDUCED_SHARD, "A partial value reaches a non-linear operation before it is reduced."),
     PARTIAL_PLUS_FULL(Obligation.UNREDUCED_SHARD, "A partial value is added to a full value (e.g. a bias) before it is reduced, so the full value is counted once per shard."),

@@ -340,7 +340,14 @@ public final class ShardChecker {
                 yield new Fact.Partial(s.logical(), s.slices(), pool, view,
                         step("reduce " + r.fn().jsonName() + " over the shard axis of " + s.tensor() + " makes a " + made.describe(), s.origin()));
             }
-            case Fact.Shard s when s.axis() == r.axis() -> Fact.FULL; // a local arg-max over a slice: not followed (docs, "Limits")
+            case Fact.Shard s when s.axis() == r.axis() -> {
+                // the index of the maximum within this chip's slice, not within the logical tensor
+                findings.atStage(Code.SHARD_LOCAL_ARGMAX, stageIndex, stage, "/kind/op/fn", stage.ins().getFirst(),
+                        "Reduce argmax runs over the shard axis of buffer '" + stage.ins().getFirst() + "' (" + s.slices() + " of " + s.logical()
+                                + "), so it gives the index of the maximum within this chip's slice, not within " + s.logical() + ".",
+                        List.of());
+                yield Fact.TAINTED;
+            }
             case Fact.Shard s -> s;
             case null -> Fact.FULL;
             case Fact.Full full -> Fact.FULL;
