@@ -159,9 +159,10 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
             for (int a = originBase; a < dims.length; a++) {
                 long lo = p.tensorOrigin()[a];
                 if (lo < 0 || lo > (long) dims[a] - blockShape[a]) {
+                    String hi = lo <= Long.MAX_VALUE - blockShape[a] ? Long.toString(lo + blockShape[a]) : lo + " + " + blockShape[a];
                     throw new Fault("BLOCK_OUT_OF_BOUNDS", "kind/pattern/origin/" + (a - originBase), null,
                             "the block at " + Arrays.toString(p.tensorOrigin()) + " of shape " + Arrays.toString(blockShape)
-                                    + " covers [" + lo + ", " + lo + " + " + blockShape[a] + ") on axis " + a + ", past tensor '"
+                                    + " covers [" + lo + ", " + hi + ") on axis " + a + ", past tensor '"
                                     + tensor.name() + "' of shape " + tensor.shape() + ".");
                 }
             }
