@@ -62,12 +62,14 @@ final class ExprEval {
         }
         Tensor t = inputs.get(i);
         int[] src;
-        if (scalar || t.size() == 1) {
-            if (scalar && t.size() != 1) {
+        if (scalar) {
+            if (t.size() != 1) {
                 throw new Fault("SCALAR_INPUT", "ins/" + i, null, "a Scalar stage reads one-element buffers; in" + i + " has shape " + t.shape() + ".");
             }
             src = new int[n];
         } else {
+            // a one-element input broadcasts like any other: numpy (and the validator) reject one of higher rank
+            // than the output, e.g. [1, 1, 1] into [4]
             src = Broadcast.sourceIndex(t.shape(), outShape, "in" + i);
         }
         Col c;
