@@ -78,7 +78,7 @@ final class MatMulCheck {
         if (contracted != null) {
             String what = "MatMul over " + contracted.tensor() + " " + (contracted.axis() == 0 ? "rows " : "columns ")
                     + contracted.slices() + " makes a partial of " + contracted.logical();
-            View made = View.of("matmul" + flags() + " contracting a shard of " + (contracted == sb ? "B" : "A"));
+            View made = at.views().of("matmul" + flags() + " contracting a shard of " + (contracted == sb ? "B" : "A"));
             return new Fact.Partial(contracted.logical(), contracted.slices(), ReducePool.SUM, made, at.stepHere(what, contracted.origin()));
         }
         Fact.Shard rowShard = a instanceof Fact.Shard s ? s : null;   // A's other axis becomes output axis 0
@@ -113,7 +113,7 @@ final class MatMulCheck {
     }
 
     private Fact keepPartial(Fact.Partial p, int partialPort) {
-        View view = View.of("matmul" + flags() + " with the partial as " + (partialPort == 0 ? "A" : "B"), p.view());
+        View view = at.views().of("matmul" + flags() + " with the partial as " + (partialPort == 0 ? "A" : "B"), p.view());
         return new Fact.Partial(p.logical(), p.slices(), p.pool(), view,
                 at.stepHere("MatMul by a replicated operand keeps the " + p.describe(), p.origin()));
     }
@@ -139,7 +139,7 @@ final class MatMulCheck {
             }
             // a contraction streamed over stages adds like views; anything else is recorded, so the
             // all-reduce sees the accumulation as a different function of the slices
-            View view = s.view().equals(p.view()) ? p.view() : View.of("accumulate", s.view(), p.view());
+            View view = s.view().equals(p.view()) ? p.view() : at.views().of("accumulate", s.view(), p.view());
             Fact.Partial union = new Fact.Partial(p.logical(), s.slices().union(p.slices()), p.pool(), view, null);
             return new Fact.Partial(union.logical(), union.slices(), union.pool(), view,
                     at.stepHere("MatMul accumulates into spill " + op.spill() + ", which now holds the " + union.describe(), p.origin()));
@@ -167,7 +167,7 @@ final class MatMulCheck {
         }
         if (acc instanceof Fact.Partial p) {
             if (bias instanceof Fact.Partial q && q.samePartition(p)) {
-                return new Fact.Partial(p.logical(), p.slices(), p.pool(), View.of("matmul bias", p.view(), q.view()),
+                return new Fact.Partial(p.logical(), p.slices(), p.pool(), at.views().of("matmul bias", p.view(), q.view()),
                         at.stepHere("MatMul adds the bias's " + q.describe() + " to the " + p.describe(), p.origin()));
             }
             String kind = bias instanceof Fact.Partial q ? "the " + q.describe() : "full buffer " + op.bias();

@@ -37,6 +37,7 @@ public final class ShardChecker {
     private final Map<String, Fact> inFlight = new HashMap<>();
     /** For each declared-partial tensor, the partials stored to it so far (for the view of a reload). */
     private final Map<String, Stored> stored = new HashMap<>();
+    private final View.Table views = new View.Table();
 
     /**
      * The stores to one declared-partial tensor: {@code history} names every store's pattern and
@@ -60,14 +61,7 @@ public final class ShardChecker {
             stageIndex = i;
             stage = stages.get(i);
             checkIndexRefs();
-            List<Fact> out = switch (stage.kind()) {
-                case StageKind.Load l -> List.of(load(l));
-                case StageKind.Store s -> { store(s); yield List.of(); }
-                case StageKind.Recv r -> List.of(inFlight.getOrDefault(r.group(), Fact.FULL));
-                case StageKind.AllReduce a -> List.of(new AllReduceCheck(index, decls, findings, facts, i, stage, a).run());
-                case StageKind.Compute c -> compute(c.op());
-                case StageKind.Scalar s -> List.of(scalar());
-            };
+            List<Fact> out = stageFacts();
             Fact written = out.isEmpty() ? null : out.getFirst();
             for (String o : stage.outs()) {
                 facts.put(o, written);
@@ -76,6 +70,17 @@ public final class ShardChecker {
                 inFlight.put(l.multicast(), written);
             }
         }
+    }
+
+    private List<Fact> stageFacts() {
+        return switch (stage.kind()) {
+            case StageKind.Load l -> List.of(load(l));
+            case StageKind.Store s -> { store(s); yield List.of(); }
+            case StageKind.Recv r -> List.of(inFlight.getOrDefault(r.group(), Fact.FULL));
+            case StageKind.AllReduce a -> List.of(new AllReduceCheck(index, decls, findings, facts, stageIndex, stage, a).run());
+            case StageKind.Compute c -> compute(c.op());
+            case StageKind.Scalar s -> List.of(scalar());
+        };
     }
 
     // ------------------------------------------------------------------ helpers
@@ -124,9 +129,9 @@ public final class ShardChecker {
             Slices s = Slices.of(d.start(), d.end());
             Stored st = stored.get(t.name());
             String pattern = View.pattern(l.pattern());
-            View view = st == null ? View.of("load " + pattern + " of nothing stored")
+            View view = st == null ? views.of("load " + pattern + " of nothing stored")
                     : st.onlyPattern() != null && st.onlyPattern().equals(pattern) && l.numBlocks() == 1 ? st.onlyView()
-                    : View.of("load " + pattern + " x" + l.numBlocks(), st.history());
+                    : views.of("load " + pattern + " x" + l.numBlocks(), st.history());
             return new Fact.Partial(d.logical(), s, ReducePool.SUM, view,
                     step("Load of " + t.name() + ", declared to hold a partial of " + d.logical() + " over " + s, null));
         }
@@ -200,7 +205,7 @@ public final class ShardChecker {
             if (fits) {
                 String pattern = View.pattern(s.pattern());
                 Stored before = stored.get(s.tensor());
-                View history = before == null ? View.of("store " + pattern, p.view()) : View.of("store " + pattern, before.history(), p.view());
+                View history = before == null ? views.of("store " + pattern, p.view()) : views.of("store " + pattern, before.history(), p.view());
                 stored.put(s.tensor(), before == null ? new Stored(history, pattern, p.view()) : new Stored(history, null, null));
             } else {
                 String declared = declaredPartial ? "declared to hold a partial of " + d.logical() + " over [" + d.start() + "," + d.end() + ")" : "not declared partial";
@@ -278,7 +283,7 @@ public final class ShardChecker {
      * The expression text carries every constant, so a partial scaled by 2 on one chip and by 3 on
      * another gets two views.
      */
-    private static View genericView(ComputeOp.Generic g, List<Fact> ins) {
+    private View genericView(ComputeOp.Generic g, List<Fact> ins) {
         StringBuilder roles = new StringBuilder();
         List<View> partials = new ArrayList<>();
         for (Fact f : ins) {
@@ -293,7 +298,7 @@ public final class ShardChecker {
                 case null -> 'F';
             });
         }
-        return new View("generic " + org.stagecheck.spec.ir.Expr.print(g.expr()) + " on " + roles, partials);
+        return views.of("generic " + org.stagecheck.spec.ir.Expr.print(g.expr()) + " on " + roles, partials.toArray(View[]::new));
     }
 
     /** The first input port holding {@code p} (for naming the buffer in a diagnostic). */
@@ -320,7 +325,7 @@ public final class ShardChecker {
         Fact f = ins.isEmpty() ? null : ins.getFirst();
         return switch (f) {
             case Fact.Partial p when r.fn() == ReduceFn.SUM && p.pool() == ReducePool.SUM ->
-                    new Fact.Partial(p.logical(), p.slices(), p.pool(), View.of("reduce sum axis " + r.axis(), p.view()),
+                    new Fact.Partial(p.logical(), p.slices(), p.pool(), views.of("reduce sum axis " + r.axis(), p.view()),
                             step("reduce sum keeps the " + p.describe(), p.origin()));
             case Fact.Partial p -> {
                 report(Code.PARTIAL_NONLINEAR, "/kind/op/fn", stage.ins().getFirst(),
@@ -335,7 +340,7 @@ public final class ShardChecker {
                     case MIN -> ReducePool.MIN;
                     case ARGMAX -> ReducePool.SUM; // excluded by the guard
                 };
-                View view = View.of("reduce " + r.fn().jsonName() + " axis " + r.axis() + " of a shard");
+                View view = views.of("reduce " + r.fn().jsonName() + " axis " + r.axis() + " of a shard");
                 Fact.Partial made = new Fact.Partial(s.logical(), s.slices(), pool, view, null);
                 yield new Fact.Partial(s.logical(), s.slices(), pool, view,
                         step("reduce " + r.fn().jsonName() + " over the shard axis of " + s.tensor() + " makes a " + made.describe(), s.origin()));
@@ -358,7 +363,7 @@ public final class ShardChecker {
     private Fact reshape(List<Fact> ins) {
         Fact f = ins.isEmpty() ? null : ins.getFirst();
         if (f instanceof Fact.Partial p) {
-            return keep(p, "reshape", View.of("reshape to " + outShape(), p.view()));
+            return keep(p, "reshape", views.of("reshape to " + outShape(), p.view()));
         }
         if (f instanceof Fact.Shard s) {
             BufferDecl in = index.buffer(stage.ins().getFirst());
@@ -371,7 +376,7 @@ public final class ShardChecker {
     private Fact transpose(ComputeOp.Transpose t, List<Fact> ins) {
         Fact f = ins.isEmpty() ? null : ins.getFirst();
         if (f instanceof Fact.Partial p) {
-            return keep(p, "transpose", View.of("transpose " + t.perm(), p.view()));
+            return keep(p, "transpose", views.of("transpose " + t.perm(), p.view()));
         }
         if (f instanceof Fact.Shard s) {
             int newAxis = t.perm().indexOf(s.axis());
@@ -383,7 +388,7 @@ public final class ShardChecker {
     private Fact slice(ComputeOp.Slice sl, List<Fact> ins) {
         Fact f = ins.isEmpty() ? null : ins.getFirst();
         if (f instanceof Fact.Partial p) {
-            return keep(p, "slice", View.of("slice at " + sl.starts() + " to " + outShape(), p.view()));
+            return keep(p, "slice", views.of("slice at " + sl.starts() + " to " + outShape(), p.view()));
         }
         if (f instanceof Fact.Shard s) {
             BufferDecl out = stage.outs().isEmpty() ? null : index.buffer(stage.outs().getFirst());
@@ -425,7 +430,7 @@ public final class ShardChecker {
             for (Fact f : ins) {
                 parts.add(((Fact.Partial) f).view());
             }
-            return keep(first, "concat", new View("concat axis " + c.axis(), parts));
+            return keep(first, "concat", views.of("concat axis " + c.axis(), parts.toArray(View[]::new)));
         }
         Fact.Shard shard = null;
         for (Fact f : ins) {
@@ -461,6 +466,10 @@ public final class ShardChecker {
 
     Stage stage() {
         return stage;
+    }
+
+    View.Table views() {
+        return views;
     }
 
     Origin stepHere(String what, Origin previous) {

@@ -1,7 +1,7 @@
 package org.stagecheck.verifier.shard;
 
-import java.util.List;
-import java.util.Objects;
+import java.util.HashMap;
+import java.util.Map;
 import org.stagecheck.spec.ir.AccessPattern;
 
 /**
@@ -16,34 +16,47 @@ import org.stagecheck.spec.ir.AccessPattern;
  * The view names no buffer (they differ per chip) and no slice (those differ by design), so equal
  * views on every input are what the all-reduce requires.
  *
- * @param step what was done, e.g. {@code transpose [1, 0]}; {@code args} the views it was done to
+ * <p>Views are hash-consed by a {@link Table} (one per verification): equal chains get the same
+ * {@code id}, so comparing two is O(1) and no operation recurses over a chain, however long
+ * (a partial taken through 100 000 reshapes costs 100 000 map look-ups, not a deep recursion).
+ *
+ * @param id   equal exactly when the chains are equal
+ * @param text the chain for a diagnostic, outermost step first, abbreviated past {@value #TEXT_LIMIT} characters
  */
-public record View(String step, List<View> args) {
-    public View {
-        Objects.requireNonNull(step, "step");
-        args = List.copyOf(args);
-    }
+public record View(int id, String text) {
+    static final int TEXT_LIMIT = 240;
 
-    public static View of(String step, View... args) {
-        return new View(step, List.of(args));
-    }
-
-    /** {@code transpose [1, 0](matmul B-contracted)}: the chain, outermost step first. */
     @Override
     public String toString() {
-        if (args.isEmpty()) {
-            return step;
-        }
-        StringBuilder sb = new StringBuilder(step).append('(');
-        for (int i = 0; i < args.size(); i++) {
-            sb.append(i == 0 ? "" : ", ").append(args.get(i));
-        }
-        return sb.append(')').toString();
+        return text;
     }
 
     /** A pattern as text with every buffer name replaced by {@code @}: per-chip buffers have per-chip names. */
     static String pattern(AccessPattern p) {
-        AccessPattern anonymous = p.remapBuffers(b -> "@");
-        return anonymous.toString();
+        return p.remapBuffers(b -> "@").toString();
+    }
+
+    /** The views of one verification. */
+    static final class Table {
+        private final Map<String, View> byKey = new HashMap<>();
+
+        /** The view of {@code step} applied to {@code args}, in order. */
+        View of(String step, View... args) {
+            StringBuilder key = new StringBuilder(step);
+            StringBuilder text = new StringBuilder(step);
+            if (args.length > 0) {
+                text.append('(');
+                for (int i = 0; i < args.length; i++) {
+                    key.append('\u0000').append(args[i].id());
+                    text.append(i == 0 ? "" : ", ").append(args[i].text());
+                    if (text.length() > TEXT_LIMIT) {
+                        break;
+                    }
+                }
+                text.append(')');
+            }
+            String shown = text.length() > TEXT_LIMIT ? text.substring(0, TEXT_LIMIT) + "..." : text.toString();
+            return byKey.computeIfAbsent(key.toString(), k -> new View(byKey.size(), shown));
+        }
     }
 }

@@ -99,4 +99,24 @@ class PartialViewMismatchTest {
         roundTrip(e, 1, 3, 3);
         assertThat(e.verify().codes()).isEmpty();
     }
+
+    @Test
+    void a_partial_taken_through_a_long_chain_of_layout_ops_is_checked_without_recursion() {
+        // views are hash-consed: 20 000 transposes per chip compare in O(1), and an even count agrees
+        SplitEdits e = new SplitEdits(SplitEdits.SQUARE);
+        for (int c = 0; c < 2; c++) {
+            String prev = "p." + c;
+            String after = "mm2." + c;
+            for (int k = 0; k < 20_000; k++) {
+                String out = "t" + k + "." + c;
+                e.buffer(out, c, 3, 3).compute(after, "tr" + k + "." + c, c, List.of(prev), out, new ComputeOp.Transpose(List.of(1, 0)));
+                prev = out;
+                after = "tr" + k + "." + c;
+            }
+            e.rewire("allreduce_w2", "p." + c, prev);
+        }
+        assertThat(e.verify().codes()).isEmpty();
+        e.rewire("allreduce_w2", "t19999.1", "t19998.1");
+        assertThat(e.verify().codes()).containsExactly("ALLREDUCE_VIEW_MISMATCH");
+    }
 }

@@ -93,7 +93,7 @@ final class SplitEdits {
     }
 
     private int indexOf(String id) {
-        for (int i = 0; i < stages.size(); i++) {
+        for (int i = stages.size() - 1; i >= 0; i--) {
             if (stages.get(i).id().equals(id)) {
                 return i;
             }
