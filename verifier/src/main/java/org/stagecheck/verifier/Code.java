@@ -56,6 +56,7 @@ public enum Code {
     READ_BEFORE_WRITE(Obligation.MULTICAST, "A stage reads a buffer that no earlier stage wrote."),
     TENSOR_READ_BEFORE_WRITE(Obligation.MULTICAST, "A load reads a scratch or output tensor that no earlier stage stored to."),
     // ---- the checker itself
+    EXPR_TOO_DEEP(Obligation.WELL_FORMED, "An expression nests too deeply for the checker's stack (it recurses over expression trees); the obligation is not discharged."),
     CHECKER_FAULT(Obligation.WELL_FORMED, "The checker could not finish a check on this (likely ill-formed) input; the obligation is not discharged.");
 
     private final Obligation obligation;

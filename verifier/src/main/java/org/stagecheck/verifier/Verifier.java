@@ -59,6 +59,10 @@ public final class Verifier {
     private static void guarded(Findings findings, String what, Runnable check) {
         try {
             check.run();
+        } catch (StackOverflowError e) {
+            // the checks recurse only over expression trees (Generic, Scalar, combine; their equality in the remap proof)
+            findings.atField(Code.EXPR_TOO_DEEP, null, null,
+                    "The " + what + " check met an expression nested too deeply for its stack and could not finish; run with a larger -Xss or flatten it.");
         } catch (RuntimeException e) {
             findings.atField(Code.CHECKER_FAULT, null, null,
                     "The " + what + " check could not finish (" + e.getClass().getSimpleName()

@@ -61,7 +61,15 @@ public final class ShardChecker {
             stageIndex = i;
             stage = stages.get(i);
             checkIndexRefs();
-            List<Fact> out = stageFacts();
+            List<Fact> out;
+            try {
+                out = stageFacts();
+            } catch (StackOverflowError e) {
+                // the one recursion here is over a Generic expression tree: report this stage, go on
+                findings.atStage(Code.EXPR_TOO_DEEP, i, stage, "/kind", null,
+                        "The expression of this stage nests too deeply for the checker's stack, so its use of partial values is not checked; flatten it or run with a larger -Xss.");
+                out = List.of(Fact.TAINTED);
+            }
             Fact written = out.isEmpty() ? null : out.getFirst();
             for (String o : stage.outs()) {
                 facts.put(o, written);
