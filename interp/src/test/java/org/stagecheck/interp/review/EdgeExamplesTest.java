@@ -222,4 +222,17 @@ class EdgeExamplesTest {
         assertThat(bad.faults()).extracting(Diagnostic::code, Diagnostic::stageId)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("RECV_NOT_RECEIVER", "r2"));
     }
+
+    @Test
+    void aCastOfAnI32ToBf16GoesThroughF32First() {
+        // 2^24 + 2^16 + 1 -> f32 ties to even at 2^24 + 2^16, a bf16 midpoint that ties to even at 2^24;
+        // one direct rounding would give 2^24 + 2^17 (documented double rounding, as for stores)
+        RunResult r = Fixtures.program()
+                .buffer("q", DType.F32, 1)
+                .stage("sc", List.of(), List.of("q"), new StageKind.Scalar(new ScalarBody(List.of(
+                        new Expr.Cast(DType.BF16, Expr.i((1 << 24) + (1 << 16) + 1))))))
+                .run();
+        assertThat(r.faults()).isEmpty();
+        assertThat(r.trace().get("sc").getFirst().getFloat(0)).isEqualTo(16777216f);
+    }
 }
