@@ -25,7 +25,7 @@ public final class Parallel implements AutoCloseable {
         return threads;
     }
 
-    /** Runs every task and returns when all are done; a task's exception is rethrown unchecked. */
+    /** Runs every task and returns when all are done; a task's exception is rethrown unchecked, a task's Error as itself. */
     public void runAll(List<Runnable> tasks) {
         if (threads == 1 || tasks.size() <= 1) {
             tasks.forEach(Runnable::run);
@@ -50,6 +50,10 @@ public final class Parallel implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while evaluating", e);
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof Error err) {
+                // an OutOfMemoryError in a worker must reach the interpreter as itself (OUT_OF_MEMORY), not as INTERNAL
+                throw err;
+            }
             throw new IllegalStateException("an evaluation task failed: " + e.getCause(), e.getCause());
         }
     }
