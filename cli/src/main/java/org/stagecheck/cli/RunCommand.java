@@ -15,6 +15,7 @@ import org.stagecheck.interp.RunOptions;
 import org.stagecheck.interp.RunResult;
 import org.stagecheck.interp.npy.Npy;
 import org.stagecheck.interp.npy.TensorFileException;
+import org.stagecheck.interp.tensor.RandomBindings;
 import org.stagecheck.interp.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Param;
@@ -150,7 +151,7 @@ final class RunCommand implements Callable<Integer> {
                 }
                 bound.put(t.name(), v);
             } else if (seed != null) {
-                bound.put(t.name(), RandomInputs.make(t, seed));
+                bound.put(t.name(), RandomBindings.of(t, seed));
             } else if (t.role() == TensorRole.STATE) {
                 bound.put(t.name(), Tensor.zeros(t.dtype(), t.shape()));
             } else {
