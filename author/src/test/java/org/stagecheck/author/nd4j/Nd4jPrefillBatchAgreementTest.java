@@ -29,7 +29,7 @@ class Nd4jPrefillBatchAgreementTest {
     }
 
     @ParameterizedTest(name = "tiny prefill rows={0} ctx={1} pos={2}")
-    @CsvSource({"4, 8, 0", "4, 8, 3", "8, 8, 0", "1, 8, 7", "3, 12, 9"})
+    @CsvSource({"4, 8, 0", "4, 8, 3", "8, 8, 0", "1, 8, 7", "3, 12, 9", "2, 512, 509"})
     void tinyPrefillAgrees(int rows, int ctx, int pos) {
         prefillThenDecodeAgrees(ModelSpec.tiny(), rows, ctx, pos, AuthorOptions.single());
     }
