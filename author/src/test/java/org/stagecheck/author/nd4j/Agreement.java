@@ -11,8 +11,8 @@ import org.stagecheck.interp.tensor.Tensor;
  * <p>Tolerance: {@code |interp - reference| <= 1e-5 * max(1, max|reference|)} element-wise, over
  * the compared tensor (logits of one row, or one layer's cache). The f32 program rounds every
  * operation once (relative 6e-8) and accumulates dot products of up to 1408 terms through a few
- * dozen dependent operations per layer; the measured worst case is 3e-7 (tiny) and 1.2e-6
- * (small) relative to that scale, 8x to 30x below the bound (docs/author.md), while each
+ * dozen dependent operations per layer; the measured worst case is 3.6e-7 (tiny) and 1.3e-6
+ * (small) relative to that scale, 28x and 8x below the bound (docs/author.md), while each
  * convention error tried moves the logits by orders of magnitude more
  * ({@link Nd4jConventionSensitivityTest}). Tighter than the author's first reference (1e-4):
  * an independent check should leave as little room as f32 allows.
