@@ -102,7 +102,7 @@ final class KindChecks {
         }
         if (l.pattern() instanceof AccessPattern.Streamed st && st.axis() >= 0 && st.axis() < st.block().rank()
                 && t.shape().rank() == st.block().rank() && st.originOffsets().size() == st.block().rank()) {
-            fits(i, s, t, l.pattern(), "kind/pattern", st.axis(), (long) (l.numBlocks() - 1) * st.stride());
+            fits(i, s, t, l.pattern(), "kind/pattern", st.axis(), saturatingMultiply(l.numBlocks() - 1, st.stride()));
         }
     }
 
@@ -137,7 +137,7 @@ final class KindChecks {
                 return;
             }
             blocks = have / per;
-            fits(i, s, t, st.pattern(), "kind/pattern", sp.axis(), (long) (blocks - 1) * sp.stride());
+            fits(i, s, t, st.pattern(), "kind/pattern", sp.axis(), saturatingMultiply(blocks - 1, sp.stride()));
         }
         Shape expected = PatternShapes.bufferShape(st.pattern(), blocks, indexLength);
         if (expected != null && !expected.equals(in.shape())) {
@@ -179,6 +179,19 @@ final class KindChecks {
             String field = k < ins.size() ? "ins/" + k : "outs/" + (k - ins.size());
             if (b != null && first != null && (!b.shape().equals(first.shape()) || b.dtype() != first.dtype())) {
                 f.stage("ALLREDUCE_SHAPE", i, s, field, b.name(), "buffer '" + b.name() + "' is " + b.dtype() + b.shape() + " but '" + first.name() + "' is " + first.dtype() + first.shape() + "; all partials and outputs agree");
+            }
+        }
+        Map<Integer, BufferDecl> byChip = new HashMap<>();
+        for (int k = 0; k < ins.size(); k++) {
+            BufferDecl b = ins.get(k);
+            if (b == null) {
+                continue;
+            }
+            BufferDecl earlier = byChip.putIfAbsent(b.site().chip(), b);
+            if (earlier != null) {
+                // the members are derived from the partials' chips (brief, "Stages"): one chip, one partial
+                f.stage("ALLREDUCE_MEMBERS", i, s, "ins/" + k, b.name(), "partial '" + b.name() + "' is on chip " + b.site().chip()
+                        + ", which already holds partial '" + earlier.name() + "'; the partials of an all-reduce are on distinct chips");
             }
         }
         if (first == null) {
@@ -327,6 +340,19 @@ final class KindChecks {
                 f.stage("BLOCK_OUT_OF_BOUNDS", i, s, field + "/origin/" + k, null,
                         "along axis " + axis + " the block covers [" + b.min() + ", " + end + ") for some parameter value in range, outside tensor '" + t.name() + "' of extent " + t.shape().dim(axis));
             }
+        }
+    }
+
+    /**
+     * {@code blocks x stride}, the last streamed block's distance from the first, saturated at
+     * Long.MAX_VALUE: a wrapped product went negative and let a block far outside the tensor pass.
+     * Both factors are non-negative here (PATTERN_STRIDE rejects a stride below the extent).
+     */
+    private static long saturatingMultiply(long blocks, long stride) {
+        try {
+            return Math.multiplyExact(blocks, stride);
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
         }
     }
 

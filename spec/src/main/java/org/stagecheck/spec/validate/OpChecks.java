@@ -141,6 +141,10 @@ final class OpChecks {
             f.stage("REDUCE_SHAPE", i, s, "outs/0", out.name(), "reducing axis " + r.axis() + " of " + in.shape() + " gives " + expected + " (the axis is kept with extent 1), not " + out.shape());
         }
         if (r.fn() == ReduceFn.ARGMAX) {
+            if (in.shape().dim(r.axis()) == 0) {
+                // sum/max/min of nothing have identities (0, -inf, +inf); an index of the maximum of nothing does not
+                f.stage("EMPTY_REDUCE", i, s, "kind/op/axis", null, "argmax over axis " + r.axis() + " of " + in.shape() + ", which is empty, has no answer");
+            }
             if (out.dtype() != DType.I32) {
                 f.stage("DTYPE_MISMATCH", i, s, "outs/0", out.name(), "argmax writes i32 indices; '" + out.name() + "' is " + out.dtype());
             }

@@ -218,4 +218,58 @@ class ValidatorTest {
                 DUPLICATE_ID stage #1 'st' at /stages/1/id: stage id 'st' is used by an earlier stage
                 STORE_READ_ONLY stage #1 'st' at /stages/1/kind/tensor: stores into weight tensor 'w', which a program only reads""");
     }
+    /** Differential fuzzer finding (PORT_DUPLICATE mutant): the evaluator faults ALLREDUCE_MEMBERS, the validator accepted. */
+    @Test
+    void allReduceMembersOnOneChipAreRejected() {
+        String out = program().machine(2, 2, 1)
+                .bufferAt("p0", F32, Site.of(0, 0, 0), 4).bufferAt("p1", F32, Site.of(0, 1, 0), 4)
+                .bufferAt("r0", F32, Site.of(0, 0, 0), 4).bufferAt("r1", F32, Site.of(0, 1, 0), 4)
+                .stage("ar", List.of("p0", "p1"), List.of("r0", "r1"), StageKind.AllReduce.of(ReducePool.SUM, "w", 2))
+                .validate();
+        assertThat(out).isEqualTo("ALLREDUCE_MEMBERS stage #0 'ar' at /stages/0/ins/1 buffer 'p1': partial 'p1' is on chip 0, which already holds partial 'p0'; the partials of an all-reduce are on distinct chips");
+    }
+
+    /** Fuzzer review finding: the evaluator faults EMPTY_REDUCE on a declared empty axis, the validator accepted. */
+    @Test
+    void argmaxOverAnEmptyAxisIsRejectedButSumIsNot() {
+        String out = program()
+                .buffer("x", F32, 4, 0).buffer("k", I32, 4, 1).buffer("s", F32, 4, 1)
+                .stage("arg", List.of("x"), List.of("k"), new StageKind.Compute(new ComputeOp.Reduce(ReduceFn.ARGMAX, 1)))
+                .stage("sum", List.of("x"), List.of("s"), new StageKind.Compute(new ComputeOp.Reduce(ReduceFn.SUM, 1)))
+                .validate();
+        assertThat(out).isEqualTo("EMPTY_REDUCE stage #0 'arg' at /stages/0/kind/op/axis: argmax over axis 1 of [4, 0], which is empty, has no answer");
+    }
+
+    /** Fuzzer review finding: (numBlocks - 1) x stride wrapped negative and a block far past the tensor passed. */
+    @Test
+    void aStreamedStrideWhoseLastBlockOverflowsIsOutOfBounds() {
+        var streamed = new AccessPattern.Streamed(List.of(Offset.constant(0), Offset.constant(0)), Shape.of(4, 8), 0, 1L << 62);
+        String out = program()
+                .tensor("w", F32, TensorRole.WEIGHT, 12, 8).buffer("wb", F32, 12, 8)
+                .stage("ld", List.of(), List.of("wb"), new StageKind.Load("w", streamed, 3, null)).validate();
+        assertThat(out).isEqualTo("BLOCK_OUT_OF_BOUNDS stage #0 'ld' at /stages/0/kind/pattern/origin/0: along axis 0 the block covers [0, 9223372036854775807) for some parameter value in range, outside tensor 'w' of extent 12");
+    }
+
+    /** Fuzzer finding (ORIGIN_TERM mutant): terms of one parameter were bounded independently, rejecting a block that always fits. */
+    @Test
+    void anOffsetNamingOneParameterTwiceIsBoundedExactly() {
+        var twice = new Offset(0, List.of(new Offset.Term.OfParam(2, "pos"), new Offset.Term.OfParam(-1, "pos")));
+        var pattern = new AccessPattern.Block(List.of(twice, Offset.constant(0)), Shape.of(1, 8));
+        String out = program().param("pos", 0, 15)
+                .tensor("cache", F32, TensorRole.STATE, 16, 8).buffer("row", F32, 1, 8)
+                .stage("ld", List.of(), List.of("row"), load("cache", pattern)).validate();
+        assertThat(out).isEmpty();
+    }
+
+    /** The evaluator adds term by term in exact 64-bit arithmetic: cancelling terms that overflow on the way are still rejected. */
+    @Test
+    void cancellingTermsThatOverflowOnTheWayAreStillOutOfBounds() {
+        long huge = Long.MAX_VALUE / 2;
+        var cancelling = new Offset(0, List.of(new Offset.Term.OfParam(huge, "pos"), new Offset.Term.OfParam(-huge, "pos")));
+        var pattern = new AccessPattern.Block(List.of(cancelling, Offset.constant(0)), Shape.of(1, 8));
+        String out = program().param("pos", 0, 4)
+                .tensor("cache", F32, TensorRole.STATE, 16, 8).buffer("row", F32, 1, 8)
+                .stage("ld", List.of(), List.of("row"), load("cache", pattern)).validate();
+        assertThat(out).startsWith("BLOCK_OUT_OF_BOUNDS stage #0 'ld' at /stages/0/kind/pattern/origin/0");
+    }
 }
