@@ -30,7 +30,7 @@ final class Agreement {
     /**
      * @param findings   the validator's diagnostics
      * @param structural the evaluator's structural faults, over all runs
-     * @param conclusive whether the runs got past every stage the validator named (completed, or
+     * @param conclusive whether every run got past every stage the validator named (completed, or
      *                   stopped by a data fault at a later stage), so that "no structural fault"
      *                   is evidence that the evaluator accepts what the validator rejects
      */
@@ -59,7 +59,7 @@ final class Agreement {
         List<Diagnostic> structural = new ArrayList<>();
         boolean programLevel = findings.stream().anyMatch(d -> d.stageIndex() < 0);
         int highestNamed = findings.stream().mapToInt(Diagnostic::stageIndex).max().orElse(-1);
-        boolean conclusive = false;
+        boolean conclusive = true;
         for (int corner = 0; corner < 3; corner++) {
             RunResult run = EVALUATOR.run(p, bound, params(p, corner));
             int reached = p.stages().size();
@@ -71,7 +71,7 @@ final class Agreement {
                 reached = Math.min(reached, d.stageIndex() < 0 ? -1 : d.stageIndex());
             }
             boolean past = run.ok() || (!programLevel && reached > highestNamed);
-            conclusive |= past;
+            conclusive &= past; // a fault may show at one corner only: every run must have got past
         }
         return new Verdict(findings, dedupe(structural), conclusive);
     }
