@@ -284,7 +284,8 @@ public final class CutWriter {
      * Grouped-query attention on this chip's {@code heads} query heads over its {@code kvHeads}
      * KV heads: writes this step's k/v rows into the cache, reads the cache back, and for each
      * head computes {@code softmax(mask(q k^T / sqrt(headDim))) v}. Keys after a row's own
-     * position are masked to -inf, so cache rows not yet written never contribute.
+     * position are masked to -inf, and value rows past the step's last position are zeroed
+     * ({@link #validValues}), so cache rows not yet written never contribute, whatever they hold.
      */
     private String attention(ChipState s, int l, String q, String k, String v, int heads, int kvHeads) {
         int group = heads / kvHeads;
@@ -308,7 +309,11 @@ public final class CutWriter {
         b.storeBlock("k.l" + l, k, kc, at);
         b.storeBlock("v.l" + l, v, vc, at);
         String keys = b.loadAll("keys.l" + l, s.home, kc);
-        String values = b.loadAll("values.l" + l, s.home, vc);
+        // rows [pos, pos + rows) were just written; rows past them are unused, whatever they hold
+        Expr written = Expr.apply(Fn.LT, new Expr.Index(0),
+                Expr.apply(Fn.ADD, new Expr.ParamRef("pos"), Expr.i(plan.rows())));
+        String values = validValues("values.l" + l, s.home, vc, written, null,
+                List.of(Offset.constant(0), Offset.constant(0)), cache);
         Expr visible = Expr.apply(Fn.LE, new Expr.Index(1),
                 Expr.apply(Fn.ADD, new Expr.ParamRef("pos"), new Expr.Index(0)));
         return attendRows("attn.l" + l, q, keys, values, heads, group, scale, visible, null);
@@ -337,12 +342,33 @@ public final class CutWriter {
         for (int r = 0; r < rows; r++) {
             List<Offset> base = List.of(Offset.constant((long) r * ctx), Offset.constant(0));
             String keys = b.loadBlock("keys.l" + l + ".r" + r, s.home, kc, base, Shape.of(ctx, width));
-            String values = b.loadBlock("values.l" + l + ".r" + r, s.home, vc, base, Shape.of(ctx, width));
+            Expr written = Expr.apply(Fn.LE, new Expr.Index(0), Expr.in(1));
+            String values = validValues("values.l" + l + ".r" + r, s.home, vc, written, s.rowPos.get(r), base,
+                    Shape.of(ctx, width));
             String qr = b.slice("q.l" + l + ".r" + r, q, List.of(r, 0), Shape.of(1, heads * spec.headDim()));
             Expr visible = Expr.apply(Fn.LE, new Expr.Index(1), Expr.in(1));
             outs.add(attendRows("attn.l" + l + ".r" + r, qr, keys, values, heads, group, scale, visible, s.rowPos.get(r)));
         }
         return b.concat("attn.l" + l, 0, outs);
+    }
+
+    /**
+     * Loads {@code shape} rows of value cache {@code cache} at {@code origin} and replaces every row
+     * where {@code written} fails by zeros ({@code select(written, v, 0)}; in1, when given, is
+     * {@code rowInput}). A masked key gets probability exactly 0, but {@code 0 * v} is NaN when an
+     * unused row holds NaN or an infinity (backends allocate caches uninitialised and read only
+     * the valid rows), so the unused value rows are zeroed too: then the result does not depend
+     * on them at all. Where they hold finite values the result is unchanged: the product-value
+     * matmul adds {@code 0 * 0} where it added {@code 0 * v}, a zero either way. (Keys need no
+     * such step: the score mask selects -inf over whatever the product was.)
+     */
+    private String validValues(String hint, Site home, String cache, Expr written, String rowInput,
+                               List<Offset> origin, Shape shape) {
+        String raw = b.loadBlock(hint + ".raw", home, cache, origin, shape);
+        Expr masked = Expr.apply(Fn.SELECT, written, Expr.in(0), Expr.f(0.0));
+        return rowInput == null
+                ? b.generic(hint, masked, DType.F32, shape, raw)
+                : b.generic(hint, masked, DType.F32, shape, raw, rowInput);
     }
 
     /**
