@@ -19,7 +19,7 @@ public final class CertificateCodec {
     public static final int VERSION = 1;
 
     public Certificate read(JNode root) throws JsonFormatException {
-        Fields f = new Fields(root, "");
+        Fields f = new Fields(root, Pointer.ROOT);
         String format = f.string("format");
         if (!format.equals(FORMAT)) {
             throw new JsonFormatException("/format", f.required("format").pos(),
@@ -30,10 +30,10 @@ public final class CertificateCodec {
             throw new JsonFormatException("/version", f.required("version").pos(),
                     "unsupported version " + version + "; this stagecheck reads version " + VERSION);
         }
-        List<ShardDecl> shards = ProgramCodec.list(f.optional("shards"), "/shards", this::shard);
+        List<ShardDecl> shards = ProgramCodec.list(f.optional("shards"), f.path("shards"), this::shard);
         JNode remapNode = f.optional("remap");
-        BufferRemap remap = remapNode == null ? null : remap(remapNode, "/remap");
-        List<Obligation> claims = ProgramCodec.list(f.optional("claims"), "/claims", (n, p) -> {
+        BufferRemap remap = remapNode == null ? null : remap(remapNode, f.path("remap"));
+        List<Obligation> claims = ProgramCodec.list(f.optional("claims"), f.path("claims"), (n, p) -> {
             String s = Fields.string(n, p);
             Obligation o = Obligation.fromJsonName(s);
             if (o == null) {
@@ -49,7 +49,7 @@ public final class CertificateCodec {
         return read(new JsonReader().read(json));
     }
 
-    private ShardDecl shard(JNode n, String path) throws JsonFormatException {
+    private ShardDecl shard(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         String tensor = f.string("tensor");
         String logical = f.string("logical");
@@ -61,13 +61,13 @@ public final class CertificateCodec {
         return ProgramCodec.construct(n, path, () -> new ShardDecl(tensor, logical, axis, start, end, extent));
     }
 
-    private BufferRemap remap(JNode n, String path) throws JsonFormatException {
+    private BufferRemap remap(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         String parentHash = f.optionalString("parentHash");
         JNode.JObject mapNode = Fields.object(f.required("map"), f.path("map"));
         Map<String, String> map = new LinkedHashMap<>();
         for (var e : mapNode.fields().entrySet()) {
-            map.put(e.getKey(), Fields.string(e.getValue(), f.path("map") + "/" + e.getKey()));
+            map.put(e.getKey(), Fields.string(e.getValue(), f.path("map").key(e.getKey())));
         }
         f.done();
         return new BufferRemap(parentHash, map);

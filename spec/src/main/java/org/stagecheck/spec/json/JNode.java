@@ -1,6 +1,5 @@
 package org.stagecheck.spec.json;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -8,8 +7,15 @@ import java.util.Map;
  * A JSON value that remembers where it was read, so that every later diagnostic (a wrong type
  * here, a dangling reference found by the validator) can name line and column. Jackson's own
  * tree forgets positions; this one is built from Jackson's streaming parser by {@link JsonReader}.
+ *
+ * <p>A million-stage program has tens of millions of values, and the CLI keeps the tree while it
+ * validates, so each node is kept small (docs/format.md, "Reading speed"): the position is a
+ * {@link Pos#packed() packed} {@code long} component ({@code where}) and {@link #pos()} makes the
+ * {@link Pos} only when asked; objects and arrays hold compact immutable collections. The
+ * constructors that take a {@link Pos} remain for code that builds trees by hand.
  */
 public sealed interface JNode {
+    /** Line and column of the value's first character, {@link Pos#UNKNOWN} when not read from text. */
     Pos pos();
 
     /** Human name of the JSON type, for "expected X, found Y" messages. */
@@ -24,26 +30,101 @@ public sealed interface JNode {
         };
     }
 
-    record JObject(Map<String, JNode> fields, Pos pos) implements JNode {
+    /** An object; {@code fields} is immutable and iterates in the order the fields were written. */
+    record JObject(Map<String, JNode> fields, long where) implements JNode {
         public JObject {
-            fields = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fields));
+            // The reader's own maps are immutable already; anything else is copied once.
+            fields = fields instanceof NodeMap m ? m : NodeMap.copyOf(fields);
+        }
+
+        public JObject(Map<String, JNode> fields, Pos pos) {
+            this(fields, pos.packed());
+        }
+
+        /** The fields as the reader's own map, for index-based access while decoding. */
+        NodeMap nodeMap() {
+            return (NodeMap) fields;
+        }
+
+        @Override
+        public Pos pos() {
+            return Pos.unpack(where);
         }
     }
 
-    record JArray(List<JNode> items, Pos pos) implements JNode {
+    /** An array; {@code items} is immutable. */
+    record JArray(List<JNode> items, long where) implements JNode {
         public JArray {
-            items = List.copyOf(items);
+            items = items instanceof NodeList l ? l : NodeList.copyOf(items);
+        }
+
+        public JArray(List<JNode> items, Pos pos) {
+            this(items, pos.packed());
+        }
+
+        @Override
+        public Pos pos() {
+            return Pos.unpack(where);
         }
     }
 
-    record JString(String value, Pos pos) implements JNode {}
+    record JString(String value, long where) implements JNode {
+        public JString(String value, Pos pos) {
+            this(value, pos.packed());
+        }
 
-    /** A number as written; {@code integral} when it has no fraction or exponent. */
-    record JNumber(String text, boolean integral, Pos pos) implements JNode {}
+        @Override
+        public Pos pos() {
+            return Pos.unpack(where);
+        }
+    }
 
-    record JBool(boolean value, Pos pos) implements JNode {}
+    /**
+     * A number as written. It is {@link #integral()} when it has no fraction or exponent, which
+     * the JSON grammar lets the text alone decide, so it is not stored.
+     */
+    record JNumber(String text, long where) implements JNode {
+        public JNumber(String text, Pos pos) {
+            this(text, pos.packed());
+        }
 
-    record JNull(Pos pos) implements JNode {}
+        public boolean integral() {
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (c == '.' || c == 'e' || c == 'E') {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public Pos pos() {
+            return Pos.unpack(where);
+        }
+    }
+
+    record JBool(boolean value, long where) implements JNode {
+        public JBool(boolean value, Pos pos) {
+            this(value, pos.packed());
+        }
+
+        @Override
+        public Pos pos() {
+            return Pos.unpack(where);
+        }
+    }
+
+    record JNull(long where) implements JNode {
+        public JNull(Pos pos) {
+            this(pos.packed());
+        }
+
+        @Override
+        public Pos pos() {
+            return Pos.unpack(where);
+        }
+    }
 
     /**
      * The node at JSON pointer {@code pointer} (e.g. {@code /stages/3/kind/op}), or the deepest

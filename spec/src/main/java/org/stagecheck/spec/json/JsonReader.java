@@ -14,10 +14,6 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -100,7 +96,7 @@ public final class JsonReader {
             if (t == null) {
                 throw new JsonFormatException("", pos(p.currentLocation()), "the file is empty; expected a JSON object");
             }
-            JNode root = readValue(p);
+            JNode root = new TreeBuilder(p).readValue();
             JsonToken trailing = p.nextToken();
             if (trailing != null) {
                 throw new JsonFormatException("", pos(p.currentTokenLocation()),
@@ -116,36 +112,6 @@ public final class JsonReader {
         } catch (IOException e) {
             throw new JsonFormatException("", pos(p.currentLocation()), "cannot read JSON: " + firstLine(e.getMessage()));
         }
-    }
-
-    private JNode readValue(JsonParser p) throws IOException, JsonFormatException {
-        Pos at = pos(p.currentTokenLocation());
-        JsonToken t = p.currentToken();
-        return switch (t) {
-            case START_OBJECT -> {
-                Map<String, JNode> fields = new LinkedHashMap<>();
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    p.nextToken();
-                    fields.put(name, readValue(p));
-                }
-                yield new JNode.JObject(fields, at);
-            }
-            case START_ARRAY -> {
-                List<JNode> items = new ArrayList<>();
-                while (p.nextToken() != JsonToken.END_ARRAY) {
-                    items.add(readValue(p));
-                }
-                yield new JNode.JArray(items, at);
-            }
-            case VALUE_STRING -> new JNode.JString(p.getText(), at);
-            case VALUE_NUMBER_INT -> new JNode.JNumber(p.getText(), true, at);
-            case VALUE_NUMBER_FLOAT -> new JNode.JNumber(p.getText(), false, at);
-            case VALUE_TRUE -> new JNode.JBool(true, at);
-            case VALUE_FALSE -> new JNode.JBool(false, at);
-            case VALUE_NULL -> new JNode.JNull(at);
-            default -> throw new JsonFormatException("", at, "unexpected token " + t);
-        };
     }
 
     static Pos pos(JsonLocation loc) {

@@ -48,7 +48,7 @@ public final class ProgramCodec {
 
     /** Decodes a program from its JSON tree; the first format error is thrown. */
     public Program read(JNode root) throws JsonFormatException {
-        Fields f = new Fields(root, "");
+        Fields f = new Fields(root, Pointer.ROOT);
         String format = f.string("format");
         if (!format.equals(FORMAT)) {
             throw new JsonFormatException("/format", f.required("format").pos(),
@@ -60,12 +60,12 @@ public final class ProgramCodec {
                     "unsupported version " + version + "; this stagecheck reads version " + VERSION);
         }
         String name = f.string("name");
-        Machine machine = machine(f.required("machine"), "/machine");
-        List<Param> params = list(f.optional("params"), "/params", this::param);
-        List<TensorDecl> tensors = list(f.required("tensors"), "/tensors", this::tensor);
-        List<BufferDecl> buffers = list(f.required("buffers"), "/buffers", this::buffer);
-        List<Group> groups = list(f.optional("groups"), "/groups", this::group);
-        List<Stage> stages = list(f.required("stages"), "/stages", this::stage);
+        Machine machine = machine(f.required("machine"), f.path("machine"));
+        List<Param> params = list(f.optional("params"), f.path("params"), this::param);
+        List<TensorDecl> tensors = list(f.required("tensors"), f.path("tensors"), this::tensor);
+        List<BufferDecl> buffers = list(f.required("buffers"), f.path("buffers"), this::buffer);
+        List<Group> groups = list(f.optional("groups"), f.path("groups"), this::group);
+        List<Stage> stages = list(f.required("stages"), f.path("stages"), this::stage);
         f.done();
         return new Program(name, machine, params, tensors, buffers, groups, stages);
     }
@@ -76,23 +76,23 @@ public final class ProgramCodec {
 
     @FunctionalInterface
     interface Decoder<T> {
-        T decode(JNode n, String path) throws JsonFormatException;
+        T decode(JNode n, Pointer path) throws JsonFormatException;
     }
 
-    static <T> List<T> list(JNode n, String path, Decoder<T> d) throws JsonFormatException {
+    static <T> List<T> list(JNode n, Pointer path, Decoder<T> d) throws JsonFormatException {
         if (n == null) {
             return List.of();
         }
         List<JNode> items = Fields.array(n, path);
         List<T> out = new ArrayList<>(items.size());
         for (int i = 0; i < items.size(); i++) {
-            out.add(d.decode(items.get(i), path + "/" + i));
+            out.add(d.decode(items.get(i), path.index(i)));
         }
         return out;
     }
 
     /** Runs a record constructor and reports its complaint as a format error at {@code n}. */
-    static <T> T construct(JNode n, String path, java.util.function.Supplier<T> ctor) throws JsonFormatException {
+    static <T> T construct(JNode n, Pointer path, java.util.function.Supplier<T> ctor) throws JsonFormatException {
         try {
             return ctor.get();
         } catch (IllegalArgumentException | NullPointerException | ArithmeticException e) {
@@ -100,7 +100,7 @@ public final class ProgramCodec {
         }
     }
 
-    private Machine machine(JNode n, String path) throws JsonFormatException {
+    private Machine machine(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         int chips = f.int32("chips");
         int width = f.int32("width");
@@ -109,7 +109,7 @@ public final class ProgramCodec {
         return construct(n, path, () -> new Machine(chips, width, height));
     }
 
-    private Param param(JNode n, String path) throws JsonFormatException {
+    private Param param(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         String name = f.string("name");
         long min = f.int64("min");
@@ -118,7 +118,7 @@ public final class ProgramCodec {
         return construct(n, path, () -> new Param(name, min, max));
     }
 
-    private TensorDecl tensor(JNode n, String path) throws JsonFormatException {
+    private TensorDecl tensor(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         String name = f.string("name");
         DType dtype = dtype(f.required("dtype"), f.path("dtype"));
@@ -129,7 +129,7 @@ public final class ProgramCodec {
         return new TensorDecl(name, dtype, shape, chip, role);
     }
 
-    private BufferDecl buffer(JNode n, String path) throws JsonFormatException {
+    private BufferDecl buffer(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         String name = f.string("name");
         DType dtype = dtype(f.required("dtype"), f.path("dtype"));
@@ -139,7 +139,7 @@ public final class ProgramCodec {
         return new BufferDecl(name, dtype, shape, site);
     }
 
-    private Group group(JNode n, String path) throws JsonFormatException {
+    private Group group(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         String name = f.string("name");
         int chip = f.int32("chip");
@@ -151,7 +151,7 @@ public final class ProgramCodec {
         return new Group(name, chip, rect, sender);
     }
 
-    private Stage stage(JNode n, String path) throws JsonFormatException {
+    private Stage stage(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         String id = f.string("id");
         Site site = site(f.required("site"), f.path("site"));
@@ -162,7 +162,7 @@ public final class ProgramCodec {
         return new Stage(id, site, ins, outs, kind);
     }
 
-    private StageKind kind(JNode n, String path) throws JsonFormatException {
+    private StageKind kind(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         String type = f.string("type");
         StageKind k = switch (type) {
@@ -181,8 +181,8 @@ public final class ProgramCodec {
                 if (sub.size() != 2) {
                     throw Fields.invalid(f.required("subBlocks"), f.path("subBlocks"), "subBlocks is [rows, cols], found " + sub.size() + " numbers");
                 }
-                int r = Fields.int32(sub.get(0), f.path("subBlocks") + "/0");
-                int c = Fields.int32(sub.get(1), f.path("subBlocks") + "/1");
+                int r = Fields.int32(sub.get(0), f.path("subBlocks").index(0));
+                int c = Fields.int32(sub.get(1), f.path("subBlocks").index(1));
                 yield construct(n, path, () -> new StageKind.Store(tensor, p, r, c));
             }
             case "Recv" -> new StageKind.Recv(f.string("group"));
@@ -204,7 +204,7 @@ public final class ProgramCodec {
         return k;
     }
 
-    private ComputeOp op(JNode n, String path) throws JsonFormatException {
+    private ComputeOp op(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         String type = f.string("type");
         ComputeOp op = switch (type) {
@@ -223,7 +223,7 @@ public final class ProgramCodec {
         return op;
     }
 
-    private AccessPattern pattern(JNode n, String path) throws JsonFormatException {
+    private AccessPattern pattern(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         String type = f.string("type");
         AccessPattern p = switch (type) {
@@ -251,26 +251,26 @@ public final class ProgramCodec {
         return p;
     }
 
-    private List<Offset> offsets(JNode n, String path) throws JsonFormatException {
+    private List<Offset> offsets(JNode n, Pointer path) throws JsonFormatException {
         return list(n, path, (item, p) -> switch (item) {
             case JNode.JNumber num -> Offset.constant(Fields.int64(item, p));
             case JNode.JString s -> {
                 try {
                     yield OffsetSyntax.parse(s.value());
                 } catch (TextSyntaxException e) {
-                    throw new JsonFormatException(p, shift(s.pos(), e.offset()), "bad offset \"" + s.value() + "\": " + e.getMessage());
+                    throw new JsonFormatException(p.toString(), shift(s.pos(), e.offset()), "bad offset \"" + s.value() + "\": " + e.getMessage());
                 }
             }
             default -> throw Fields.wrongType(item, p, "an integer or an offset string such as \"64*pos + 8\"");
         });
     }
 
-    private Expr expr(JNode n, String path) throws JsonFormatException {
+    private Expr expr(JNode n, Pointer path) throws JsonFormatException {
         String text = Fields.string(n, path);
         try {
             return ExprSyntax.parse(text);
         } catch (TextSyntaxException e) {
-            throw new JsonFormatException(path, shift(n.pos(), e.offset()), "bad expression \"" + abbreviate(text) + "\": " + e.getMessage());
+            throw new JsonFormatException(path.toString(), shift(n.pos(), e.offset()), "bad expression \"" + abbreviate(text) + "\": " + e.getMessage());
         }
     }
 
@@ -283,25 +283,25 @@ public final class ProgramCodec {
         return s.length() <= 80 ? s : s.substring(0, 77) + "...";
     }
 
-    private static List<Integer> ints(JNode n, String path) throws JsonFormatException {
+    private static List<Integer> ints(JNode n, Pointer path) throws JsonFormatException {
         return list(n, path, Fields::int32);
     }
 
-    static Shape shape(JNode n, String path) throws JsonFormatException {
+    static Shape shape(JNode n, Pointer path) throws JsonFormatException {
         List<Integer> dims = ints(n, path);
         return construct(n, path, () -> new Shape(dims));
     }
 
-    static Site site(JNode n, String path) throws JsonFormatException {
+    static Site site(JNode n, Pointer path) throws JsonFormatException {
         List<JNode> items = Fields.array(n, path);
         if (items.size() != 3) {
             throw Fields.invalid(n, path, "a site is [chip, x, y], found " + items.size() + " numbers");
         }
-        return new Site(Fields.int32(items.get(0), path + "/0"), Fields.int32(items.get(1), path + "/1"),
-                Fields.int32(items.get(2), path + "/2"));
+        return new Site(Fields.int32(items.get(0), path.index(0)), Fields.int32(items.get(1), path.index(1)),
+                Fields.int32(items.get(2), path.index(2)));
     }
 
-    static DType dtype(JNode n, String path) throws JsonFormatException {
+    static DType dtype(JNode n, Pointer path) throws JsonFormatException {
         String s = Fields.string(n, path);
         DType d = DType.fromJsonName(s);
         if (d == null) {
@@ -310,19 +310,38 @@ public final class ProgramCodec {
         return d;
     }
 
-    private static TensorRole tensorRole(JNode n, String path) throws JsonFormatException {
+    private static TensorRole tensorRole(JNode n, Pointer path) throws JsonFormatException {
         return enumValue(TensorRole.class, n, path);
     }
 
-    static <E extends Enum<E>> E enumValue(Class<E> type, JNode n, String path) throws JsonFormatException {
+    static <E extends Enum<E>> E enumValue(Class<E> type, JNode n, Pointer path) throws JsonFormatException {
         String s = Fields.string(n, path);
         for (E e : type.getEnumConstants()) {
-            if (e.name().toLowerCase(java.util.Locale.ROOT).equals(s)) {
+            if (isLowerCaseOf(s, e.name())) {
                 return e;
             }
         }
         List<String> names = java.util.Arrays.stream(type.getEnumConstants()).map(e -> e.name().toLowerCase(java.util.Locale.ROOT)).toList();
         throw Fields.invalid(n, path, "unknown value \"" + s + "\"; expected one of " + names);
+    }
+
+    /**
+     * {@code name.toLowerCase(Locale.ROOT).equals(s)} without making the lower-case copy, for
+     * the ASCII names of Java enum constants (an upper-case ASCII letter maps to its lower case,
+     * every other character of such a name to itself).
+     */
+    private static boolean isLowerCaseOf(String s, String name) {
+        if (s.length() != name.length()) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = name.charAt(i);
+            char lower = c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
+            if (s.charAt(i) != lower) {
+                return false;
+            }
+        }
+        return true;
     }
 
     // ------------------------------------------------------------------ writing

@@ -1,0 +1,171 @@
+package org.stagecheck.spec.json;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.util.Arrays;
+
+/**
+ * Builds one {@link JNode} tree from a streaming parser, allocating little (docs/format.md,
+ * "Reading speed"): the children of the objects and arrays being read wait on one shared stack
+ * and are copied once into an exact-size array when their container closes; short strings and
+ * numbers that repeat ({@code "f32"}, {@code "x.0"}, {@code 0}) are shared through a small cache;
+ * objects with the same keys in the same order share one key array. Positions are packed longs.
+ * One builder reads one document; it is not shared between threads.
+ */
+final class TreeBuilder {
+    /** Strings longer than this are unlikely to repeat (stage ids, expressions): not cached. */
+    private static final int CACHED_MAX_CHARS = 24;
+    private static final int TEXT_CACHE_SLOTS = 1 << 14;
+    private static final int KEY_SHAPE_SLOTS = 1 << 12;
+
+    private final JsonParser parser;
+
+    private JNode[] valueStack = new JNode[256];
+    private String[] keyStack = new String[256];
+    private int top;
+
+    /** Direct-mapped: a slot holds the last short text that hashed there. */
+    private final String[] textCache = new String[TEXT_CACHE_SLOTS];
+    /** Open addressing over key arrays; once full, new shapes are simply not shared. */
+    private final String[][] keyShapes = new String[KEY_SHAPE_SLOTS][];
+    private int keyShapeCount;
+
+    TreeBuilder(JsonParser parser) {
+        this.parser = parser;
+    }
+
+    /** Reads the value whose first token is the parser's current token. */
+    JNode readValue() throws IOException, JsonFormatException {
+        long at = where(parser.currentTokenLocation());
+        JsonToken t = parser.currentToken();
+        return switch (t) {
+            case START_OBJECT -> readObject(at);
+            case START_ARRAY -> readArray(at);
+            case VALUE_STRING -> new JNode.JString(text(), at);
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> new JNode.JNumber(text(), at);
+            case VALUE_TRUE -> new JNode.JBool(true, at);
+            case VALUE_FALSE -> new JNode.JBool(false, at);
+            case VALUE_NULL -> new JNode.JNull(at);
+            default -> throw new JsonFormatException("", Pos.unpack(at), "unexpected token " + t);
+        };
+    }
+
+    private JNode readObject(long at) throws IOException, JsonFormatException {
+        int base = top;
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            String name = parser.currentName();
+            parser.nextToken();
+            JNode value = readValue();
+            push(name, value);
+        }
+        int n = top - base;
+        JNode[] values = Arrays.copyOfRange(valueStack, base, top);
+        String[] keys = sharedKeys(base, n);
+        Arrays.fill(valueStack, base, top, null);
+        top = base;
+        return new JNode.JObject(new NodeMap(keys, values), at);
+    }
+
+    private JNode readArray(long at) throws IOException, JsonFormatException {
+        int base = top;
+        while (parser.nextToken() != JsonToken.END_ARRAY) {
+            push(null, readValue());
+        }
+        JNode[] items = Arrays.copyOfRange(valueStack, base, top);
+        Arrays.fill(valueStack, base, top, null);
+        top = base;
+        return new JNode.JArray(NodeList.owning(items), at);
+    }
+
+    private void push(String key, JNode value) {
+        if (top == valueStack.length) {
+            valueStack = Arrays.copyOf(valueStack, top * 2);
+            keyStack = Arrays.copyOf(keyStack, top * 2);
+        }
+        keyStack[top] = key;
+        valueStack[top] = value;
+        top++;
+    }
+
+    /** The keys at {@code keyStack[base, base+n)} as an array shared with earlier objects of that shape. */
+    private String[] sharedKeys(int base, int n) {
+        int h = n;
+        for (int i = base; i < base + n; i++) {
+            h = 31 * h + keyStack[i].hashCode();
+        }
+        int mask = KEY_SHAPE_SLOTS - 1;
+        for (int slot = (h ^ (h >>> 16)) & mask; ; slot = (slot + 1) & mask) {
+            String[] shape = keyShapes[slot];
+            if (shape == null) {
+                String[] keys = Arrays.copyOfRange(keyStack, base, base + n);
+                Arrays.fill(keyStack, base, base + n, null);
+                // Keep a quarter of the table free so that probing stays short.
+                if (keyShapeCount < KEY_SHAPE_SLOTS * 3 / 4) {
+                    keyShapes[slot] = keys;
+                    keyShapeCount++;
+                }
+                return keys;
+            }
+            if (sameKeys(shape, base, n)) {
+                Arrays.fill(keyStack, base, base + n, null);
+                return shape;
+            }
+        }
+    }
+
+    private boolean sameKeys(String[] shape, int base, int n) {
+        if (shape.length != n) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            String k = keyStack[base + i];
+            if (shape[i] != k && !shape[i].equals(k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The current token's text, shared with an equal earlier one when it is short. */
+    private String text() throws IOException {
+        int len = parser.getTextLength();
+        if (len > CACHED_MAX_CHARS) {
+            return parser.getText();
+        }
+        char[] buf = parser.getTextCharacters();
+        int off = parser.getTextOffset();
+        int h = 0;
+        for (int i = off; i < off + len; i++) {
+            h = 31 * h + buf[i];
+        }
+        int slot = (h ^ (h >>> 14)) & (TEXT_CACHE_SLOTS - 1);
+        String cached = textCache[slot];
+        if (cached != null && equals(cached, buf, off, len)) {
+            return cached;
+        }
+        String s = new String(buf, off, len);
+        textCache[slot] = s;
+        return s;
+    }
+
+    private static boolean equals(String s, char[] buf, int off, int len) {
+        if (s.length() != len) {
+            return false;
+        }
+        for (int i = 0; i < len; i++) {
+            if (s.charAt(i) != buf[off + i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static long where(JsonLocation loc) {
+        if (loc == null || loc.getLineNr() < 1) {
+            return Pos.UNKNOWN_PACKED;
+        }
+        return Pos.pack(loc.getLineNr(), loc.getColumnNr());
+    }
+}
