@@ -39,6 +39,24 @@ public final class ExprSyntax {
         return e;
     }
 
+    /**
+     * {@code name} matches {@code in[0-9]+}, checked by hand: this runs for every input of every
+     * expression of a million-stage program, and {@link String#matches} compiles its pattern
+     * on each call.
+     */
+    private static boolean isInputName(String name) {
+        if (name.length() < 3 || !name.startsWith("in")) {
+            return false;
+        }
+        for (int i = 2; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private Expr expr(int depth) throws TextSyntaxException {
         if (depth > MAX_DEPTH) {
             throw new TextSyntaxException(at, "expression nested deeper than " + MAX_DEPTH + " levels");
@@ -56,7 +74,7 @@ public final class ExprSyntax {
         }
         int start = at;
         String name = identifier();
-        if (name.matches("in[0-9]+")) {
+        if (isInputName(name)) {
             try {
                 return Expr.in(Integer.parseInt(name.substring(2)));
             } catch (NumberFormatException e) {

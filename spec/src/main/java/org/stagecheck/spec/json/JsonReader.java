@@ -33,22 +33,37 @@ public final class JsonReader {
     public static final int MAX_STRING_CHARS = 1 << 20;
     public static final int MAX_NUMBER_CHARS = 64;
 
-    private final JsonFactory factory;
+    /** Jackson checks duplicate keys itself: its message and position are the reference. */
+    private final JsonFactory strict;
+    /** Duplicate keys are checked by {@link TreeBuilder}, without Jackson's hash set per object. */
+    private final JsonFactory fast;
 
     public JsonReader() {
-        this.factory = JsonFactory.builder()
+        this.strict = factory(true);
+        this.fast = factory(false);
+    }
+
+    private static JsonFactory factory(boolean jacksonChecksDuplicates) {
+        return JsonFactory.builder()
                 .streamReadConstraints(StreamReadConstraints.builder()
                         .maxNestingDepth(MAX_DEPTH)
                         .maxStringLength(MAX_STRING_CHARS)
                         .maxNumberLength(MAX_NUMBER_CHARS)
                         .maxDocumentLength(MAX_FILE_BYTES)
                         .build())
-                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .configure(StreamReadFeature.STRICT_DUPLICATE_DETECTION, jacksonChecksDuplicates)
                 .enable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
                 .build();
     }
 
-    /** Reads {@code file}; every failure is a {@link JsonFormatException} with a readable message. */
+    /**
+     * Reads {@code file}; every failure is a {@link JsonFormatException} with a readable message.
+     *
+     * <p>The file is read once with the fast factory. Only when that finds a duplicate key is it
+     * read again with Jackson's own check, so that the error is word for word and position for
+     * position the one Jackson gives: both readings see the same tokens up to that key, so the
+     * first error of the second is the duplicate the first one found.
+     */
     public JNode read(Path file) throws JsonFormatException {
         long size;
         try {
@@ -65,24 +80,63 @@ public final class JsonReader {
             throw new JsonFormatException("", Pos.UNKNOWN,
                     file + " is " + size + " bytes; the limit for a JSON file is " + MAX_FILE_BYTES + " bytes");
         }
+        try {
+            return readFile(file, fast);
+        } catch (DuplicateKeyException duplicate) {
+            readFileStrictly(file);
+            throw duplicate.asFormatError();
+        }
+    }
+
+    private JNode readFile(Path file, JsonFactory factory) throws JsonFormatException, DuplicateKeyException {
         try (InputStream in = Files.newInputStream(file)) {
-            return read(in);
+            return read(in, factory);
         } catch (IOException e) {
             throw new JsonFormatException("", Pos.UNKNOWN, "cannot read " + file + ": " + e.getMessage());
         }
     }
 
+    private void readFileStrictly(Path file) throws JsonFormatException {
+        try {
+            readFile(file, strict);
+        } catch (DuplicateKeyException e) {
+            throw new IllegalStateException("the strict reader does not look for duplicates itself", e);
+        }
+    }
+
     public JNode read(String text) throws JsonFormatException {
+        try {
+            return read(text, fast);
+        } catch (DuplicateKeyException duplicate) {
+            try {
+                read(text, strict);
+            } catch (DuplicateKeyException e) {
+                throw new IllegalStateException("the strict reader does not look for duplicates itself", e);
+            }
+            throw duplicate.asFormatError();
+        }
+    }
+
+    private JNode read(String text, JsonFactory factory) throws JsonFormatException, DuplicateKeyException {
         try (JsonParser p = factory.createParser(text)) {
-            return readDocument(p);
+            return readDocument(p, factory == fast);
         } catch (IOException e) {
             throw new JsonFormatException("", Pos.UNKNOWN, "cannot read JSON: " + e.getMessage());
         }
     }
 
+    /** Reads the stream with Jackson's duplicate check (a stream cannot be read a second time). */
     public JNode read(InputStream in) throws JsonFormatException {
+        try {
+            return read(in, strict);
+        } catch (DuplicateKeyException e) {
+            throw new IllegalStateException("the strict reader does not look for duplicates itself", e);
+        }
+    }
+
+    private JNode read(InputStream in, JsonFactory factory) throws JsonFormatException, DuplicateKeyException {
         try (JsonParser p = factory.createParser(in)) {
-            return readDocument(p);
+            return readDocument(p, factory == fast);
         } catch (JsonFormatException e) {
             throw e;
         } catch (IOException e) {
@@ -90,13 +144,13 @@ public final class JsonReader {
         }
     }
 
-    private JNode readDocument(JsonParser p) throws JsonFormatException {
+    private JNode readDocument(JsonParser p, boolean checkDuplicates) throws JsonFormatException, DuplicateKeyException {
         try {
             JsonToken t = p.nextToken();
             if (t == null) {
                 throw new JsonFormatException("", pos(p.currentLocation()), "the file is empty; expected a JSON object");
             }
-            JNode root = new TreeBuilder(p).readValue();
+            JNode root = new TreeBuilder(p, checkDuplicates).readValue();
             JsonToken trailing = p.nextToken();
             if (trailing != null) {
                 throw new JsonFormatException("", pos(p.currentTokenLocation()),

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Builds one {@link JNode} tree from a streaming parser, allocating little (docs/format.md,
@@ -20,7 +22,11 @@ final class TreeBuilder {
     private static final int TEXT_CACHE_SLOTS = 1 << 14;
     private static final int KEY_SHAPE_SLOTS = 1 << 12;
 
+    /** Objects with more keys than this look duplicates up in a hash set, smaller ones by scanning. */
+    private static final int SCANNED_KEYS_MAX = 12;
+
     private final JsonParser parser;
+    private final boolean checkDuplicates;
 
     private JNode[] valueStack = new JNode[256];
     private String[] keyStack = new String[256];
@@ -32,12 +38,17 @@ final class TreeBuilder {
     private final String[][] keyShapes = new String[KEY_SHAPE_SLOTS][];
     private int keyShapeCount;
 
-    TreeBuilder(JsonParser parser) {
+    /**
+     * @param checkDuplicates whether to look for a key repeated in one object (false when the
+     *     parser does so itself)
+     */
+    TreeBuilder(JsonParser parser, boolean checkDuplicates) {
         this.parser = parser;
+        this.checkDuplicates = checkDuplicates;
     }
 
     /** Reads the value whose first token is the parser's current token. */
-    JNode readValue() throws IOException, JsonFormatException {
+    JNode readValue() throws IOException, JsonFormatException, DuplicateKeyException {
         long at = where(parser.currentTokenLocation());
         JsonToken t = parser.currentToken();
         return switch (t) {
@@ -52,10 +63,28 @@ final class TreeBuilder {
         };
     }
 
-    private JNode readObject(long at) throws IOException, JsonFormatException {
+    private JNode readObject(long at) throws IOException, JsonFormatException, DuplicateKeyException {
         int base = top;
+        Set<String> wideKeys = null;
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String name = parser.currentName();
+            if (checkDuplicates) {
+                int n = top - base;
+                if (n < SCANNED_KEYS_MAX) {
+                    for (int i = base; i < top; i++) {
+                        if (keyStack[i].equals(name)) {
+                            throw new DuplicateKeyException(name, Pos.unpack(where(parser.currentTokenLocation())));
+                        }
+                    }
+                } else {
+                    if (wideKeys == null) {
+                        wideKeys = new HashSet<>(Arrays.asList(keyStack).subList(base, top));
+                    }
+                    if (!wideKeys.add(name)) {
+                        throw new DuplicateKeyException(name, Pos.unpack(where(parser.currentTokenLocation())));
+                    }
+                }
+            }
             parser.nextToken();
             JNode value = readValue();
             push(name, value);
@@ -68,7 +97,7 @@ final class TreeBuilder {
         return new JNode.JObject(new NodeMap(keys, values), at);
     }
 
-    private JNode readArray(long at) throws IOException, JsonFormatException {
+    private JNode readArray(long at) throws IOException, JsonFormatException, DuplicateKeyException {
         int base = top;
         while (parser.nextToken() != JsonToken.END_ARRAY) {
             push(null, readValue());
