@@ -30,10 +30,10 @@ public final class CertificateCodec {
             throw new JsonFormatException("/version", f.required("version").pos(),
                     "unsupported version " + version + "; this stagecheck reads version " + VERSION);
         }
-        List<ShardDecl> shards = ProgramCodec.list(f.optional("shards"), f.path("shards"), this::shard);
+        List<ShardDecl> shards = ProgramDecoder.list(f.optional("shards"), f.path("shards"), this::shard);
         JNode remapNode = f.optional("remap");
         BufferRemap remap = remapNode == null ? null : remap(remapNode, f.path("remap"));
-        List<Obligation> claims = ProgramCodec.list(f.optional("claims"), f.path("claims"), (n, p) -> {
+        List<Obligation> claims = ProgramDecoder.list(f.optional("claims"), f.path("claims"), (n, p) -> {
             String s = Fields.string(n, p);
             Obligation o = Obligation.fromJsonName(s);
             if (o == null) {
@@ -58,7 +58,7 @@ public final class CertificateCodec {
         long end = f.int64("end");
         long extent = f.int64("extent");
         f.done();
-        return ProgramCodec.construct(n, path, () -> new ShardDecl(tensor, logical, axis, start, end, extent));
+        return ProgramDecoder.construct(n, path, () -> new ShardDecl(tensor, logical, axis, start, end, extent));
     }
 
     private BufferRemap remap(JNode n, Pointer path) throws JsonFormatException {
