@@ -323,6 +323,22 @@ class CompactTreeTest {
         assertThatThrownBy(() -> o.fields().put("b", new JNode.JNull(at))).isInstanceOf(UnsupportedOperationException.class);
     }
 
+    /** One decoder parses an expression text once: stages that repeat it share the (immutable) tree. */
+    @Test
+    void stagesWithTheSameExpressionShareItsParsedTree() throws JsonFormatException {
+        String twoRelus = ReaderErrorMessagesTest.VALID.replace(
+                "\"ins\": [\"a\"], \"outs\": [\"b\"],\n     \"kind\": {\"type\": \"Compute\", \"op\": {\"type\": \"generic\", \"expr\": \"max(in0, 0.0)\"}}}",
+                "\"ins\": [\"a\"], \"outs\": [\"b\"],\n     \"kind\": {\"type\": \"Compute\", \"op\": {\"type\": \"generic\", \"expr\": \"max(in0, 0.0)\"}}},\n"
+                        + "    {\"id\": \"relu2\", \"site\": [0, 0, 0], \"ins\": [\"b\"], \"outs\": [\"a\"],\n"
+                        + "     \"kind\": {\"type\": \"Compute\", \"op\": {\"type\": \"generic\", \"expr\": \"max(in0, 0.0)\"}}}");
+        var stages = new ProgramCodec().read(twoRelus).stages();
+        assertThat(stages).hasSize(3);
+        var first = ((org.stagecheck.spec.ir.StageKind.Compute) stages.get(1).kind()).op();
+        var second = ((org.stagecheck.spec.ir.StageKind.Compute) stages.get(2).kind()).op();
+        assertThat(((org.stagecheck.spec.ir.ComputeOp.Generic) second).expr())
+                .isSameAs(((org.stagecheck.spec.ir.ComputeOp.Generic) first).expr());
+    }
+
     @Property(tries = 200)
     void aPackedPositionUnpacksToItself(@ForAll int line, @ForAll int column) {
         Pos p = new Pos(line, column);
