@@ -11,6 +11,12 @@ import java.util.function.UnaryOperator;
  */
 public sealed interface AccessPattern {
 
+    /**
+     * The shape of one block (for {@link Indirect}, of the window over the axes after the first);
+     * every pattern's record component of that name implements it.
+     */
+    Shape block();
+
     /** One rectangular block of shape {@code block} whose corner is at {@code origin}. */
     record Block(List<Offset> origin, Shape block) implements AccessPattern {
         public Block {

@@ -113,11 +113,7 @@ final class KindChecks {
         if (t != null && (t.role() == TensorRole.INPUT || t.role() == TensorRole.WEIGHT)) {
             f.stage("STORE_READ_ONLY", i, s, "kind/tensor", null, "stores into " + t.role().jsonName() + " tensor '" + t.name() + "', which a program only reads");
         }
-        Shape block = switch (st.pattern()) {
-            case AccessPattern.Block b -> b.block();
-            case AccessPattern.Streamed sp -> sp.block();
-            case AccessPattern.Indirect ind -> ind.block();
-        };
+        Shape block = st.pattern().block();
         int rows = block.rank() >= 2 ? block.dim(block.rank() - 2) : 1;
         int cols = block.rank() >= 1 ? block.dim(block.rank() - 1) : 1;
         if (rows % st.subRows() != 0 || cols % st.subCols() != 0) {
@@ -323,11 +319,7 @@ final class KindChecks {
     private void fits(int i, Stage s, TensorDecl t, AccessPattern p, String field, int extraAxis, long extra) {
         List<Offset> origin = p.originOffsets();
         int axisShift = p instanceof AccessPattern.Indirect ? 1 : 0;
-        Shape block = switch (p) {
-            case AccessPattern.Block b -> b.block();
-            case AccessPattern.Streamed st -> st.block();
-            case AccessPattern.Indirect ind -> ind.block();
-        };
+        Shape block = p.block();
         for (int k = 0; k < origin.size() && k < block.rank(); k++) {
             Bounds b = Bounds.of(origin.get(k), d.params());
             if (b == null) {
