@@ -6,7 +6,7 @@ import java.util.Map;
 import org.stagecheck.author.model.Binding;
 import org.stagecheck.author.model.CutWriter;
 import org.stagecheck.author.model.Tensors;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.cert.Obligation;
 import org.stagecheck.spec.ir.Program;

@@ -13,8 +13,8 @@ import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.stagecheck.interp.npy.Npy;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.npy.Npy;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.json.CertificateCodec;
 import org.stagecheck.spec.json.ProgramCodec;
 

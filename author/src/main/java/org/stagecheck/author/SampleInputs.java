@@ -2,7 +2,7 @@ package org.stagecheck.author;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;

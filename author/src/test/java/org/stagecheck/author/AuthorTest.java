@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
-import org.stagecheck.interp.RunResult;
+import org.stagecheck.backend.RunResult;
 import org.stagecheck.spec.cert.ShardDecl;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;

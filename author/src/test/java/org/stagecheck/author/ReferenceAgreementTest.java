@@ -9,8 +9,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
-import org.stagecheck.interp.RunResult;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.Shape;
 
 /**

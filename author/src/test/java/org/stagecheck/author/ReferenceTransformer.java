@@ -3,7 +3,7 @@ package org.stagecheck.author;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 
 /**
  * An independent forward pass of a {@link ModelSpec}, written from the model's math in plain

@@ -7,8 +7,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
-import org.stagecheck.interp.RunResult;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.tensor.Tensor;
 
 /**
  * A decode step of the {@code small} model runs under the interpreter; its time per token is

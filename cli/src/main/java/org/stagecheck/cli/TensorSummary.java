@@ -2,7 +2,7 @@ package org.stagecheck.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 
 /** A one-line account of a tensor: type, checksum, range, and small integer values in full. */
 record TensorSummary(String type, String checksum, double min, double max, long nonFinite, String values) {

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.stagecheck.interp.npy.Npy;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.npy.Npy;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.Shape;
 
 class RunCommandTest {

@@ -6,11 +6,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import org.stagecheck.backend.Backend;
+import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.interp.eval.Parallel;
 import org.stagecheck.interp.eval.RunState;
 import org.stagecheck.interp.eval.StageEvaluator;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Param;
@@ -25,18 +27,32 @@ import org.stagecheck.spec.ir.TensorDecl;
  * stage fault. An instance holds only its options and may run many programs, one at a time or
  * concurrently.
  */
-public final class Interpreter {
+public final class Interpreter implements Backend {
     private final RunOptions options;
 
     public Interpreter(RunOptions options) {
         this.options = Objects.requireNonNull(options, "options");
     }
 
+    @Override
+    public String name() {
+        return "interp";
+    }
+
+    /** Runs with this interpreter's options, except that {@code trace} replaces theirs. */
+    @Override
+    public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
+        return trace == options.trace() ? run(program, bound, params) : new Interpreter(options.withTrace(trace)).run(program, bound, params);
+    }
+
     /**
+     * Runs with this interpreter's options (its trace setting included).
+     *
      * @param bound  values for tensors of role input, weight and state (by tensor name); an output
      *               or scratch tensor may be bound too (its initial contents), otherwise it starts zeroed
      * @param params a value for every program parameter
      */
+    @Override
     public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params) {
         List<Diagnostic> faults = new ArrayList<>();
         checkParams(program, params, faults);

@@ -2,7 +2,7 @@ package org.stagecheck.interp;
 
 import java.util.List;
 
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Stage;
 

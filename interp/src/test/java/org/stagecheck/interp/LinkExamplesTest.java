@@ -1,5 +1,6 @@
 package org.stagecheck.interp;
 
+import org.stagecheck.backend.RunResult;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.stagecheck.interp.Fixtures.at;
 import static org.stagecheck.interp.Fixtures.dims;

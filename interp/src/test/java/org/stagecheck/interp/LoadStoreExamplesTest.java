@@ -1,5 +1,6 @@
 package org.stagecheck.interp;
 
+import org.stagecheck.backend.RunResult;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.stagecheck.interp.Fixtures.at;
 import static org.stagecheck.interp.Fixtures.dims;
@@ -9,7 +10,7 @@ import static org.stagecheck.interp.Fixtures.i32;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.AccessPattern;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Expr;

@@ -1,5 +1,6 @@
 package org.stagecheck.interp;
 
+import org.stagecheck.backend.RunResult;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.stagecheck.interp.Fixtures.at;
 import static org.stagecheck.interp.Fixtures.dims;
@@ -9,7 +10,7 @@ import static org.stagecheck.interp.Fixtures.i32;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
-import org.stagecheck.interp.numeric.Bf16;
+import org.stagecheck.tensor.numeric.Bf16;
 import org.stagecheck.spec.ir.AccessPattern;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;
@@ -87,7 +88,7 @@ class MoreExamplesTest {
     @Test
     void reductionsOverBf16AndI32Inputs() {
         RunResult r = Fixtures.program()
-                .tensor("h", TensorRole.INPUT, 0, org.stagecheck.interp.tensor.Tensor.fromFloats(DType.BF16, Shape.of(1, 3), new float[] {256, 1, 1}))
+                .tensor("h", TensorRole.INPUT, 0, org.stagecheck.tensor.Tensor.fromFloats(DType.BF16, Shape.of(1, 3), new float[] {256, 1, 1}))
                 .input("n", i32(dims(1, 3), Integer.MAX_VALUE, 1, 5))
                 .buffer("H", DType.BF16, 1, 3).buffer("N", DType.I32, 1, 3)
                 .buffer("hs", DType.BF16, 1, 1).buffer("hf", DType.F32, 1, 1).buffer("ns", DType.I32, 1, 1).buffer("na", DType.I32, 1, 1)

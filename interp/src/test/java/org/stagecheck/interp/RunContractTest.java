@@ -1,5 +1,6 @@
 package org.stagecheck.interp;
 
+import org.stagecheck.backend.RunResult;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.stagecheck.interp.Fixtures.dims;
 import static org.stagecheck.interp.Fixtures.f32;
@@ -79,7 +80,7 @@ class RunContractTest {
         assertThat(f64.tensor("out").isFloat64()).isTrue();
         assertThat(f64.tensor("out").getDouble(0)).isEqualTo((double) 0.1f / 3.0);
         assertThat(f32.tensor("out").isFloat64()).isFalse();
-        assertThat(f32.tensor("out").getFloat(0)).isEqualTo(org.stagecheck.interp.numeric.Bf16.toFloat(
-                org.stagecheck.interp.numeric.Bf16.fromFloat(0.1f / 3f)));
+        assertThat(f32.tensor("out").getFloat(0)).isEqualTo(org.stagecheck.tensor.numeric.Bf16.toFloat(
+                org.stagecheck.tensor.numeric.Bf16.fromFloat(0.1f / 3f)));
     }
 }

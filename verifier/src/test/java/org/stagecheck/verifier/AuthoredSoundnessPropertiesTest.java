@@ -11,7 +11,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 import org.stagecheck.author.AuthorOutcome;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.TensorDecl;

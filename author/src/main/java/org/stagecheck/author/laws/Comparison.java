@@ -1,6 +1,6 @@
 package org.stagecheck.author.laws;
 
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 
 /**

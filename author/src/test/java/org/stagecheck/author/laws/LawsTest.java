@@ -11,7 +11,7 @@ import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
 import org.stagecheck.interp.RunOptions;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Fn;

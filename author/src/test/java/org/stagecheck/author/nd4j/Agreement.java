@@ -2,7 +2,7 @@ package org.stagecheck.author.nd4j;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 
 /**
  * How the interpreter's f32 run of an authored program is compared with the float64 ND4J

@@ -12,8 +12,8 @@ import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
-import org.stagecheck.interp.RunResult;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
 

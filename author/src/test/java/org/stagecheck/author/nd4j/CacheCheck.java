@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 import org.stagecheck.author.ModelSpec;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 
 /**
  * Compares the caches a run left with the reference's: the rows the step wrote (new keys after

@@ -15,7 +15,7 @@ import org.stagecheck.author.ModelSpec;
 import org.stagecheck.author.nd4j.Nd4jTransformer.Conventions;
 import org.stagecheck.author.nd4j.Nd4jTransformer.KvSharing;
 import org.stagecheck.author.nd4j.Nd4jTransformer.RopePairing;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
 

@@ -6,7 +6,7 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.nd4j.linalg.ops.transforms.Transforms;
 import org.stagecheck.author.ModelSpec;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 
 /**
  * A second reference forward pass of the authored decoder (issue #4 follow-up; docs/author.md,

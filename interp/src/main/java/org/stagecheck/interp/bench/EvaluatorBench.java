@@ -7,10 +7,10 @@ import java.util.Random;
 
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
-import org.stagecheck.interp.RunResult;
+import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.eval.MatMulKernel;
 import org.stagecheck.interp.eval.Parallel;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.AccessPattern;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;

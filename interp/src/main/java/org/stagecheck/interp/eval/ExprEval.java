@@ -4,8 +4,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.stagecheck.interp.numeric.Rounding;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.numeric.Rounding;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Fn;

@@ -1,6 +1,6 @@
 package org.stagecheck.interp.eval;
 
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Group;
 import org.stagecheck.spec.ir.Shape;

@@ -2,7 +2,7 @@ package org.stagecheck.interp.eval;
 
 import java.util.Arrays;
 
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;

@@ -3,8 +3,8 @@ package org.stagecheck.interp.eval;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.stagecheck.interp.numeric.F16;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.numeric.F16;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 
 /**

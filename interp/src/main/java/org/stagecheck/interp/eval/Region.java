@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.AccessPattern;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Offset;

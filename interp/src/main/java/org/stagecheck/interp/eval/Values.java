@@ -1,7 +1,7 @@
 package org.stagecheck.interp.eval;
 
-import org.stagecheck.interp.numeric.Rounding;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.numeric.Rounding;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
 

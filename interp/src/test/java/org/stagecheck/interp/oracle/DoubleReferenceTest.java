@@ -10,7 +10,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import org.stagecheck.interp.Fixtures;
 import org.stagecheck.interp.RunOptions;
-import org.stagecheck.interp.RunResult;
+import org.stagecheck.backend.RunResult;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Expr;

@@ -9,7 +9,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.stagecheck.interp.Fixtures;
-import org.stagecheck.interp.RunResult;
+import org.stagecheck.backend.RunResult;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.AccessPattern;
 import org.stagecheck.spec.ir.DType;

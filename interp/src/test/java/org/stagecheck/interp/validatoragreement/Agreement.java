@@ -8,8 +8,8 @@ import java.util.SplittableRandom;
 
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
-import org.stagecheck.interp.RunResult;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Param;

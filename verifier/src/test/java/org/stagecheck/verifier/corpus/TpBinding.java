@@ -3,7 +3,7 @@ package org.stagecheck.verifier.corpus;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.cert.ShardDecl;
 import org.stagecheck.spec.ir.DType;

@@ -2,8 +2,8 @@ package org.stagecheck.verifier.soundness;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.stagecheck.interp.RunResult;
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.tensor.Tensor;
 
 /**
  * Compares named tensors of a run with the unsplit reference run. Floats are compared with a

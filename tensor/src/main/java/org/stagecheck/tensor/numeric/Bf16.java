@@ -1,4 +1,4 @@
-package org.stagecheck.interp.numeric;
+package org.stagecheck.tensor.numeric;
 
 /**
  * bfloat16 emulated bit-exactly (brief, "Reference semantics": bf16 emulated exactly). A bf16 is

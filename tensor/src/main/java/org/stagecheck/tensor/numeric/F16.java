@@ -1,4 +1,4 @@
-package org.stagecheck.interp.numeric;
+package org.stagecheck.tensor.numeric;
 
 /**
  * IEEE 754 binary16 emulated bit-exactly (brief, "Reference semantics"). Narrowing rounds to

@@ -1,4 +1,4 @@
-package org.stagecheck.interp.numeric;
+package org.stagecheck.tensor.numeric;
 
 import org.stagecheck.spec.ir.DType;
 

@@ -1,4 +1,4 @@
-package org.stagecheck.interp.tensor;
+package org.stagecheck.tensor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package org.stagecheck.interp.numeric;
+package org.stagecheck.tensor.numeric;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

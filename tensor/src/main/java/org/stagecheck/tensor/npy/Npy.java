@@ -1,4 +1,4 @@
-package org.stagecheck.interp.npy;
+package org.stagecheck.tensor.npy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -19,7 +19,7 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 import java.util.zip.ZipOutputStream;
 
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 
 /**
  * Tensors as numpy files (brief, "Golden cases": files numpy reads). Little-endian, C order.

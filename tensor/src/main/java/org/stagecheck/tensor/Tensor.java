@@ -1,4 +1,4 @@
-package org.stagecheck.interp.tensor;
+package org.stagecheck.tensor;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -8,7 +8,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
 
-import org.stagecheck.interp.numeric.Rounding;
+import org.stagecheck.tensor.numeric.Rounding;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
 

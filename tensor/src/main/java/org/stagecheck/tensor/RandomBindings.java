@@ -1,4 +1,4 @@
-package org.stagecheck.interp.tensor;
+package org.stagecheck.tensor;
 
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;

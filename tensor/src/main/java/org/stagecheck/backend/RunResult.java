@@ -1,9 +1,9 @@
-package org.stagecheck.interp;
+package org.stagecheck.backend;
 
 import java.util.List;
 import java.util.Map;
 
-import org.stagecheck.interp.tensor.Tensor;
+import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
 
 /**

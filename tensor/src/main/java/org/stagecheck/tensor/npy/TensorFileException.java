@@ -1,4 +1,4 @@
-package org.stagecheck.interp.npy;
+package org.stagecheck.tensor.npy;
 
 /** A tensor file that cannot be read: the message names the file and what is wrong with it. */
 public final class TensorFileException extends Exception {
