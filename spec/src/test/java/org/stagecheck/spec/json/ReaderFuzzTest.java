@@ -20,7 +20,8 @@ import org.stagecheck.spec.ir.Program;
  * or OutOfMemoryError, and quickly. The bounds are for whole loops, generous for a loaded CI box.
  */
 class ReaderFuzzTest {
-    private static final Duration BOUND = Duration.ofSeconds(10);
+    /** A bound that only a hang exceeds: the reads take about a second alone, more on a loaded machine. */
+    private static final Duration BOUND = Duration.ofSeconds(60);
     private final ProgramCodec codec = new ProgramCodec();
     /** A generated program holding every kind: about 18 KB of canonical JSON. */
     private final byte[] valid = codec.write(RandomPrograms.generate(1L, GenOptions.small()));

@@ -32,6 +32,9 @@ import org.stagecheck.tensor.Tensor;
  * <tr><td>bf16</td><td>{@code <u2}</td><td>the raw bit patterns as uint16:
  *     {@code (a.astype(np.uint32) << 16).view(np.float32)} widens exactly, or
  *     {@code a.view(ml_dtypes.bfloat16)}</td></tr>
+ * <tr><td>e4m3, e5m2</td><td>{@code |u1}</td><td>the raw 8-bit codes as uint8 ({@code a.view(ml_dtypes.float8_e4m3fn)}
+ *     or {@code a.view(ml_dtypes.float8_e5m2)}); which of the two a file holds is the program's
+ *     declaration, so reading one needs the declared dtype</td></tr>
  * <tr><td>i32</td><td>{@code <i4}</td><td>int32</td></tr>
  * <tr><td>float64-mode values</td><td>{@code <f8}</td><td>float64 (read back with nominal dtype f32)</td></tr>
  * </table>
@@ -45,7 +48,17 @@ public final class Npy {
     private Npy() {
     }
 
+    /** Reads a .npy whose dtype its header says (a {@code |u1} file, which needs a declared dtype, is refused). */
     public static Tensor read(Path file) throws TensorFileException {
+        return read(file, null);
+    }
+
+    /**
+     * Reads a .npy; {@code declared} (or null) is the dtype the program declares for it, which
+     * decides whether a {@code |u1} file holds e4m3 or e5m2 codes. Other dtypes come from the
+     * header, and the caller compares them with the declaration.
+     */
+    public static Tensor read(Path file, org.stagecheck.spec.ir.DType declared) throws TensorFileException {
         String name = file.toString();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = ch.size();
@@ -54,7 +67,7 @@ public final class Npy {
                 // fill what the header can need
             }
             byte[] h = java.util.Arrays.copyOf(head.array(), head.position());
-            NpyFormat.Header header = NpyFormat.header(h, size, name, MAX_BYTES);
+            NpyFormat.Header header = NpyFormat.header(h, size, name, MAX_BYTES, declared);
             ByteBuffer data = ByteBuffer.allocate((int) header.dataBytes());
             ch.position(header.dataStart());
             while (data.hasRemaining()) {
@@ -79,6 +92,11 @@ public final class Npy {
 
     /** Every member {@code NAME.npy} of an .npz (stored or deflated), by NAME, in archive order. */
     public static Map<String, Tensor> readNpz(Path file) throws TensorFileException {
+        return readNpz(file, member -> null);
+    }
+
+    /** As {@link #readNpz(Path)}; {@code declared} gives each member's declared dtype (or null), as in {@link #read(Path, org.stagecheck.spec.ir.DType)}. */
+    public static Map<String, Tensor> readNpz(Path file, java.util.function.Function<String, org.stagecheck.spec.ir.DType> declared) throws TensorFileException {
         String name = file.toString();
         Map<String, Tensor> out = new LinkedHashMap<>();
         long total = 0;
@@ -95,7 +113,7 @@ public final class Npy {
                     throw new TensorFileException(name + ": the archive's members exceed the limit of " + MAX_BYTES + " bytes.");
                 }
                 String key = member.substring(0, member.length() - 4);
-                NpyFormat.Header h = NpyFormat.header(bytes, bytes.length, name + "!" + member, MAX_BYTES);
+                NpyFormat.Header h = NpyFormat.header(bytes, bytes.length, name + "!" + member, MAX_BYTES, declared.apply(key));
                 if (out.put(key, NpyFormat.decode(h, ByteBuffer.wrap(bytes, h.dataStart(), (int) h.dataBytes()).slice())) != null) {
                     throw new TensorFileException(name + ": member '" + member + "' appears twice.");
                 }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.stagecheck.tensor.Storage;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
@@ -34,6 +35,7 @@ final class NpyFormat {
             case F32 -> "<f4";
             case F16 -> "<f2";
             case BF16 -> "<u2";
+            case E4M3, E5M2 -> "|u1";
             case I32 -> "<i4";
         };
     }
@@ -75,7 +77,11 @@ final class NpyFormat {
     /** The header of an image: dtype, shape, where the data starts. */
     record Header(String descr, DType dtype, boolean f64, Shape shape, int dataStart, long dataBytes) {}
 
-    static Header header(byte[] head, long fileSize, String name, long maxBytes) throws TensorFileException {
+    /**
+     * Parses the header. {@code declared} is the dtype the reader expects (or null): it decides
+     * which 8-bit float a {@code |u1} file holds, since numpy has no type for either.
+     */
+    static Header header(byte[] head, long fileSize, String name, long maxBytes, DType declared) throws TensorFileException {
         if (head.length < 10) {
             throw new TensorFileException(name + ": truncated: " + head.length + " bytes is too short for a .npy header.");
         }
@@ -124,12 +130,19 @@ final class NpyFormat {
             case "<f2" -> dtype = DType.F16;
             case "<u2" -> dtype = DType.BF16;
             case "<i4" -> dtype = DType.I32;
+            case "|u1", "<u1", ">u1" -> {
+                if (declared != DType.E4M3 && declared != DType.E5M2) {
+                    throw new TensorFileException(name + ": uint8 data holds the codes of an 8-bit float (e4m3 or e5m2), but "
+                            + (declared == null ? "no dtype was declared for it" : "the program declares " + declared) + ".");
+                }
+                dtype = declared;
+            }
             case "<f8" -> {
                 dtype = DType.F32;
                 f64 = true;
             }
             default -> throw new TensorFileException(name + ": dtype '" + descr
-                    + "' is not supported (<f4 f32, <f2 f16, <u2 bf16 bit patterns, <i4 i32, <f8 float64-mode values).");
+                    + "' is not supported (<f4 f32, <f2 f16, <u2 bf16 bit patterns, |u1 e4m3/e5m2 codes, <i4 i32, <f8 float64-mode values).");
         }
         List<Integer> dims = new ArrayList<>();
         for (String part : s.group(1).split(",")) {
@@ -174,27 +187,7 @@ final class NpyFormat {
     static Tensor decode(Header h, ByteBuffer data) {
         ByteBuffer b = data.order(ByteOrder.LITTLE_ENDIAN);
         int n = (int) h.shape().elementCount();
-        if (h.f64()) {
-            double[] v = new double[n];
-            b.asDoubleBuffer().get(v);
-            return Tensor.wrapDoubles(h.dtype(), h.shape(), v);
-        }
-        return switch (h.dtype()) {
-            case F32 -> {
-                float[] v = new float[n];
-                b.asFloatBuffer().get(v);
-                yield Tensor.wrapFloats(h.shape(), v);
-            }
-            case BF16, F16 -> {
-                short[] v = new short[n];
-                b.asShortBuffer().get(v);
-                yield Tensor.wrapBits16(h.dtype(), h.shape(), v);
-            }
-            case I32 -> {
-                int[] v = new int[n];
-                b.asIntBuffer().get(v);
-                yield Tensor.wrapInts(h.shape(), v);
-            }
-        };
+        Storage kind = h.f64() ? new Storage.Doubles(new double[0]) : Storage.allocate(h.dtype(), 0);
+        return Tensor.wrap(h.dtype(), h.shape(), Storage.readLittleEndian(kind, b, n));
     }
 }
