@@ -145,7 +145,7 @@ final class RunCommand implements Callable<Integer> {
                 file = inputs.resolve(t.name() + ".npy");
             }
             if (file != null && Files.exists(file)) {
-                Tensor v = readTensor(file);
+                Tensor v = readTensor(file, t.dtype());
                 if (v.dtype() != t.dtype() || !v.shape().equals(t.shape())) {
                     throw new BadInputException(file + " holds " + v.dtype() + v.shape() + " but tensor '" + t.name() + "' is " + t.dtype() + t.shape());
                 }
@@ -165,9 +165,9 @@ final class RunCommand implements Callable<Integer> {
         return bound;
     }
 
-    private static Tensor readTensor(Path file) throws BadInputException {
+    private static Tensor readTensor(Path file, org.stagecheck.spec.ir.DType declared) throws BadInputException {
         try {
-            return Npy.read(file);
+            return Npy.read(file, declared);
         } catch (TensorFileException e) {
             throw new BadInputException(e.getMessage());
         }
