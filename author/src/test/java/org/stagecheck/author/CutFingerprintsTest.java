@@ -53,13 +53,13 @@ class CutFingerprintsTest {
             out.add(new Case(cut, AuthorOptions.single()));
         }
         for (int tp : new int[] {2, 4}) {
-            for (Cut cut : List.of(new Cut.Decode(8), new Cut.Batch(2, 8), new Cut.DecodeLayer(1, 8),
-                    new Cut.BatchLayer(0, 3, 4))) {
+            for (Cut cut : List.of(Cut.decode(8), Cut.batch(2, 8), Cut.decodeLayer(1, 8),
+                    Cut.batchLayer(0, 3, 4))) {
                 out.add(new Case(cut, AuthorOptions.split(tp)));
             }
         }
-        out.add(new Case(new Cut.Decode(8), AuthorOptions.single().withWeights(DType.BF16)));
-        out.add(new Case(new Cut.Batch(2, 8), AuthorOptions.split(2).withWeights(DType.F16)));
+        out.add(new Case(Cut.decode(8), AuthorOptions.single().withWeights(DType.BF16)));
+        out.add(new Case(Cut.batch(2, 8), AuthorOptions.split(2).withWeights(DType.F16)));
         return out;
     }
 
