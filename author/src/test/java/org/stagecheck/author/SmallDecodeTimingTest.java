@@ -19,7 +19,7 @@ class SmallDecodeTimingTest {
     void smallDecodesAndReportsTimePerToken() {
         ModelSpec small = ModelSpec.small();
         int ctx = 64;
-        AuthorOutcome.Authored a = AuthorTest.authoredFor(small, new Cut.Decode(ctx), AuthorOptions.single());
+        AuthorOutcome.Authored a = AuthorTest.authoredFor(small, Cut.decode(ctx), AuthorOptions.single());
         Interpreter interpreter = new Interpreter(RunOptions.defaults());
         Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
         int warm = 2;

@@ -142,7 +142,7 @@ final class BenchCommand implements Runnable {
                 err.flush();
                 return ExitCode.BAD_INPUT;
             }
-            AuthorOutcome.Authored a = switch (Author.author(m, new Cut.Decode(ctx), AuthorOptions.single().withTp(tp))) {
+            AuthorOutcome.Authored a = switch (Author.author(m, Cut.decode(ctx), AuthorOptions.single().withTp(tp))) {
                 case AuthorOutcome.Authored ok -> ok;
                 case AuthorOutcome.Refused r -> {
                     err.println("error: refused (" + r.reason() + "): " + r.message());

@@ -63,65 +63,24 @@ final class CutRunner {
     }
 
     static Cut embedOf(Cut whole) {
-        return switch (whole) {
-            case Cut.Decode d -> new Cut.DecodeEmbed();
-            case Cut.Forward f -> new Cut.DecodeEmbed();
-            case Cut.Batch b -> new Cut.BatchEmbed(b.rows());
-            case Cut.Prefill p -> new Cut.BatchEmbed(p.rows());
-            case Cut.ForwardLayer c -> notWhole(c);
-            case Cut.ForwardHead c -> notWhole(c);
-            case Cut.DecodeEmbed c -> notWhole(c);
-            case Cut.DecodeLayer c -> notWhole(c);
-            case Cut.DecodeHead c -> notWhole(c);
-            case Cut.BatchEmbed c -> notWhole(c);
-            case Cut.BatchLayer c -> notWhole(c);
-            case Cut.BatchHead c -> notWhole(c);
-            case Cut.PrefillLayer c -> notWhole(c);
-            case Cut.PrefillHead c -> notWhole(c);
-        };
+        return partOf(whole, Cut.Part.EMBED);
     }
 
     static Cut layerOf(Cut whole, int l) {
-        return switch (whole) {
-            case Cut.Decode d -> new Cut.DecodeLayer(l, d.ctx());
-            case Cut.Forward f -> new Cut.ForwardLayer(l);
-            case Cut.Batch b -> new Cut.BatchLayer(l, b.rows(), b.ctx());
-            case Cut.Prefill p -> new Cut.PrefillLayer(l, p.rows(), p.ctx());
-            case Cut.ForwardLayer c -> notWhole(c);
-            case Cut.ForwardHead c -> notWhole(c);
-            case Cut.DecodeEmbed c -> notWhole(c);
-            case Cut.DecodeLayer c -> notWhole(c);
-            case Cut.DecodeHead c -> notWhole(c);
-            case Cut.BatchEmbed c -> notWhole(c);
-            case Cut.BatchLayer c -> notWhole(c);
-            case Cut.BatchHead c -> notWhole(c);
-            case Cut.PrefillLayer c -> notWhole(c);
-            case Cut.PrefillHead c -> notWhole(c);
-        };
+        return partOf(whole, new Cut.Part.Layer(l));
     }
 
     static Cut headOf(Cut whole) {
-        return switch (whole) {
-            case Cut.Decode d -> new Cut.DecodeHead();
-            case Cut.Forward f -> new Cut.ForwardHead();
-            case Cut.Batch b -> new Cut.BatchHead(b.rows());
-            case Cut.Prefill p -> new Cut.PrefillHead(p.rows());
-            case Cut.ForwardLayer c -> notWhole(c);
-            case Cut.ForwardHead c -> notWhole(c);
-            case Cut.DecodeEmbed c -> notWhole(c);
-            case Cut.DecodeLayer c -> notWhole(c);
-            case Cut.DecodeHead c -> notWhole(c);
-            case Cut.BatchEmbed c -> notWhole(c);
-            case Cut.BatchLayer c -> notWhole(c);
-            case Cut.BatchHead c -> notWhole(c);
-            case Cut.PrefillLayer c -> notWhole(c);
-            case Cut.PrefillHead c -> notWhole(c);
-        };
+        return partOf(whole, Cut.Part.HEAD);
     }
 
-    /** The composition law decomposes whole steps only; the public laws never pass a part here. */
-    static Cut notWhole(Cut part) {
-        throw new IllegalArgumentException(part.cliName() + " is a part of a step, not a whole step");
+    /** Part {@code part} of a whole step; the composition law decomposes whole steps only. */
+    private static Cut partOf(Cut whole, Cut.Part part) {
+        return switch (whole.part()) {
+            case Cut.Part.Whole _ -> whole.withPart(part);
+            case Cut.Part.Embed _, Cut.Part.Layer _, Cut.Part.Head _ ->
+                    throw new IllegalArgumentException(whole.cliName() + " is a part of a step, not a whole step");
+        };
     }
 
     /**
