@@ -8,7 +8,7 @@ import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.AuthorOutcome;
 import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
-import org.stagecheck.interp.Interpreter;
+import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.Param;
@@ -18,21 +18,21 @@ import org.stagecheck.spec.ir.TensorDecl;
 /**
  * How the laws run a cut: author it (cached per cut and chip count), pass it through the
  * compiler under test (cached), bind its weights and the inputs it declares, run it on the
- * interpreter. A fault or a missing binding is a {@link RunFailed}, which fails the law.
+ * backend. A fault or a missing binding is a {@link RunFailed}, which fails the law.
  */
 final class CutRunner {
     private final ModelSpec spec;
     private final AuthorOptions options;
     private final CutCompiler compiler;
-    private final Interpreter interpreter;
+    private final Backend backend;
     private final Map<String, AuthorOutcome.Authored> authored = new HashMap<>();
     private final Map<String, Program> compiled = new HashMap<>();
 
-    CutRunner(ModelSpec spec, AuthorOptions options, CutCompiler compiler, Interpreter interpreter) {
+    CutRunner(ModelSpec spec, AuthorOptions options, CutCompiler compiler, Backend backend) {
         this.spec = spec;
         this.options = options;
         this.compiler = compiler;
-        this.interpreter = interpreter;
+        this.backend = backend;
     }
 
     /** Runs the whole-step cut; returns its outputs and state tensors. */
@@ -120,7 +120,7 @@ final class CutRunner {
             }
             ps.put(p.name(), v);
         }
-        RunResult r = interpreter.run(program, bound, ps);
+        RunResult r = backend.run(program, bound, ps);
         if (!r.ok()) {
             throw new RunFailed(cut.cliName() + (tp > 1 ? " (tp " + tp + ")" : "") + " faulted: " + r.faults().getFirst().render());
         }

@@ -11,6 +11,7 @@ import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.AuthorOutcome;
 import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
+import org.stagecheck.backend.Backend;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.tensor.Tensor;
@@ -19,7 +20,7 @@ import org.stagecheck.spec.ir.Shape;
 /**
  * The laws of the cuts, as reusable gates (brief, "Cuts of a model"; docs/author.md, "Laws").
  * Each law authors the cuts it needs, passes every program through the {@link CutCompiler}
- * under test, runs it on the reference interpreter and compares. A law returns a
+ * under test, runs it on a {@link Backend} (the reference interpreter unless told otherwise) and compares. A law returns a
  * {@link LawResult}; it never throws for a program that faults (that is a failed law).
  *
  * <ul>
@@ -61,8 +62,18 @@ public final class Laws {
      * @param runOptions how the interpreter runs
      */
     public Laws(ModelSpec spec, AuthorOptions options, CutCompiler compiler, RunOptions runOptions) {
+        this(spec, options, compiler, new Interpreter(runOptions));
+    }
+
+    /**
+     * The laws checked on any {@link Backend}: the same gates hold a second implementation of the
+     * semantics (the split-equivalence tolerance is the only allowance for re-association).
+     *
+     * @param backend runs every program the laws author
+     */
+    public Laws(ModelSpec spec, AuthorOptions options, CutCompiler compiler, Backend backend) {
         this.spec = spec;
-        this.runner = new CutRunner(spec, options, compiler, new Interpreter(runOptions));
+        this.runner = new CutRunner(spec, options, compiler, backend);
         this.states = new LawStates(spec, runner);
         this.split = new SplitEquivalence(spec, options, runner);
     }

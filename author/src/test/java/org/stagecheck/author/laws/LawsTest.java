@@ -10,6 +10,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
+import org.stagecheck.backend.Backend;
+import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.ComputeOp;
@@ -126,6 +128,35 @@ class LawsTest {
         LawResult r = new Laws(TINY, AuthorOptions.single(), broken, RunOptions.defaults()).decodeComposition(8, tokens(2));
         assertThat(r.holds()).isFalse();
         assertThat(r.explanation()).contains("first difference: step 0 logits[");
+    }
+
+    @Test
+    void theLawsHoldABackendToThemToo() {
+        // any Backend runs the laws: the interpreter through the interface passes, and a backend
+        // that moves the first hidden value of each part program by one ULP is caught
+        Backend reference = new org.stagecheck.interp.Interpreter(RunOptions.defaults());
+        assertThat(new Laws(TINY, AuthorOptions.single(), CutCompiler.identity(), reference).decodeComposition(8, tokens(2)).holds()).isTrue();
+        Backend sloppy = new Backend() {
+            @Override
+            public String name() {
+                return "sloppy";
+            }
+
+            @Override
+            public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
+                RunResult r = reference.run(program, bound, params, trace);
+                Map<String, Tensor> out = new java.util.LinkedHashMap<>(r.tensors());
+                Tensor h = out.get("h_out");
+                if (h != null) {
+                    float[] v = h.toFloats();
+                    v[0] = Math.nextUp(v[0]);
+                    out.put("h_out", Tensor.fromFloats(h.dtype(), h.shape(), v));
+                }
+                return new RunResult(out, r.trace(), r.faults(), r.stoppedAtStage());
+            }
+        };
+        LawResult r = new Laws(TINY, AuthorOptions.single(), CutCompiler.identity(), sloppy).decodeComposition(8, tokens(2));
+        assertThat(r.holds()).as(r.toString()).isFalse();
     }
 
     @Test
