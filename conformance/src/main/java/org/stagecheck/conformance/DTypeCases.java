@@ -37,6 +37,7 @@ final class DTypeCases {
         out.addAll(casts());
         out.addAll(oneRoundingPerStage());
         out.add(e5m2InfinityWidensThenSaturates());
+        out.add(mixedInputDtypes());
         return out;
     }
 
@@ -212,6 +213,14 @@ final class DTypeCases {
                 "a Generic over " + dt + " buffers computes in f32 and rounds once, at the stage's end",
                 List.of(exact(dt, dims(1), a), exact(dt, dims(1), 1), exact(dt, dims(1), 1)),
                 Expr.apply(Fn.ADD, Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)), Expr.in(2)), exact(dt, dims(1), sum));
+    }
+
+    private static ConformanceCase mixedInputDtypes() {
+        // bf16 1.5 + e5m2 0.25 + f16 0.0625 = 1.8125 in f32 (every input widens exactly); stored as e4m3 it is a
+        // tie between 1.75 (0x3E, mantissa 110) and 1.875 (0x3F, 111): even, 0x3E
+        return GenericCases.elementwise(Family.DTYPE, "mixed-input-dtypes", "inputs of different floating dtypes widen exactly and mix as FLOAT",
+                List.of(exact(DType.BF16, dims(1), 1.5f), exact(DType.E5M2, dims(1), 0.25f), exact(DType.F16, dims(1), 0.0625f)),
+                Expr.apply(Fn.ADD, Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)), Expr.in(2)), bits(DType.E4M3, dims(1), 0x3E));
     }
 
     private static ConformanceCase e5m2InfinityWidensThenSaturates() {

@@ -21,7 +21,7 @@ final class MatMulCases {
 
     static List<ConformanceCase> cases() {
         return List.of(plain(), transposes(), spillAcrossStagesThenBias(), spillKeepsF32UnderABf16Output(), fmaChainInAscendingK(),
-                columnBiasAndPositiveZeroStart(), emptyContraction(), mixedNarrowOperands(), batched());
+                columnBiasAndPositiveZeroStart(), emptyContraction(), mixedNarrowOperands(), severalTiles(), batched());
     }
 
     private static ConformanceCase plain() {
@@ -156,6 +156,40 @@ final class MatMulCases {
                 .storeAll("s8", "c8", "out8").storeAll("s16", "c16", "out16")
                 .expect("out8", exact(DType.E4M3, dims(1, 1), 3.5f))
                 .expect("out16", f32(dims(1, 1), 1.25f))
+                .build();
+    }
+
+    private static ConformanceCase severalTiles() {
+        // M = 65, K = 257, N = 260: past one 64-row tile, one 256-wide k chunk and one 256-column tile.
+        // A[i,k] = i mod 3, B[k,j] = j + (k mod 2); out[i,j] = (i mod 3) * (257 j + 128), as 128 of the
+        // k in 0..256 are odd. Every partial sum is an integer below 2^24, so f32 holds it exactly.
+        int m = 65;
+        int k = 257;
+        int n = 260;
+        float[] a = new float[m * k];
+        float[] b = new float[k * n];
+        float[] c = new float[m * n];
+        for (int i = 0; i < m; i++) {
+            for (int kk = 0; kk < k; kk++) {
+                a[i * k + kk] = i % 3;
+            }
+            for (int j = 0; j < n; j++) {
+                c[i * n + j] = (i % 3) * (257f * j + 128);
+            }
+        }
+        for (int kk = 0; kk < k; kk++) {
+            for (int j = 0; j < n; j++) {
+                b[kk * n + j] = j + (kk % 2);
+            }
+        }
+        return CaseBuilder.of(Family.MATMUL, "several-tiles", "a product larger than one tile in every direction")
+                .input("a", f32(dims(m, k), a)).input("b", f32(dims(k, n), b))
+                .output("out", DType.F32, m, n)
+                .buffer("A", DType.F32, m, k).buffer("B", DType.F32, k, n).buffer("C", DType.F32, m, n)
+                .loadAll("la", "a", "A").loadAll("lb", "b", "B")
+                .compute("mm", List.of("A", "B"), "C", ComputeOp.MatMul.plain())
+                .storeAll("store", "C", "out")
+                .expect("out", f32(dims(m, n), c))
                 .build();
     }
 
