@@ -159,6 +159,30 @@ public final class CaseBuilder {
         return new ConformanceCase(name, family, scope, what, p, bound, paramValues, expected);
     }
 
+    /**
+     * A case that loads each input tensor into a buffer of its shape, evaluates {@code e} into a
+     * buffer of {@code outDtype} and the expected shape, and stores it to {@code out}.
+     */
+    public static ConformanceCase elementwise(Family family, String name, String what, List<Tensor> inputs, Expr e, Tensor expected) {
+        return elementwise(family, name, what, inputs, e, expected, Tolerance.exact());
+    }
+
+    public static ConformanceCase elementwise(Family family, String name, String what, List<Tensor> inputs, Expr e, Tensor expected, Tolerance tolerance) {
+        CaseBuilder b = CaseBuilder.of(family, name, what);
+        List<String> ins = new ArrayList<>();
+        for (int i = 0; i < inputs.size(); i++) {
+            Tensor t = inputs.get(i);
+            b.input("x" + i, t).buffer("in" + i, t.dtype(), t.shape().toArray()).loadAll("load" + i, "x" + i, "in" + i);
+            ins.add("in" + i);
+        }
+        return b.output("out", expected.dtype(), expected.shape().toArray())
+                .buffer("y", expected.dtype(), expected.shape().toArray())
+                .generic("eval", ins, "y", e)
+                .storeAll("store", "y", "out")
+                .expect("out", expected, tolerance)
+                .build();
+    }
+
     /** Constant offsets, one per axis. */
     public static List<Offset> at(long... offsets) {
         List<Offset> out = new ArrayList<>();

@@ -134,7 +134,7 @@ final class DTypeCases {
     /** The f32 values with the given bits, copied by a Generic ({@code in0}) into a buffer of {@code dt}. */
     private static ConformanceCase rounding(DType dt, String what, int[] inputBits, int... expectedCodes) {
         int n = inputBits.length;
-        return GenericCases.elementwise(Family.DTYPE, dt.jsonName() + "-rounding", "an f32 value stored as " + dt + ": " + what,
+        return CaseBuilder.elementwise(Family.DTYPE, dt.jsonName() + "-rounding", "an f32 value stored as " + dt + ": " + what,
                 List.of(bits(DType.F32, dims(n), inputBits)), Expr.in(0), bits(dt, dims(n), expectedCodes));
     }
 
@@ -191,7 +191,7 @@ final class DTypeCases {
     private static ConformanceCase i32Cast() {
         // i32(x) truncates toward zero and saturates; NaN -> 0: 2.9 -> 2, -2.9 -> -2, NaN -> 0, 1e10 -> MAX,
         // -1e10 -> MIN, -inf -> MIN, -0.5 -> 0
-        return GenericCases.elementwise(Family.DTYPE, "i32-cast", "i32(x) truncates toward zero, saturates, and maps NaN to 0",
+        return CaseBuilder.elementwise(Family.DTYPE, "i32-cast", "i32(x) truncates toward zero, saturates, and maps NaN to 0",
                 List.of(f32(dims(7), 2.9f, -2.9f, NAN, 1e10f, -1e10f, -INF, -0.5f)), new Expr.Cast(DType.I32, Expr.in(0)),
                 i32(dims(7), 2, -2, 0, Integer.MAX_VALUE, Integer.MIN_VALUE, Integer.MIN_VALUE, 0));
     }
@@ -209,7 +209,7 @@ final class DTypeCases {
     }
 
     private static ConformanceCase roundsOnce(DType dt, float a, float sum) {
-        return GenericCases.elementwise(Family.DTYPE, dt.jsonName() + "-computes-in-f32",
+        return CaseBuilder.elementwise(Family.DTYPE, dt.jsonName() + "-computes-in-f32",
                 "a Generic over " + dt + " buffers computes in f32 and rounds once, at the stage's end",
                 List.of(exact(dt, dims(1), a), exact(dt, dims(1), 1), exact(dt, dims(1), 1)),
                 Expr.apply(Fn.ADD, Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)), Expr.in(2)), exact(dt, dims(1), sum));
@@ -218,7 +218,7 @@ final class DTypeCases {
     private static ConformanceCase mixedInputDtypes() {
         // bf16 1.5 + e5m2 0.25 + f16 0.0625 = 1.8125 in f32 (every input widens exactly); stored as e4m3 it is a
         // tie between 1.75 (0x3E, mantissa 110) and 1.875 (0x3F, 111): even, 0x3E
-        return GenericCases.elementwise(Family.DTYPE, "mixed-input-dtypes", "inputs of different floating dtypes widen exactly and mix as FLOAT",
+        return CaseBuilder.elementwise(Family.DTYPE, "mixed-input-dtypes", "inputs of different floating dtypes widen exactly and mix as FLOAT",
                 List.of(exact(DType.BF16, dims(1), 1.5f), exact(DType.E5M2, dims(1), 0.25f), exact(DType.F16, dims(1), 0.0625f)),
                 Expr.apply(Fn.ADD, Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)), Expr.in(2)), bits(DType.E4M3, dims(1), 0x3E));
     }

@@ -64,7 +64,7 @@ final class FunctionCases {
     }
 
     private static ConformanceCase function(Fn fn, org.stagecheck.tensor.Tensor x, int... expectedBits) {
-        return GenericCases.elementwise(Family.FUNCTION, fn.spelling(),
+        return CaseBuilder.elementwise(Family.FUNCTION, fn.spelling(),
                 fn.spelling() + " in f32: exact points, zeros, infinities, NaN and ordinary arguments (" + Tolerance.forFunction(fn).describe() + ")",
                 List.of(x), Expr.apply(fn, Expr.in(0)), bits(DType.F32, x.shape().toArray(), expectedBits), Tolerance.forFunction(fn));
     }

@@ -6,7 +6,6 @@ import static org.stagecheck.conformance.Tensors.f32;
 import static org.stagecheck.conformance.Tensors.i32;
 import static org.stagecheck.conformance.Tensors.iota;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.stagecheck.spec.ir.DType;
@@ -39,33 +38,9 @@ final class GenericCases {
                 comparisonsOnF32WithNaN(), comparisonsOnI32(), logic(), selectOfBooleans(), guardedDivisor(), constants());
     }
 
-    /**
-     * A case that loads each input tensor into a buffer of its shape, evaluates {@code e} into a
-     * buffer of {@code outDtype} and the expected shape, and stores it to {@code out}.
-     */
-    static ConformanceCase elementwise(Family family, String name, String what, List<Tensor> inputs, Expr e, Tensor expected) {
-        return elementwise(family, name, what, inputs, e, expected, Tolerance.exact());
-    }
-
-    static ConformanceCase elementwise(Family family, String name, String what, List<Tensor> inputs, Expr e, Tensor expected, Tolerance tolerance) {
-        CaseBuilder b = CaseBuilder.of(family, name, what);
-        List<String> ins = new ArrayList<>();
-        for (int i = 0; i < inputs.size(); i++) {
-            Tensor t = inputs.get(i);
-            b.input("x" + i, t).buffer("in" + i, t.dtype(), t.shape().toArray()).loadAll("load" + i, "x" + i, "in" + i);
-            ins.add("in" + i);
-        }
-        return b.output("out", expected.dtype(), expected.shape().toArray())
-                .buffer("y", expected.dtype(), expected.shape().toArray())
-                .generic("eval", ins, "y", e)
-                .storeAll("store", "y", "out")
-                .expect("out", expected, tolerance)
-                .build();
-    }
-
     private static ConformanceCase broadcastARow() {
         // [[0,1,2],[3,4,5]] + [0.5,0.5,0.5] (a [3] row broadcast over both rows)
-        return elementwise(Family.GENERIC, "broadcast-row", "a rank-1 input broadcasts along the output's leading axis",
+        return CaseBuilder.elementwise(Family.GENERIC, "broadcast-row", "a rank-1 input broadcasts along the output's leading axis",
                 List.of(f32(dims(2, 3), iota(6)), f32(dims(3), 0.5f, 0.5f, 0.5f)), ap(Fn.ADD, in(0), in(1)),
                 f32(dims(2, 3), 0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f));
     }
@@ -73,7 +48,7 @@ final class GenericCases {
     private static ConformanceCase broadcastColumnAndCorner() {
         // x * col + c with x = [[0,1,2],[3,4,5]], col = [[1],[10]], c = [[100]]:
         // row 0: 0+100, 1+100, 2+100; row 1: 30+100, 40+100, 50+100
-        return elementwise(Family.GENERIC, "broadcast-column-and-corner", "[2,1] and [1,1] inputs broadcast over columns and over everything",
+        return CaseBuilder.elementwise(Family.GENERIC, "broadcast-column-and-corner", "[2,1] and [1,1] inputs broadcast over columns and over everything",
                 List.of(f32(dims(2, 3), iota(6)), f32(dims(2, 1), 1, 10), f32(dims(1, 1), 100)),
                 ap(Fn.ADD, ap(Fn.MUL, in(0), in(1)), in(2)),
                 f32(dims(2, 3), 100, 101, 102, 130, 140, 150));
@@ -81,14 +56,14 @@ final class GenericCases {
 
     private static ConformanceCase broadcastRank3() {
         // a [2,1,3] (a[i][0][k] = 3i + k) + b [2,1] (b[j][0] = 10, 20) -> [2,2,3], out[i][j][k] = 3i + k + b[j]
-        return elementwise(Family.GENERIC, "broadcast-rank3", "inputs of lower rank align on the right, extents of 1 stretch",
+        return CaseBuilder.elementwise(Family.GENERIC, "broadcast-rank3", "inputs of lower rank align on the right, extents of 1 stretch",
                 List.of(f32(dims(2, 1, 3), iota(6)), f32(dims(2, 1), 10, 20)), ap(Fn.ADD, in(0), in(1)),
                 f32(dims(2, 2, 3), 10, 11, 12, 20, 21, 22, 13, 14, 15, 23, 24, 25));
     }
 
     private static ConformanceCase selectThenTruncateToI32() {
         // select(x > 2, x, 0) for x = 0.5 .. 5.5, cast to i32: truncation toward zero, 2.5 -> 2
-        return elementwise(Family.GENERIC, "select-to-i32", "select picks per element; i32(x) truncates toward zero",
+        return CaseBuilder.elementwise(Family.GENERIC, "select-to-i32", "select picks per element; i32(x) truncates toward zero",
                 List.of(f32(dims(2, 3), 0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f)),
                 new Expr.Cast(DType.I32, ap(Fn.SELECT, ap(Fn.GT, in(0), Expr.f(2.0)), in(0), Expr.f(0.0))),
                 i32(dims(2, 3), 0, 0, 2, 3, 4, 5));
@@ -183,7 +158,7 @@ final class GenericCases {
         // at 1, a tie, and the even neighbour is 1 + 2^-11; so a*b + c = 0. A fused multiply-add would
         // give 2^-24: a backend must not contract mul and add in a Generic.
         float a = 1f + 0x1p-12f;
-        return elementwise(Family.GENERIC, "mul-add-not-fused", "a Generic rounds every operation to f32: mul then add is not an fma",
+        return CaseBuilder.elementwise(Family.GENERIC, "mul-add-not-fused", "a Generic rounds every operation to f32: mul then add is not an fma",
                 List.of(f32(dims(1), a), f32(dims(1), a), f32(dims(1), -(1f + 0x1p-11f))),
                 ap(Fn.ADD, ap(Fn.MUL, in(0), in(1)), in(2)),
                 bits(DType.F32, dims(1), 0x00000000));
@@ -241,14 +216,14 @@ final class GenericCases {
     private static ConformanceCase comparisonsOnF32WithNaN() {
         // (1,2): ne+lt+le = 2+4+8 = 14; (2,2): eq+le+ge = 1+8+32 = 41; (3,2): ne+gt+ge = 2+16+32 = 50;
         // (NaN,1): only ne = 2; (-0,+0): equal, 41; (-inf,inf): 14
-        return elementwise(Family.GENERIC, "compare-f32", "comparisons are IEEE: every one with NaN is false except ne; -0 equals +0",
+        return CaseBuilder.elementwise(Family.GENERIC, "compare-f32", "comparisons are IEEE: every one with NaN is false except ne; -0 equals +0",
                 List.of(f32(dims(6), 1, 2, 3, Float.NaN, -0f, Float.NEGATIVE_INFINITY), f32(dims(6), 2, 2, 2, 1, 0f, Float.POSITIVE_INFINITY)),
                 comparisonFlags(), i32(dims(6), 14, 41, 50, 2, 41, 14));
     }
 
     private static ConformanceCase comparisonsOnI32() {
         // (1,2): 14; (2,2): 41; (3,2): 50; (MIN,MAX): 14; (MAX,MIN): 50
-        return elementwise(Family.GENERIC, "compare-i32", "comparisons on i32 are exact and signed",
+        return CaseBuilder.elementwise(Family.GENERIC, "compare-i32", "comparisons on i32 are exact and signed",
                 List.of(i32(dims(5), 1, 2, 3, Integer.MIN_VALUE, Integer.MAX_VALUE), i32(dims(5), 2, 2, 2, Integer.MAX_VALUE, Integer.MIN_VALUE)),
                 comparisonFlags(), i32(dims(5), 14, 41, 50, 14, 50));
     }
@@ -261,7 +236,7 @@ final class GenericCases {
         Expr e = ap(Fn.ADD, ap(Fn.ADD, new Expr.Cast(DType.I32, ap(Fn.AND, p, q)),
                         ap(Fn.MUL, new Expr.Cast(DType.I32, ap(Fn.OR, p, q)), Expr.i(2))),
                 ap(Fn.MUL, new Expr.Cast(DType.I32, ap(Fn.NOT, p)), Expr.i(4)));
-        return elementwise(Family.GENERIC, "logic", "and, or, not on BOOL; a BOOL cast to i32 is 0 or 1",
+        return CaseBuilder.elementwise(Family.GENERIC, "logic", "and, or, not on BOOL; a BOOL cast to i32 is 0 or 1",
                 List.of(f32(dims(4), 1, 1, -1, -1), f32(dims(4), 1, -1, 1, -1)), e, i32(dims(4), 3, 2, 6, 4));
     }
 
@@ -269,13 +244,13 @@ final class GenericCases {
         // f32(select(x > 0, x < 10, x > 100)): x = 5 -> (5 < 10) = 1.0; x = 20 -> (20 < 10) = 0.0;
         // x = -1 -> (-1 > 100) = 0.0
         Expr e = new Expr.Cast(DType.F32, ap(Fn.SELECT, ap(Fn.GT, in(0), Expr.f(0.0)), ap(Fn.LT, in(0), Expr.f(10.0)), ap(Fn.GT, in(0), Expr.f(100.0))));
-        return elementwise(Family.GENERIC, "select-booleans", "select takes BOOL branches too; f32 of a BOOL is 0.0 or 1.0",
+        return CaseBuilder.elementwise(Family.GENERIC, "select-booleans", "select takes BOOL branches too; f32 of a BOOL is 0.0 or 1.0",
                 List.of(f32(dims(3), 5, 20, -1)), e, f32(dims(3), 1, 0, 0));
     }
 
     private static ConformanceCase guardedDivisor() {
         // div(a, select(b == 0, 1, b)) for a = [7, 7, -9], b = [0, 2, 4]: [7, 3, -2]
-        return elementwise(Family.GENERIC, "i32-guarded-divisor", "an i32 divisor guarded by select never divides by zero",
+        return CaseBuilder.elementwise(Family.GENERIC, "i32-guarded-divisor", "an i32 divisor guarded by select never divides by zero",
                 List.of(i32(dims(3), 7, 7, -9), i32(dims(3), 0, 2, 4)),
                 ap(Fn.DIV, in(0), ap(Fn.SELECT, ap(Fn.EQ, in(1), Expr.i(0)), Expr.i(1), in(1))), i32(dims(3), 7, 3, -2));
     }
@@ -285,7 +260,7 @@ final class GenericCases {
         // -2.5 is exact. Each added to x = 0.
         Expr e = ap(Fn.ADD, in(0), ap(Fn.SELECT, ap(Fn.EQ, new Expr.Index(0), Expr.i(0)), Expr.f(0.1),
                 ap(Fn.SELECT, ap(Fn.EQ, new Expr.Index(0), Expr.i(1)), Expr.f(1e40), Expr.f(-2.5))));
-        return elementwise(Family.GENERIC, "float-constants", "a float constant is rounded to f32 once, to nearest (1e40 becomes +inf)",
+        return CaseBuilder.elementwise(Family.GENERIC, "float-constants", "a float constant is rounded to f32 once, to nearest (1e40 becomes +inf)",
                 List.of(f32(dims(3), 0, 0, 0)), e, bits(DType.F32, dims(3), 0x3DCCCCCD, 0x7F800000, 0xC0200000));
     }
 }
