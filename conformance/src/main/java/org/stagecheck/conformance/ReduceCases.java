@@ -29,6 +29,10 @@ final class ReduceCases {
                 // spacing 8 there), so 0; column 1: 2 + 3 + 4 = 9
                 reduce("sum-in-index-order", "sum folds along the axis in index order, each step rounded to f32", ReduceFn.SUM, 0,
                         f32(dims(3, 2), 1e8f, 2, 1, 3, -1e8f, 4), f32(dims(1, 2), 0, 9)),
+                // acc starts at x[0], not at +0: (-0 + -0) + -0 = -0; (-0 + +0) + -0 = +0 (an IEEE sum of zeros of
+                // different signs is +0). A fold started from +0 would give +0 for both.
+                reduce("sum-starts-at-first-element", "a sum starts from the first element, so zeros keep their sign", ReduceFn.SUM, 1,
+                        f32(dims(2, 3), -0f, -0f, -0f, -0f, 0f, -0f), bits(DType.F32, dims(2, 1), 0x80000000, 0x00000000)),
                 // x[i][j][k] = 6i + 2j + k over [2,3,2]; sum over j: 3(6i + k) + 2(0+1+2) = 18i + 3k + 6
                 reduce("sum-middle-axis", "the reduced axis is kept with extent 1, whatever its position", ReduceFn.SUM, 1,
                         f32(dims(2, 3, 2), iota(12)), f32(dims(2, 1, 2), 6, 9, 24, 27)),
