@@ -7,18 +7,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.lifecycle.BeforeContainer;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.BeforeAll;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.nd4j.linalg.ops.transforms.Transforms;
 import org.stagecheck.interp.Fixtures;
+import org.stagecheck.proptest.Draw;
+import org.stagecheck.proptest.SeededProperty;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.tensor.Tensor;
@@ -37,7 +34,7 @@ import org.stagecheck.spec.ir.Shape;
  */
 class Nd4jComparisonTest {
 
-    @BeforeContainer
+    @BeforeAll
     static void requireNd4j() {
         // reported once; each property also assumes, so a machine without ND4J skips cleanly
         if (Nd4jOracle.problem() != null) {
@@ -76,11 +73,15 @@ class Nd4jComparisonTest {
         return r.trace().get("op").getFirst().toFloats();
     }
 
-    @Property(tries = 40)
-    void matmulAgreesWithNd4j(@ForAll @IntRange(min = 1, max = 33) int m, @ForAll @IntRange(min = 1, max = 300) int k,
-                              @ForAll @IntRange(min = 1, max = 33) int n, @ForAll boolean tA, @ForAll boolean tB,
-                              @ForAll long seed) {
+    @SeededProperty(tries = 40)
+    void matmulAgreesWithNd4j(long seed) {
         assumeNd4j();
+        SplittableRandom draw = new SplittableRandom(seed);
+        int m = Draw.between(draw, 1, 33);
+        int k = Draw.between(draw, 1, 300);
+        int n = Draw.between(draw, 1, 33);
+        boolean tA = draw.nextBoolean();
+        boolean tB = draw.nextBoolean();
         float[] a = gaussian(seed, m * k);
         float[] b = gaussian(seed + 1, k * n);
         int[] aDims = tA ? new int[] {k, m} : new int[] {m, k};
@@ -99,10 +100,13 @@ class Nd4jComparisonTest {
         }
     }
 
-    @Property(tries = 40)
-    void reductionsAgreeWithNd4j(@ForAll("shapes") int[] dims, @ForAll @IntRange(min = 0, max = 2) int axisPick,
-                                 @ForAll ReduceFn fn, @ForAll long seed) {
+    @SeededProperty(tries = 40)
+    void reductionsAgreeWithNd4j(long seed) {
         assumeNd4j();
+        SplittableRandom draw = new SplittableRandom(seed);
+        int[] dims = Draw.list(draw, 1, 3, () -> Draw.between(draw, 1, 9)).stream().mapToInt(Integer::intValue).toArray();
+        int axisPick = Draw.between(draw, 0, 2);
+        ReduceFn fn = Draw.oneOf(draw, ReduceFn.class);
         int axis = axisPick % dims.length;
         int count = (int) Shape.of(dims).elementCount();
         float[] x = gaussian(seed, count);
@@ -127,16 +131,14 @@ class Nd4jComparisonTest {
         }
     }
 
-    @Provide
-    Arbitrary<int[]> shapes() {
-        return Arbitraries.integers().between(1, 9).array(int[].class).ofMinSize(1).ofMaxSize(3);
-    }
-
     enum Unary { EXP, LOG, SQRT, TANH, SIGMOID, ABS, NEG }
 
-    @Property(tries = 30)
-    void elementwiseFunctionsAgreeWithNd4j(@ForAll Unary f, @ForAll @IntRange(min = 1, max = 200) int n, @ForAll long seed) {
+    @SeededProperty(tries = 30)
+    void elementwiseFunctionsAgreeWithNd4j(long seed) {
         assumeNd4j();
+        SplittableRandom draw = new SplittableRandom(seed);
+        Unary f = Draw.oneOf(draw, Unary.class);
+        int n = Draw.between(draw, 1, 200);
         float[] x = gaussian(seed, n);
         if (f == Unary.LOG || f == Unary.SQRT) {
             for (int i = 0; i < n; i++) {
@@ -167,10 +169,12 @@ class Nd4jComparisonTest {
         }
     }
 
-    @Property(tries = 30)
-    void binaryArithmeticAgreesWithNd4jExactly(@ForAll @IntRange(min = 1, max = 7) int rows, @ForAll @IntRange(min = 1, max = 9) int cols,
-                                               @ForAll long seed) {
+    @SeededProperty(tries = 30)
+    void binaryArithmeticAgreesWithNd4jExactly(long seed) {
         assumeNd4j();
+        SplittableRandom draw = new SplittableRandom(seed);
+        int rows = Draw.between(draw, 1, 7);
+        int cols = Draw.between(draw, 1, 9);
         float[] x = gaussian(seed, rows * cols);
         float[] b = gaussian(seed + 3, cols);
         INDArray nx = Nd4jOracle.floats(x, rows, cols);
@@ -191,9 +195,10 @@ class Nd4jComparisonTest {
         }
     }
 
-    @Property(tries = 30)
-    void i32ArithmeticAndComparisonsAgreeWithNd4jExactly(@ForAll @IntRange(min = 1, max = 50) int n, @ForAll long seed) {
+    @SeededProperty(tries = 30)
+    void i32ArithmeticAndComparisonsAgreeWithNd4jExactly(long seed) {
         assumeNd4j();
+        int n = Draw.between(new SplittableRandom(seed), 1, 50);
         Random rnd = new Random(seed);
         int[] x = new int[n];
         int[] y = new int[n];
@@ -213,10 +218,13 @@ class Nd4jComparisonTest {
         assertThat(gt.trace().get("op").getFirst().toInts()).containsExactly(Nd4jOracle.toInts(nx.gt(ny)));
     }
 
-    @Property(tries = 30)
-    void layoutOpsAgreeWithNd4jExactly(@ForAll @IntRange(min = 1, max = 6) int d0, @ForAll @IntRange(min = 1, max = 6) int d1,
-                                       @ForAll @IntRange(min = 1, max = 6) int d2, @ForAll long seed) {
+    @SeededProperty(tries = 30)
+    void layoutOpsAgreeWithNd4jExactly(long seed) {
         assumeNd4j();
+        SplittableRandom draw = new SplittableRandom(seed);
+        int d0 = Draw.between(draw, 1, 6);
+        int d1 = Draw.between(draw, 1, 6);
+        int d2 = Draw.between(draw, 1, 6);
         int[] dims = {d0, d1, d2};
         float[] x = gaussian(seed, d0 * d1 * d2);
         Tensor t = Fixtures.f32(dims, x);

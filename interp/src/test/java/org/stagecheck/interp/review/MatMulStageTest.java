@@ -6,12 +6,9 @@ import static org.stagecheck.interp.Fixtures.CORE;
 import java.util.List;
 import java.util.Random;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
+import java.util.SplittableRandom;
+import org.stagecheck.proptest.Draw;
+import org.stagecheck.proptest.SeededProperty;
 import org.stagecheck.interp.Fixtures;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.backend.RunResult;
@@ -32,15 +29,8 @@ import org.stagecheck.spec.ir.Shape;
 class MatMulStageTest {
     enum BiasShape { NONE, ROW, ROW2, COLUMN, FULL }
 
-    @Provide
-    Arbitrary<DType> floating() {
-        return Arbitraries.of(DType.F32, DType.BF16, DType.F16);
-    }
-
-    @Provide
-    Arbitrary<Integer> extent() {
-        return Arbitraries.of(1, 1, 2, 3, 4, 5, 7, 9, 65);
-    }
+    private static final DType[] FLOATING = {DType.F32, DType.BF16, DType.F16};
+    private static final Integer[] EXTENTS = {1, 1, 2, 3, 4, 5, 7, 9, 65};
 
     private static Tensor random(DType dt, Random r, int... dims) {
         float[] v = new float[(int) Shape.of(dims).elementCount()];
@@ -50,12 +40,21 @@ class MatMulStageTest {
         return Tensor.fromFloats(dt, Shape.of(dims), v);
     }
 
-    @Property(tries = 80)
-    void theStageEqualsTheWrittenChainForEveryTransposeBiasAndDtype(
-            @ForAll("extent") int m, @ForAll("extent") int k, @ForAll("extent") int n,
-            @ForAll boolean tA, @ForAll boolean tB, @ForAll BiasShape biasShape,
-            @ForAll("floating") DType da, @ForAll("floating") DType db, @ForAll("floating") DType dbias,
-            @ForAll("floating") DType dout, @ForAll boolean spill, @ForAll @IntRange(min = 1, max = 3) int threads, @ForAll long seed) {
+    @SeededProperty(tries = 80)
+    void theStageEqualsTheWrittenChainForEveryTransposeBiasAndDtype(long seed) {
+        SplittableRandom draw = new SplittableRandom(seed);
+        int m = Draw.oneOf(draw, EXTENTS);
+        int k = Draw.oneOf(draw, EXTENTS);
+        int n = Draw.oneOf(draw, EXTENTS);
+        boolean tA = draw.nextBoolean();
+        boolean tB = draw.nextBoolean();
+        BiasShape biasShape = Draw.oneOf(draw, BiasShape.class);
+        DType da = Draw.oneOf(draw, FLOATING);
+        DType db = Draw.oneOf(draw, FLOATING);
+        DType dbias = Draw.oneOf(draw, FLOATING);
+        DType dout = Draw.oneOf(draw, FLOATING);
+        boolean spill = draw.nextBoolean();
+        int threads = Draw.between(draw, 1, 3);
         Random r = new Random(seed);
         // two stages share the spill: out1 = A1.B1, out2 = A2.B2 + acc(out1) (+ bias)
         Tensor a1 = random(da, r, tA ? new int[] {k, m} : new int[] {m, k});
