@@ -18,7 +18,7 @@ import org.stagecheck.verifier.soundness.Outcome;
 import org.stagecheck.verifier.soundness.TpRuns;
 
 /**
- * Issue #5, soundness against the evaluator, over the reference splitter's programs: acceptance
+ * Soundness against the evaluator, over the reference splitter's programs: acceptance
  * implies the split computes the unsplit program's outputs (within {@link TpRuns#RELATIVE_TOLERANCE}),
  * and every rejection is a real bug: on a concrete input, the mutant's outputs differ from the
  * unsplit ones beyond the tolerance, or the evaluator faults.
