@@ -42,7 +42,7 @@ public record GenConfig(int minChips, int maxChips, int maxGrid, int minStages, 
      */
     public static GenConfig defaults() {
         return new GenConfig(2, 3, 3, 0, 80, 6, 6, 3, 1,
-                List.of(new Cut.Decode(8), new Cut.DecodeLayer(0, 8), new Cut.Prefill(3, 8), new Cut.Batch(2, 8)));
+                List.of(Cut.decode(8), Cut.decodeLayer(0, 8), Cut.prefill(3, 8), Cut.batch(2, 8)));
     }
 
     /** Random programs only. */

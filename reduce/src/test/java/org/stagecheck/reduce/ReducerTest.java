@@ -32,7 +32,7 @@ class ReducerTest {
 
     /** The tiny model's decode step (ctx 16) on {@code tp} chips with its sample inputs, at position 5. */
     static Candidate tinyDecode(int tp) {
-        AuthorOutcome o = Author.author(ModelSpec.tiny(), new Cut.Decode(16), tp == 1 ? AuthorOptions.single() : AuthorOptions.split(tp));
+        AuthorOutcome o = Author.author(ModelSpec.tiny(), Cut.decode(16), tp == 1 ? AuthorOptions.single() : AuthorOptions.split(tp));
         assertThat(o).isInstanceOf(AuthorOutcome.Authored.class);
         AuthorOutcome.Authored a = (AuthorOutcome.Authored) o;
         Map<String, Tensor> bound = new LinkedHashMap<>(a.weights());
