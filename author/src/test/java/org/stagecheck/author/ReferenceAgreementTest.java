@@ -15,7 +15,7 @@ import org.stagecheck.spec.ir.Shape;
 
 /**
  * The authored Decode and Prefill agree with the independent double-precision forward pass
- * (issue #4, item 5) within f32 rounding: |logit - reference| <= 1e-4 * max(1, max |reference|).
+ * within f32 rounding: |logit - reference| <= 1e-4 * max(1, max |reference|).
  */
 class ReferenceAgreementTest {
     private static final ModelSpec SPEC = ModelSpec.tiny();

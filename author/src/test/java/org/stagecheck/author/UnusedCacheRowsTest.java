@@ -21,8 +21,8 @@ import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
 
 /**
- * Regression for the finding "attention reads unused KV-cache rows" (issue #4 follow-up,
- * docs/author.md "Lowering"): the authored attention reads the whole cache, so what the rows past
+ * Regression for the finding "attention reads unused KV-cache rows"
+ * (docs/author.md "Lowering"): the authored attention reads the whole cache, so what the rows past
  * each sequence's position hold must not reach any result. Real backends allocate caches
  * uninitialised and read only the valid rows; a reference that depended on those rows would
  * report false mismatches against them.

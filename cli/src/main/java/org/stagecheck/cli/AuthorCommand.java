@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code stagecheck author}: write the program of a cut of a model (issue #4). */
+/** {@code stagecheck author}: write the program of a cut of a model. */
 @Command(name = "author", mixinStandardHelpOptions = true,
         description = {"Write the stage program of a cut of a small transformer, with deterministic weights, sample",
                 "inputs and (with --tp) the tensor-parallel split and its certificate, into a new directory that",

@@ -30,7 +30,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code stagecheck run}: the reference evaluation of a program (issue #3). */
+/** {@code stagecheck run}: the reference evaluation of a program. */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Run a program on the reference interpreter and write its output tensors as .npy.",
                 "Bound tensors (input, weight, state) come from --inputs DIR (DIR/inputs.json, else DIR/<tensor>.npy),",

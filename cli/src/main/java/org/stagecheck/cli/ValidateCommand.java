@@ -13,7 +13,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code stagecheck validate FILE...}: structural validation of programs (issue #2). */
+/** {@code stagecheck validate FILE...}: structural validation of programs. */
 @Command(name = "validate", mixinStandardHelpOptions = true,
         description = {"Check that programs are well-formed: references resolve, shapes and dtypes fit each stage kind,",
                 "expressions type-check, sub-blocks tile, blocks stay inside their tensors for every parameter value.",

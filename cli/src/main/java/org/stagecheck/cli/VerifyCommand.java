@@ -26,7 +26,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code stagecheck verify}: check a program's certificate (issue #5). */
+/** {@code stagecheck verify}: check a program's certificate. */
 @Command(name = "verify", mixinStandardHelpOptions = true,
         description = {"Check the obligations of a program and its certificate: well-formedness, UnreducedShard,",
                 "buffer remap (against --parent), multicast and ordering. Trusts no claim of the certificate.",

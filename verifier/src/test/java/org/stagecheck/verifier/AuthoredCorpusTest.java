@@ -21,7 +21,7 @@ import org.stagecheck.verifier.soundness.AuthoredRuns;
 import org.stagecheck.verifier.soundness.Outcome;
 
 /**
- * Issue #5 over the model author's programs: no false alarms on any cut of {@code tiny} (unsplit,
+ * The verifier over the model author's programs: no false alarms on any cut of {@code tiny} (unsplit,
  * and split over 2 and 4 chips); every bug class that fits is rejected with its code when planted
  * into an authored split; and on the evaluator, the authored splits equal the unsplit cuts while
  * every planted mutant differs or faults.

@@ -16,7 +16,7 @@ import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
 
 /**
- * Structural validation of a program (issue #2; brief "Stages"): every reference resolves, each
+ * Structural validation of a program (brief "Stages"): every reference resolves, each
  * kind's ports have the shapes and dtypes it needs, expressions type-check and broadcast, sub-blocks
  * tile, blocks fit their tensors for every parameter value in range, names are unique, sizes can be
  * held. It judges well-formedness only; the certificate's obligations (partial sums, remaps,
