@@ -53,6 +53,7 @@ final class ValidateCommand implements Callable<Integer> {
                 g.writeStartObject();
                 g.writeStringField("command", "validate");
                 g.writeBooleanField("holds", code == ExitCode.OK);
+                g.writeNumberField("exitCode", code);
                 g.writeArrayFieldStart("files");
                 for (Outcome o : outcomes) {
                     g.writeStartObject();

@@ -20,15 +20,20 @@ public final class IoMessages {
 
     /** E.g. {@code out/y.npy: permission denied}. */
     public static String describe(IOException e) {
+        return (e instanceof FileSystemException f ? file(f) : "") + reason(e);
+    }
+
+    /** What went wrong, without the file: e.g. {@code permission denied}. */
+    public static String reason(IOException e) {
         return switch (e) {
-            case NoSuchFileException n -> file(n) + "no such file or directory";
-            case AccessDeniedException a -> file(a) + "permission denied";
-            case FileAlreadyExistsException x -> file(x) + "already exists" + reason(x);
-            case DirectoryNotEmptyException d -> file(d) + "is a directory that is not empty";
-            case NotDirectoryException d -> file(d) + "is not a directory";
-            case NotLinkException l -> file(l) + "is not a symbolic link";
-            case FileSystemLoopException l -> file(l) + "is in a loop of symbolic links";
-            case FileSystemException f -> file(f) + (f.getReason() != null ? lower(f.getReason()) : "input/output error");
+            case NoSuchFileException n -> "no such file or directory";
+            case AccessDeniedException a -> "permission denied";
+            case FileAlreadyExistsException x -> "already exists" + detail(x);
+            case DirectoryNotEmptyException d -> "is a directory that is not empty";
+            case NotDirectoryException d -> "is not a directory";
+            case NotLinkException l -> "is not a symbolic link";
+            case FileSystemLoopException l -> "is in a loop of symbolic links";
+            case FileSystemException f -> f.getReason() != null ? lower(f.getReason()) : "input/output error";
             default -> e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         };
     }
@@ -40,7 +45,7 @@ public final class IoMessages {
         return e.getFile() + (e.getOtherFile() == null ? "" : " -> " + e.getOtherFile()) + ": ";
     }
 
-    private static String reason(FileSystemException e) {
+    private static String detail(FileSystemException e) {
         return e.getReason() == null ? "" : " (" + e.getReason() + ")";
     }
 
