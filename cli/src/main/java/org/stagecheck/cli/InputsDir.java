@@ -13,6 +13,17 @@ import org.stagecheck.tensor.npy.IoMessages;
  * refused, naming the link (docs/format.md, "Inputs manifest").
  */
 record InputsDir(String option, Path dir) {
+    /** The directory given to {@code option}: it must exist and be a directory. */
+    static InputsDir of(String option, Path dir) throws BadInputException {
+        if (!Files.exists(dir)) {
+            throw new BadInputException(option + " " + dir + ": no such directory");
+        }
+        if (!Files.isDirectory(dir)) {
+            throw new BadInputException(option + " " + dir + " is not a directory");
+        }
+        return new InputsDir(option, dir);
+    }
+
     /** Checks {@code file} (under {@link #dir}) resolves inside; returns it. */
     Path inside(Path file) throws BadInputException {
         Path base;

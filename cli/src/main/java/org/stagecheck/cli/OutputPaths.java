@@ -134,7 +134,7 @@ public final class OutputPaths {
         if (!d.isDirectory()) {
             throw new BadInputException(option + " " + path + ": " + dir + " is not a directory");
         }
-        probe(option, dir);
+        probe(option, path, dir);
         return new OutputFile(option, abs);
     }
 
@@ -150,7 +150,7 @@ public final class OutputPaths {
             if (!a.isDirectory()) {
                 throw new BadInputException(option + " " + path + " exists and is not a directory");
             }
-            probe(option, abs);
+            probe(option, path, abs);
             removeLeftovers(abs);
             return new OutputDir(option, abs);
         }
@@ -161,7 +161,7 @@ public final class OutputPaths {
         if (ancestor == null || !attributesFollowing(ancestor).isDirectory()) {
             throw new BadInputException(option + " " + path + ": " + ancestor + " is not a directory");
         }
-        probe(option, ancestor);
+        probe(option, path, ancestor);
         return new OutputDir(option, abs);
     }
 
@@ -233,14 +233,14 @@ public final class OutputPaths {
     }
 
     /** Tries to create and remove a file in {@code dir}: the only sure test of writing there. */
-    private static void probe(String option, Path dir) throws BadInputException {
+    private static void probe(String option, Path given, Path dir) throws BadInputException {
         Path probe = dir.resolve(".stagecheck-probe" + TMP_SUFFIX);
         try {
             Files.deleteIfExists(probe);
             Files.newOutputStream(probe, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
             Files.delete(probe);
         } catch (IOException e) {
-            throw new BadInputException(option + ": cannot write in " + dir + ": " + IoMessages.reason(e));
+            throw new BadInputException(option + " " + given + ": cannot write in " + dir + ": " + IoMessages.reason(e));
         }
     }
 

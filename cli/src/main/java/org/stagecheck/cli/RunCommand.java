@@ -90,8 +90,8 @@ final class RunCommand implements Callable<Integer> {
             RunOutputs outputs = RunOutputs.plan(out, program, trace);
             MemoryEstimate memory = MemoryEstimate.of(program, f64, trace);
             memory.check(Runtime.getRuntime().maxMemory());
-            RunInputs in = new RunInputs(inputs == null ? null : new InputsDir("--inputs", inputs),
-                    stateFrom == null ? null : new InputsDir("--state-from", stateFrom), binds, seed, f64);
+            RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs),
+                    stateFrom == null ? null : InputsDir.of("--state-from", stateFrom), binds, seed, f64);
             InputsManifest manifest = in.manifest();
             Map<String, Long> params = params(program, manifest);
             Map<String, Tensor> bound = in.bind(program, manifest);

@@ -53,7 +53,6 @@ final class RunOutputs {
         }
         out.checkFile(RunInputs.INDEX);
         if (trace) {
-            out.checkFile(TRACE);
             List<Stage> stages = program.stages();
             for (int i = 0; i < stages.size(); i++) {
                 for (int k = 0; k < stages.get(i).outs().size(); k++) {
