@@ -27,7 +27,7 @@ class AuthoredDirectoryHardeningTest {
     @Test
     void everyAuthoredDirectoryRecordsTheModelsHyperparameters() throws Exception {
         ModelSpec m = ModelSpec.tiny();
-        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(m, new Cut.Decode(8), AuthorOptions.split(2));
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(m, Cut.decode(8), AuthorOptions.split(2));
         Path dir = tmp.resolve("d");
         a.writeTo(dir);
         JsonNode j = new ObjectMapper().readTree(dir.resolve("model.json").toFile());
@@ -41,7 +41,7 @@ class AuthoredDirectoryHardeningTest {
 
     @Test
     void tensorNamesThatArePathsStayInsideTheDirectory() throws Exception {
-        AuthorOutcome.Authored real = (AuthorOutcome.Authored) Author.author(ModelSpec.tiny(), new Cut.DecodeHead(), AuthorOptions.single());
+        AuthorOutcome.Authored real = (AuthorOutcome.Authored) Author.author(ModelSpec.tiny(), Cut.decodeHead(), AuthorOptions.single());
         Map<String, Tensor> weights = new LinkedHashMap<>();
         Tensor t = Tensor.zeros(DType.F32, Shape.of(1));
         for (String name : new String[] {"../../escaped", "/abs/escaped", "a/b", "nul\0", "..", "CON", "W", "w"}) {
@@ -82,7 +82,7 @@ class AuthoredDirectoryHardeningTest {
 
     @Test
     void writingReportsEveryTensorFileInOrder() throws Exception {
-        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(ModelSpec.tiny(), new Cut.Decode(4), AuthorOptions.single());
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(ModelSpec.tiny(), Cut.decode(4), AuthorOptions.single());
         java.util.List<int[]> seen = new java.util.ArrayList<>();
         long[] lastBytes = {0};
         a.writeTo(tmp.resolve("p"), (done, total, bytes) -> {
