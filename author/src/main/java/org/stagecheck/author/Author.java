@@ -42,7 +42,7 @@ public final class Author {
         }
         Certificate cert = options.tp() == 1 ? null : new Certificate(w.shards(), null,
                 List.of(Obligation.WELL_FORMED, Obligation.UNREDUCED_SHARD, Obligation.MULTICAST));
-        return new AuthorOutcome.Authored(w.program(), cert, weights, inputs, SampleInputs.params(w.program()));
+        return new AuthorOutcome.Authored(w.program(), cert, weights, inputs, SampleInputs.params(w.program()), spec);
     }
 
     /**

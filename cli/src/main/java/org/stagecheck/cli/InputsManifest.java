@@ -11,7 +11,7 @@ import org.stagecheck.spec.json.JsonReader;
 /**
  * {@code inputs.json} (docs/format.md, "Inputs manifest"): which file binds each tensor, and the
  * parameter values of a run. Every path is relative to the manifest's directory and must stay
- * inside it.
+ * inside it. A run's output directory has the same format as its index, {@code tensors.json}.
  */
 record InputsManifest(Map<String, Path> tensors, Map<String, Long> params) {
     static final String FILE_NAME = "inputs.json";
@@ -19,10 +19,17 @@ record InputsManifest(Map<String, Path> tensors, Map<String, Long> params) {
 
     /** The manifest in {@code dir}, or an empty one when the directory has none. */
     static InputsManifest readOrEmpty(Path dir) throws BadInputException {
-        Path file = dir.resolve(FILE_NAME);
-        if (!Files.exists(file)) {
+        return readOrEmpty(new InputsDir("--inputs", dir), FILE_NAME);
+    }
+
+    /** The manifest {@code dir/fileName}, or an empty one when there is none; it must not lead out of {@code dir}. */
+    static InputsManifest readOrEmpty(InputsDir inputs, String fileName) throws BadInputException {
+        Path dir = inputs.dir();
+        Path file = dir.resolve(fileName);
+        if (!Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             return new InputsManifest(Map.of(), Map.of());
         }
+        inputs.inside(file);
         JNode root;
         try {
             root = new JsonReader().read(file);

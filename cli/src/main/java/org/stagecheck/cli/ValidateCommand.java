@@ -53,6 +53,11 @@ final class ValidateCommand implements Callable<Integer> {
                 g.writeStartObject();
                 g.writeStringField("command", "validate");
                 g.writeBooleanField("holds", code == ExitCode.OK);
+                g.writeStringField("status", code == ExitCode.OK ? "valid" : code == ExitCode.CHECK_FAILED ? "invalid" : "bad-input");
+                g.writeNumberField("exitCode", code);
+                if (code == ExitCode.BAD_INPUT) {
+                    g.writeStringField("error", String.join("; ", outcomes.stream().filter(o -> o.badInput() != null).map(Outcome::badInput).toList()));
+                }
                 g.writeArrayFieldStart("files");
                 for (Outcome o : outcomes) {
                     g.writeStartObject();

@@ -37,6 +37,10 @@ public final class Validator {
         Set<String> stageIds = new HashSet<>();
         for (int i = 0; i < p.stages().size(); i++) {
             Stage s = p.stages().get(i);
+            String idProblem = NameRules.problem(s.id());
+            if (idProblem != null) {
+                f.stage("BAD_NAME", i, s, "id", null, "stage id " + NameRules.quote(s.id()) + " " + idProblem);
+            }
             if (!stageIds.add(s.id())) {
                 f.stage("DUPLICATE_ID", i, s, "id", null, "stage id '" + s.id() + "' is used by an earlier stage");
             }
@@ -65,6 +69,10 @@ public final class Validator {
         for (int i = 0; i < p.tensors().size(); i++) {
             TensorDecl t = p.tensors().get(i);
             String at = "/tensors/" + i;
+            String nameProblem = NameRules.problem(t.name());
+            if (nameProblem != null) {
+                f.program("BAD_NAME", at + "/name", "tensor name " + NameRules.quote(t.name()) + " " + nameProblem);
+            }
             if (tensors.putIfAbsent(t.name(), t) != null) {
                 f.program("DUPLICATE_ID", at + "/name", "tensor '" + t.name() + "' is declared twice");
             }

@@ -44,6 +44,9 @@ import org.stagecheck.tensor.Tensor;
 public final class Npy {
     /** The largest data size read from one .npy (or one .npz member, or an .npz in total): 2 GiB. */
     public static final long MAX_BYTES = 1L << 31;
+    /** The suffix of the temporary file a write goes through: {@code .<file>.stagecheck-tmp}. */
+    public static final String TMP_SUFFIX = ".stagecheck-tmp";
+    private static final int CHUNK_BYTES = 1 << 20;
 
     private Npy() {
     }
@@ -61,33 +64,60 @@ public final class Npy {
     public static Tensor read(Path file, org.stagecheck.spec.ir.DType declared) throws TensorFileException {
         String name = file.toString();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            long size = ch.size();
-            ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, 12 + (1 << 16)));
-            while (head.hasRemaining() && ch.read(head) > 0) {
-                // fill what the header can need
-            }
-            byte[] h = java.util.Arrays.copyOf(head.array(), head.position());
-            NpyFormat.Header header = NpyFormat.header(h, size, name, MAX_BYTES, declared);
-            ByteBuffer data = ByteBuffer.allocate((int) header.dataBytes());
+            NpyFormat.Header header = header(ch, name, declared);
             ch.position(header.dataStart());
-            while (data.hasRemaining()) {
-                if (ch.read(data) < 0) {
-                    throw new TensorFileException(name + ": truncated while reading the data.");
-                }
-            }
-            data.flip();
-            return NpyFormat.decode(header, data);
+            return NpyFormat.decode(header, ch, name, CHUNK_BYTES);
         } catch (NoSuchFileException e) {
             throw new TensorFileException(name + ": no such file.", e);
         } catch (IOException e) {
-            throw new TensorFileException(name + ": cannot be read: " + e.getMessage(), e);
+            throw new TensorFileException(name + ": cannot be read: " + IoMessages.describe(e), e);
         }
     }
 
-    /** Writes {@code t} as .npy v1.0 (v2.0 for a header over 64 KiB), atomically. */
+    /**
+     * The header of a .npy file, checked against the file's size (truncated or trailing data is
+     * an error here already), without reading the data.
+     */
+    public static NpyHeader readHeader(Path file) throws TensorFileException {
+        return readHeader(file, null);
+    }
+
+    /** As {@link #readHeader(Path)}; {@code declared} as in {@link #read(Path, org.stagecheck.spec.ir.DType)}. */
+    public static NpyHeader readHeader(Path file, org.stagecheck.spec.ir.DType declared) throws TensorFileException {
+        String name = file.toString();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            NpyFormat.Header h = header(ch, name, declared);
+            return new NpyHeader(h.dtype(), h.f64(), h.shape(), h.dataBytes());
+        } catch (NoSuchFileException e) {
+            throw new TensorFileException(name + ": no such file.", e);
+        } catch (IOException e) {
+            throw new TensorFileException(name + ": cannot be read: " + IoMessages.describe(e), e);
+        }
+    }
+
+    private static NpyFormat.Header header(FileChannel ch, String name, org.stagecheck.spec.ir.DType declared)
+            throws IOException, TensorFileException {
+        long size = ch.size();
+        ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, 12 + (1 << 16)));
+        while (head.hasRemaining() && ch.read(head) > 0) {
+            // fill what the header can need
+        }
+        byte[] h = java.util.Arrays.copyOf(head.array(), head.position());
+        return NpyFormat.header(h, size, name, MAX_BYTES, declared);
+    }
+
+    /**
+     * Writes {@code t} as .npy v1.0 (v2.0 for a header over 64 KiB), atomically: into
+     * {@code .<file>.stagecheck-tmp} beside it (a name a rerun replaces), then moved over
+     * {@code file}. Files are created with the process's umask. The data is streamed, so a tensor
+     * of more than 2 GiB is written too (though {@link #read} refuses it).
+     */
     public static void write(Path file, Tensor t) throws IOException {
-        byte[] bytes = NpyFormat.encode(t);
-        atomically(file, out -> out.write(bytes));
+        byte[] head = NpyFormat.headerBytes(t);
+        atomically(file, out -> {
+            out.write(head);
+            NpyFormat.writeData(t, out, CHUNK_BYTES);
+        });
     }
 
     /** Every member {@code NAME.npy} of an .npz (stored or deflated), by NAME, in archive order. */
@@ -171,9 +201,11 @@ public final class Npy {
     private static void atomically(Path file, Writer w) throws IOException {
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
+        Path tmp = dir.resolve("." + file.getFileName() + TMP_SUFFIX);
+        Files.deleteIfExists(tmp); // a killed earlier write; never followed if it is a link
         try {
-            try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp))) {
+            try (OutputStream out = new java.io.BufferedOutputStream(
+                    Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), 1 << 16)) {
                 w.write(out);
             }
             try {

@@ -1,6 +1,9 @@
 package org.stagecheck.tensor.npy;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -41,6 +44,15 @@ final class NpyFormat {
     }
 
     static byte[] encode(Tensor t) {
+        byte[] head = headerBytes(t);
+        byte[] data = t.littleEndianBytes();
+        byte[] all = java.util.Arrays.copyOf(head, head.length + data.length);
+        System.arraycopy(data, 0, all, head.length, data.length);
+        return all;
+    }
+
+    /** Magic, version, header length and the padded header dict of {@code t}: everything before its data. */
+    static byte[] headerBytes(Tensor t) {
         StringBuilder shape = new StringBuilder("(");
         for (int d : t.shape().dims()) {
             shape.append(d).append(", ");
@@ -62,15 +74,14 @@ final class NpyFormat {
         }
         int padded = ((total + 63) / 64) * 64;
         String header = dict + " ".repeat(padded - total) + "\n";
-        byte[] data = t.littleEndianBytes();
-        ByteBuffer b = ByteBuffer.allocate(prefix + header.length() + data.length).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.allocate(prefix + header.length()).order(ByteOrder.LITTLE_ENDIAN);
         b.put(MAGIC).put((byte) (v2 ? 2 : 1)).put((byte) 0);
         if (v2) {
             b.putInt(header.length());
         } else {
             b.putShort((short) header.length());
         }
-        b.put(header.getBytes(StandardCharsets.US_ASCII)).put(data);
+        b.put(header.getBytes(StandardCharsets.US_ASCII));
         return b.array();
     }
 
@@ -189,5 +200,48 @@ final class NpyFormat {
         int n = (int) h.shape().elementCount();
         Storage kind = h.f64() ? new Storage.Doubles(new double[0]) : Storage.allocate(h.dtype(), 0);
         return Tensor.wrap(h.dtype(), h.shape(), Storage.readLittleEndian(kind, b, n));
+    }
+
+    /**
+     * The data of {@code h} read from {@code ch} (positioned at the data) in chunks of
+     * {@code chunkBytes}, straight into the tensor's storage: no buffer of the data's whole size,
+     * so data of exactly 2 GiB needs no int-sized buffer.
+     */
+    static Tensor decode(Header h, ReadableByteChannel ch, String name, int chunkBytes) throws IOException, TensorFileException {
+        int n = (int) h.shape().elementCount();
+        Storage all = h.f64() ? new Storage.Doubles(new double[n]) : Storage.allocate(h.dtype(), n);
+        int width = all.width();
+        ByteBuffer chunk = ByteBuffer.allocate(Math.max(8, chunkBytes - chunkBytes % 8)).order(ByteOrder.LITTLE_ENDIAN);
+        int perChunk = chunk.capacity() / width;
+        for (int at = 0; at < n; at += perChunk) {
+            int count = Math.min(perChunk, n - at);
+            chunk.clear().limit(count * width);
+            while (chunk.hasRemaining()) {
+                if (ch.read(chunk) < 0) {
+                    throw new TensorFileException(name + ": truncated while reading the data.");
+                }
+            }
+            chunk.flip();
+            Storage part = Storage.readLittleEndian(all, chunk.order(ByteOrder.LITTLE_ENDIAN), count);
+            Storage.copyBits(part, 0, all, at, count);
+        }
+        return Tensor.wrap(h.dtype(), h.shape(), all);
+    }
+
+    /** The data of {@code t}, little-endian, written in chunks of about {@code chunkBytes}. */
+    static void writeData(Tensor t, OutputStream out, int chunkBytes) throws IOException {
+        Storage all = t.storage();
+        int n = all.length();
+        int width = all.width();
+        ByteBuffer chunk = ByteBuffer.allocate(Math.max(8, chunkBytes - chunkBytes % 8)).order(ByteOrder.LITTLE_ENDIAN);
+        int perChunk = chunk.capacity() / width;
+        for (int at = 0; at < n; at += perChunk) {
+            int count = Math.min(perChunk, n - at);
+            Storage part = all instanceof Storage.Doubles ? new Storage.Doubles(new double[count]) : Storage.allocate(t.dtype(), count);
+            Storage.copyBits(all, at, part, 0, count);
+            chunk.clear();
+            part.putLittleEndian(chunk);
+            out.write(chunk.array(), 0, count * width);
+        }
     }
 }
