@@ -1,8 +1,8 @@
 package org.stagecheck.author;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
+import org.stagecheck.spec.json.InputsManifest;
+import org.stagecheck.spec.json.InputsManifestCodec;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.DirectoryNotEmptyException;
@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.stagecheck.tensor.npy.FileNameTable;
@@ -28,7 +29,6 @@ import org.stagecheck.spec.json.ProgramCodec;
 final class AuthoredWriter {
     static final String WEIGHTS = "weights";
     static final String INPUTS = "inputs";
-    static final String INPUTS_FORMAT = "stagecheck-inputs";
     static final String MODEL = "model.json";
     /** The suffix of the temporary directory beside the target: {@code .<dir>.stagecheck-tmp}. */
     static final String TMP_SUFFIX = Npy.TMP_SUFFIX;
@@ -118,27 +118,14 @@ final class AuthoredWriter {
      * order), paths relative to the directory.
      */
     static void writeInputsManifest(AuthorOutcome.Authored a, OutputStream out) throws IOException {
-        try (JsonGenerator g = new JsonFactory().createGenerator(out, JsonEncoding.UTF8)) {
-            g.useDefaultPrettyPrinter();
-            g.writeStartObject();
-            g.writeStringField("format", INPUTS_FORMAT);
-            g.writeNumberField("version", 1);
-            g.writeObjectFieldStart("tensors");
-            for (Map.Entry<String, String> e : weightFiles(a).entrySet()) {
-                g.writeStringField(e.getKey(), WEIGHTS + "/" + e.getValue());
-            }
-            for (Map.Entry<String, String> e : inputFiles(a).entrySet()) {
-                g.writeStringField(e.getKey(), INPUTS + "/" + e.getValue());
-            }
-            g.writeEndObject();
-            g.writeObjectFieldStart("params");
-            for (Map.Entry<String, Long> e : a.params().entrySet()) {
-                g.writeNumberField(e.getKey(), e.getValue());
-            }
-            g.writeEndObject();
-            g.writeEndObject();
-            g.writeRaw('\n');
+        Map<String, String> files = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : weightFiles(a).entrySet()) {
+            files.put(e.getKey(), WEIGHTS + "/" + e.getValue());
         }
+        for (Map.Entry<String, String> e : inputFiles(a).entrySet()) {
+            files.put(e.getKey(), INPUTS + "/" + e.getValue());
+        }
+        new InputsManifestCodec().write(new InputsManifest(files, a.params()), out);
     }
 
     /** Deletes a tree without following links out of it; best effort (a rerun removes the rest). */

@@ -149,18 +149,6 @@ final class RunOutputs {
     }
 
     private static void writeIndex(java.io.OutputStream o, Map<String, String> index) throws IOException {
-        try (JsonGenerator g = new JsonFactory().createGenerator(o, JsonEncoding.UTF8)) {
-            g.useDefaultPrettyPrinter();
-            g.writeStartObject();
-            g.writeStringField("format", InputsManifest.FORMAT);
-            g.writeNumberField("version", 1);
-            g.writeObjectFieldStart("tensors");
-            for (Map.Entry<String, String> e : index.entrySet()) {
-                g.writeStringField(e.getKey(), e.getValue());
-            }
-            g.writeEndObject();
-            g.writeEndObject();
-            g.writeRaw('\n');
-        }
+        new org.stagecheck.spec.json.InputsManifestCodec().write(new org.stagecheck.spec.json.InputsManifest(index, Map.of()), o);
     }
 }

@@ -1,9 +1,9 @@
 package org.stagecheck.spec.validate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.stagecheck.spec.validate.ValidatorFixtures.block;
-import static org.stagecheck.spec.validate.ValidatorFixtures.load;
-import static org.stagecheck.spec.validate.ValidatorFixtures.program;
+import static org.stagecheck.spec.ir.ProgramBuilder.block;
+import static org.stagecheck.spec.ir.ProgramBuilder.load;
+import static org.stagecheck.spec.ir.ProgramBuilder.program;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -19,10 +19,10 @@ class NameRulesTest {
             "del\u007f", "c1\u0085", "..", ".", "...", "", "lone\ud800"})
     void aHostileTensorNameOrStageIdIsABadName(String name) {
         assertThat(NameRules.problem(name)).isNotNull();
-        String out = program()
+        String out = validate(program()
                 .tensor(name, DType.F32, TensorRole.INPUT, 4).buffer("a", DType.F32, 4)
                 .stage(name, List.of(), List.of("a"), load(name, block(4)))
-                .validate();
+                .build());
         assertThat(out).contains("BAD_NAME at /tensors/0/name: tensor name " + NameRules.quote(name))
                 .contains("BAD_NAME stage #0 ").contains("at /stages/0/id: stage id " + NameRules.quote(name));
         assertThat(NameRules.quote(name)).doesNotContain("\0").doesNotContain("\n").doesNotContain("\u0007");
@@ -41,7 +41,13 @@ class NameRulesTest {
     @ValueSource(strings = {"x", "wq.l0", "tokens.c1", "a:b", "CON", ".x", "x.", "\u00e9t\u00e9", "\ud83d\ude00", "a b"})
     void namesSafeNamesCanEncodeAreAccepted(String name) {
         assertThat(NameRules.problem(name)).isNull();
-        assertThat(program().tensor(name, DType.F32, TensorRole.INPUT, 4).buffer("a", DType.F32, 4)
-                .stage(name, List.of(), List.of("a"), load(name, block(4))).validate()).isEmpty();
+        assertThat(validate(program().tensor(name, DType.F32, TensorRole.INPUT, 4).buffer("a", DType.F32, 4)
+                .stage(name, List.of(), List.of("a"), load(name, block(4))).build())).isEmpty();
+    }
+
+    /** The validator's findings on the built program, rendered one per line. */
+    private static String validate(org.stagecheck.spec.ir.Program p) {
+        return new Validator().validate(p).stream().map(org.stagecheck.spec.diag.Diagnostic::render)
+                .collect(java.util.stream.Collectors.joining("\n"));
     }
 }
