@@ -68,13 +68,12 @@ public final class Subjects {
     /** Every cut of tiny (ctx 16, 4 rows), single chip; with {@code split}, also tp 2 where the cut splits. */
     public static List<Subject> tinyCuts(boolean everyCut, boolean split) {
         ModelSpec tiny = ModelSpec.tiny();
-        List<Cut> cuts = new ArrayList<>(List.of(new Cut.Decode(16), new Cut.Prefill(4, 16), new Cut.Batch(4, 16)));
+        List<Cut> cuts = new ArrayList<>(List.of(Cut.decode(16), Cut.prefill(4, 16), Cut.batch(4, 16)));
         if (everyCut) {
-            cuts.addAll(List.of(new Cut.Forward(), new Cut.ForwardHead(), new Cut.DecodeEmbed(), new Cut.DecodeHead(),
-                    new Cut.BatchEmbed(4), new Cut.BatchHead(4), new Cut.PrefillHead(4)));
+            cuts.addAll(List.of(Cut.forward(), Cut.forwardHead(), Cut.decodeEmbed(), Cut.decodeHead(),
+                    Cut.batchEmbed(4), Cut.batchHead(4), Cut.prefillHead(4)));
             for (int l = 0; l < tiny.layers(); l++) {
-                cuts.addAll(List.of(new Cut.ForwardLayer(l), new Cut.DecodeLayer(l, 16), new Cut.BatchLayer(l, 4, 16),
-                        new Cut.PrefillLayer(l, 4, 16)));
+                cuts.addAll(List.of(Cut.forwardLayer(l), Cut.decodeLayer(l, 16), Cut.batchLayer(l, 4, 16), Cut.prefillLayer(l, 4, 16)));
             }
         }
         List<Subject> out = new ArrayList<>();
@@ -97,21 +96,7 @@ public final class Subjects {
 
     /** A file-name-safe name of a cut: decode, prefill, batch-layer1, ... */
     public static String cutName(Cut c) {
-        return switch (c) {
-            case Cut.Decode d -> "decode";
-            case Cut.Prefill p -> "prefill";
-            case Cut.Batch b -> "batch";
-            case Cut.Forward f -> "forward";
-            case Cut.ForwardLayer f -> "forward-layer" + f.layer();
-            case Cut.ForwardHead f -> "forward-head";
-            case Cut.DecodeEmbed d -> "decode-embed";
-            case Cut.DecodeLayer d -> "decode-layer" + d.layer();
-            case Cut.DecodeHead d -> "decode-head";
-            case Cut.BatchEmbed b -> "batch-embed";
-            case Cut.BatchLayer b -> "batch-layer" + b.layer();
-            case Cut.BatchHead b -> "batch-head";
-            case Cut.PrefillLayer p -> "prefill-layer" + p.layer();
-            case Cut.PrefillHead p -> "prefill-head";
-        };
+        return c.cliName() + (c.part() instanceof Cut.Part.Layer l ? Integer.toString(l.layer()) : "");
     }
+
 }

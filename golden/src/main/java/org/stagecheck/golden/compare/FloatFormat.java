@@ -23,6 +23,9 @@ public record FloatFormat(DType dtype, double unitRoundoff, double minSubnormal,
             case BF16 -> new FloatFormat(dtype, 0x1p-8, 0x1p-133, 1.6e-2, 1e-5);
             case F16 -> new FloatFormat(dtype, 0x1p-11, 0x1p-24, 1e-3, 1e-5);
             case I32 -> new FloatFormat(dtype, 0, 0, 0, 0);
+            // torch has no defaults for the 8-bit floats: two units of roundoff, one smallest subnormal
+            case E4M3 -> new FloatFormat(dtype, 0x1p-4, 0x1p-9, 0x1p-3, 0x1p-9);
+            case E5M2 -> new FloatFormat(dtype, 0x1p-3, 0x1p-16, 0x1p-2, 0x1p-16);
         };
     }
 
@@ -40,10 +43,12 @@ public record FloatFormat(DType dtype, double unitRoundoff, double minSubnormal,
         if (dtype.isInteger()) {
             return (long) v;
         }
-        if (dtype == DType.F32) {
-            return ordinalF32(Float.floatToRawIntBits((float) v));
-        }
-        return ordinal16(Rounding.narrow16(dtype, (float) v));
+        return switch (dtype) {
+            case F32 -> ordinalF32(Float.floatToRawIntBits((float) v));
+            case BF16, F16 -> ordinal16(Rounding.narrow16(dtype, (float) v));
+            case E4M3, E5M2 -> ordinal8(Rounding.narrow8(dtype, (float) v));
+            case I32 -> (long) v;
+        };
     }
 
     /** {@link #ordinal(double)} of an f32 given by its bits. */
@@ -55,6 +60,12 @@ public record FloatFormat(DType dtype, double unitRoundoff, double minSubnormal,
     public static long ordinal16(short bits) {
         int b = bits & 0xFFFF;
         return b >= 0x8000 ? 0x8000 - b : b;
+    }
+
+    /** {@link #ordinal(double)} of an 8-bit float given by its code. */
+    public static long ordinal8(byte bits) {
+        int b = bits & 0xFF;
+        return b >= 0x80 ? 0x80 - b : b;
     }
 
     /** The spacing of this dtype's values at magnitude |v| (the ULP), for normal and subnormal v. */
