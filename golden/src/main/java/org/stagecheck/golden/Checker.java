@@ -91,7 +91,7 @@ final class Checker {
                 for (int i = 0; i < c.manifest().outputs().size(); i++) {
                     Manifest.Output o = c.manifest().outputs().get(i);
                     Path f = actualFile(d.dir(), o);
-                    Tensor t = LoadedCase.readNpy(f, c.dir().resolve(Manifest.FILE_NAME), "/outputs/" + i);
+                    Tensor t = LoadedCase.readNpy(f, c.dir().resolve(Manifest.FILE_NAME), "/outputs/" + i, o.dtype());
                     if (t.dtype() != o.dtype() || !t.shape().equals(o.shape()) || t.isFloat64()) {
                         throw new GoldenException(f, "/outputs/" + i, "holds " + (t.isFloat64() ? "float64" : t.dtype().toString()) + t.shape()
                                 + " but output '" + o.tensor() + "' is " + o.dtype() + o.shape());

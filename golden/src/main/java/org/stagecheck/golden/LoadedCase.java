@@ -90,7 +90,7 @@ record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, S
             expected.put(o.tensor(), tensor(dir, mf, at, o.file(), o.dtype(), o.shape(), d));
             if (o.tolerance() != null) {
                 Path tp = CasePaths.inside(dir, o.tolerance(), mf, at + "/tolerance");
-                Tensor tol = readNpy(tp, mf, at + "/tolerance");
+                Tensor tol = readNpy(tp, mf, at + "/tolerance", null);
                 if (!tol.shape().equals(o.shape()) || !tol.dtype().isFloating()) {
                     throw new GoldenException(tp, at + "/tolerance", "holds " + tol.dtype() + tol.shape() + ", expected a floating tensor of shape " + o.shape());
                 }
@@ -114,7 +114,7 @@ record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, S
                     + " but the program declares '" + d.name() + "' as " + d.dtype() + d.shape());
         }
         Path p = CasePaths.inside(dir, file, mf, at + "/file");
-        Tensor t = readNpy(p, mf, at + "/file");
+        Tensor t = readNpy(p, mf, at + "/file", dtype);
         if (t.dtype() != dtype || !t.shape().equals(shape) || t.isFloat64()) {
             throw new GoldenException(p, at, "holds " + (t.isFloat64() ? "float64" : t.dtype().toString()) + t.shape()
                     + " but tensor '" + d.name() + "' is " + dtype + shape);
@@ -122,12 +122,13 @@ record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, S
         return t;
     }
 
-    static Tensor readNpy(Path p, Path mf, String field) throws GoldenException {
+    /** The .npy at {@code p}; {@code declared} (nullable) tells 8-bit float codes apart. */
+    static Tensor readNpy(Path p, Path mf, String field, DType declared) throws GoldenException {
         if (!Files.exists(p)) {
             throw new GoldenException(p, field, "missing (named in " + mf.getFileName() + ")");
         }
         try {
-            return Npy.read(p);
+            return Npy.read(p, declared);
         } catch (TensorFileException e) {
             throw new GoldenException(p, field, e.getMessage(), e);
         }
