@@ -5,7 +5,7 @@ import org.stagecheck.tensor.Tensor;
 /**
  * The statistics of one contiguous chunk of elements, merged in index order so that every
  * figure is the same whatever the number of threads (ties go to the lowest index). Correlation
- * uses per-chunk two-pass moments merged with Chan's formulas, which stay accurate for data
+ * uses per-chunk one-pass moments, shifted by the chunk's first value, merged with Chan's formulas, which stay accurate for data
  * with a large common offset.
  */
 final class ChunkStats {
@@ -28,10 +28,11 @@ final class ChunkStats {
     double m2E;
     double m2A;
     double cEA;
-    double minE = Double.POSITIVE_INFINITY;
-    double maxE = Double.NEGATIVE_INFINITY;
-    double minA = Double.POSITIVE_INFINITY;
-    double maxA = Double.NEGATIVE_INFINITY;
+    // whether every finite value of a side equals its first one
+    double firstE;
+    double firstA;
+    boolean constE = true;
+    boolean constA = true;
 
     static int bucket(long ulps) {
         if (ulps == 0) {
@@ -53,120 +54,116 @@ final class ChunkStats {
     /** Chunk [from, to) of two f32 tensors held as float[] (the fast path); the tolerance as double[] or float[] or neither. */
     static ChunkStats f32(float[] e, float[] a, double[] tol, float[] tolF, ElementTest t, int from, int to) {
         ChunkStats s = new ChunkStats();
-        double sumE = 0;
-        double sumA = 0;
+        Moments m = new Moments();
+        long equal = 0;
         for (int i = from; i < to; i++) {
             float ev = e[i];
             float av = a[i];
             int eb = Float.floatToRawIntBits(ev);
             int ab = Float.floatToRawIntBits(av);
-            if (eb == ab) {
-                s.hist[0]++;
-                if (Float.isFinite(ev)) {
-                    s.n++;
-                    sumE += ev;
-                    sumA += av;
-                    s.range(ev, av);
+            if ((eb & EXPONENT) == EXPONENT || (ab & EXPONENT) == EXPONENT) {
+                if (eb == ab) {
+                    equal++;
+                } else {
+                    s.nonFiniteOrBothNaN(i, ev, av, t);
                 }
                 continue;
             }
-            if (!Float.isFinite(ev) || !Float.isFinite(av)) {
-                s.nonFiniteOrBothNaN(i, ev, av, t);
+            m.add(ev, av);
+            if (eb == ab) {
+                equal++;
                 continue;
             }
-            s.n++;
-            sumE += ev;
-            sumA += av;
-            s.range(ev, av);
             long ulps = Math.abs(FloatFormat.ordinalF32(ab) - FloatFormat.ordinalF32(eb));
             s.element(i, ev, av, ulps, tol != null ? tol[i] : tolF != null ? tolF[i] : Double.NaN, t);
         }
-        s.finishMeans(sumE, sumA);
-        if (s.n > 0) {
-            double mE = s.meanE;
-            double mA = s.meanA;
-            double m2E = 0;
-            double m2A = 0;
-            double c = 0;
-            for (int i = from; i < to; i++) {
-                float ev = e[i];
-                float av = a[i];
-                if (Float.isFinite(ev) && Float.isFinite(av)) {
-                    double de = ev - mE;
-                    double da = av - mA;
-                    m2E += de * de;
-                    m2A += da * da;
-                    c += de * da;
-                }
-            }
-            s.m2E = m2E;
-            s.m2A = m2A;
-            s.cEA = c;
-        }
+        s.hist[0] += equal;
+        m.finish(s);
         return s;
     }
+
+    private static final int EXPONENT = 0x7f800000;
 
     /** Chunk [from, to) of any two tensors of one dtype, element by element through doubles. */
     static ChunkStats generic(Tensor e, Tensor a, Tensor tol, FloatFormat f, ElementTest t, int from, int to) {
         ChunkStats s = new ChunkStats();
-        double sumE = 0;
-        double sumA = 0;
+        Moments m = new Moments();
         boolean sameStorage = e.isFloat64() == a.isFloat64();
         for (int i = from; i < to; i++) {
             double ev = e.getDouble(i);
             double av = a.getDouble(i);
             boolean bitEqual = sameStorage ? Double.doubleToRawLongBits(ev) == Double.doubleToRawLongBits(av)
                     : Double.doubleToLongBits(ev) == Double.doubleToLongBits(av);
-            if (bitEqual) {
-                s.hist[0]++;
-                if (Double.isFinite(ev)) {
-                    s.n++;
-                    sumE += ev;
-                    sumA += av;
-                    s.range(ev, av);
+            if (!Double.isFinite(ev) || !Double.isFinite(av)) {
+                if (bitEqual) {
+                    s.hist[0]++;
+                } else {
+                    s.nonFiniteOrBothNaN(i, ev, av, t);
                 }
                 continue;
             }
-            if (!Double.isFinite(ev) || !Double.isFinite(av)) {
-                s.nonFiniteOrBothNaN(i, ev, av, t);
+            m.add(ev, av);
+            if (bitEqual) {
+                s.hist[0]++;
                 continue;
             }
-            s.n++;
-            sumE += ev;
-            sumA += av;
-            s.range(ev, av);
             long ulps = Math.abs(f.ordinal(av) - f.ordinal(ev));
             s.element(i, ev, av, ulps, tol == null ? Double.NaN : tol.getDouble(i), t);
         }
-        s.finishMeans(sumE, sumA);
-        if (s.n > 0) {
-            for (int i = from; i < to; i++) {
-                double ev = e.getDouble(i);
-                double av = a.getDouble(i);
-                if (Double.isFinite(ev) && Double.isFinite(av)) {
-                    double de = ev - s.meanE;
-                    double da = av - s.meanA;
-                    s.m2E += de * de;
-                    s.m2A += da * da;
-                    s.cEA += de * da;
-                }
-            }
-        }
+        m.finish(s);
         return s;
     }
 
-    private void finishMeans(double sumE, double sumA) {
-        if (n > 0) {
-            meanE = sumE / n;
-            meanA = sumA / n;
-        }
-    }
+    /**
+     * One-pass moments of the finite pairs of a chunk, shifted by the chunk's first expected value
+     * (so a large common offset does not cancel), and whether each side is constant.
+     */
+    private static final class Moments {
+        long n;
+        double shift;
+        double sE;
+        double sA;
+        double sEE;
+        double sAA;
+        double sEA;
+        double firstE;
+        double firstA;
+        boolean constE = true;
+        boolean constA = true;
 
-    private void range(double ev, double av) {
-        minE = Math.min(minE, ev);
-        maxE = Math.max(maxE, ev);
-        minA = Math.min(minA, av);
-        maxA = Math.max(maxA, av);
+        void add(double ev, double av) {
+            if (n == 0) {
+                shift = ev;
+                firstE = ev;
+                firstA = av;
+            }
+            n++;
+            double de = ev - shift;
+            double da = av - shift;
+            sE += de;
+            sA += da;
+            sEE += de * de;
+            sAA += da * da;
+            sEA += de * da;
+            constE &= ev == firstE;
+            constA &= av == firstA;
+        }
+
+        void finish(ChunkStats s) {
+            s.n = n;
+            if (n == 0) {
+                return;
+            }
+            s.meanE = shift + sE / n;
+            s.meanA = shift + sA / n;
+            s.m2E = Math.max(0, sEE - sE * sE / n);
+            s.m2A = Math.max(0, sAA - sA * sA / n);
+            s.cEA = sEA - sE * sA / n;
+            s.firstE = firstE;
+            s.firstA = firstA;
+            s.constE = constE;
+            s.constA = constA;
+        }
     }
 
     /** Two different values of which at least one is not finite. */
@@ -208,18 +205,23 @@ final class ChunkStats {
             maxAbs = d;
             maxAbsIndex = i;
         }
-        double rel = ae == 0 ? Double.POSITIVE_INFINITY : d / ae;
-        if (rel > maxRel) {
-            maxRel = rel;
-            maxRelIndex = i;
+        // d / ae > maxRel, without a division for the elements that do not set a new maximum
+        if (d > maxRel * ae || (ae == 0 && maxRel != Double.POSITIVE_INFINITY)) {
+            double rel = d == 0 ? 0 : ae == 0 ? Double.POSITIVE_INFINITY : d / ae;
+            if (rel > maxRel) {
+                maxRel = rel;
+                maxRelIndex = i;
+            }
         }
         double atolNeeded = d - t.rtolForMinimal() * ae;
         if (atolNeeded > minAtolAtRtol) {
             minAtolAtRtol = atolNeeded;
         }
-        double scale = tol > 0 ? d / tol : Double.POSITIVE_INFINITY;
-        if (!Double.isNaN(tol) && scale > derivedScale) {
-            derivedScale = scale;
+        if (!Double.isNaN(tol) && (d > derivedScale * tol || tol == 0)) {
+            double scale = tol > 0 ? d / tol : Double.POSITIVE_INFINITY;
+            if (scale > derivedScale) {
+                derivedScale = scale;
+            }
         }
     }
 
@@ -241,14 +243,14 @@ final class ChunkStats {
         }
         minAtolAtRtol = Math.max(minAtolAtRtol, o.minAtolAtRtol);
         derivedScale = Math.max(derivedScale, o.derivedScale);
-        minE = Math.min(minE, o.minE);
-        maxE = Math.max(maxE, o.maxE);
-        minA = Math.min(minA, o.minA);
-        maxA = Math.max(maxA, o.maxA);
         if (o.n == 0) {
             return;
         }
         if (n == 0) {
+            firstE = o.firstE;
+            firstA = o.firstA;
+            constE = o.constE;
+            constA = o.constA;
             n = o.n;
             meanE = o.meanE;
             meanA = o.meanA;
@@ -257,6 +259,8 @@ final class ChunkStats {
             cEA = o.cEA;
             return;
         }
+        constE &= o.constE && o.firstE == firstE;
+        constA &= o.constA && o.firstA == firstA;
         long total = n + o.n;
         double dE = o.meanE - meanE;
         double dA = o.meanA - meanA;
@@ -271,7 +275,7 @@ final class ChunkStats {
 
     /** Whether either side's finite values are all equal (correlation undefined). */
     boolean constant() {
-        return n == 0 || minE == maxE || minA == maxA;
+        return n == 0 || constE || constA;
     }
 
     double pcc() {
