@@ -152,4 +152,14 @@ class GoldenCommandTest {
         assertThat(Files.readString(again.resolve("manifest.json"), StandardCharsets.UTF_8)).contains("\"stagecheck-golden-case\"")
                 .contains("\"evaluation\" : \"interp f32\"");
     }
+
+    @Test
+    void theCompareBenchReportsEveryEngineOnTheSameData() {
+        CliRunner r = CliRunner.run("bench", "compare", "--mib", "2", "--tensors", "2", "--repeats", "1", "--work", tmp.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("| stagecheck | allclose 1.3e-6 1e-5 |").contains("| stagecheck | derived |");
+        assertThat(r.out().lines().filter(l -> l.startsWith("| stagecheck") || l.startsWith("| numpy"))).allMatch(l -> l.endsWith("| true |"));
+        // numpy either ran on the same data or the table says why not
+        assertThat(r.out()).containsAnyOf("| numpy | np.allclose", "numpy not measured");
+    }
 }

@@ -67,6 +67,25 @@ public final class DerivedBounds {
      * @throws BoundException naming the stage where the float64 evaluation faulted
      */
     public static Result compute(Program program, Map<String, Tensor> bound, Map<String, Long> params, MathMode mode) throws BoundException {
+        return compute(program, bound, params, mode, (index, stage, values, bounds) -> { });
+    }
+
+    /**
+     * Receives every stage's outputs as they are bounded: for a first-divergent-stage search or a
+     * per-stage comparison of traces.
+     */
+    @FunctionalInterface
+    public interface StageListener {
+        /**
+         * @param values the stage's output ports' true values, in port order
+         * @param bounds their bounds (float64-mode tensors; for an i32 port the true integers)
+         */
+        void stage(int index, Stage stage, List<Tensor> values, List<Tensor> bounds);
+    }
+
+    /** {@link #compute(Program, Map, Map, MathMode)}, telling {@code listener} each stage's values and bounds. */
+    public static Result compute(Program program, Map<String, Tensor> bound, Map<String, Long> params, MathMode mode,
+                                 StageListener listener) throws BoundException {
         try (Parallel par = new Parallel(1)) {
             RunState val = new RunState(program, Precision.F64, par, params);
             RunState err = new RunState(program, Precision.F64, par, params);
@@ -88,6 +107,7 @@ public final class DerivedBounds {
                 Stage st = stages.get(i);
                 try {
                     step(st, val, err, params, mode, warnings);
+                    listener.stage(i, st, read(val, st.outs()), read(err, st.outs()));
                 } catch (Fault f) {
                     throw new BoundException("stage " + i + " '" + st.id() + "' faulted in the float64 evaluation: " + f.getMessage());
                 }
