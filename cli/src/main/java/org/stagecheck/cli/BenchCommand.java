@@ -35,14 +35,14 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Measure the evaluator, the verifier's scaling, or the time per token of an authored decode step.",
-        subcommands = {BenchCommand.Interp.class, BenchCommand.Verifier.class, BenchCommand.Decode.class})
+        subcommands = {BenchCommand.Interp.class, BenchCommand.Verifier.class, BenchCommand.Decode.class, BenchCompareCommand.class})
 final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "name a bench: interp, verifier or decode");
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "name a bench: interp, verifier, decode or compare");
     }
 
     /** The report as text, or with --json as one document {"command", "holds", "status", "exitCode", "report"}. */

@@ -14,7 +14,6 @@ import org.stagecheck.interp.RunOptions;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
-import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.validate.Validator;
 import picocli.CommandLine.Command;
@@ -93,7 +92,7 @@ final class RunCommand implements Callable<Integer> {
             RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs),
                     stateFrom == null ? null : InputsDir.of("--state-from", stateFrom), binds, seed, f64);
             InputsManifest manifest = in.manifest();
-            Map<String, Long> params = params(program, manifest);
+            Map<String, Long> params = RunInputs.params(program, manifest, paramOverrides);
             Map<String, Tensor> bound = in.bind(program, manifest);
             RunOptions options = RunOptions.defaults().withTrace(trace).withPrecision(f64 ? Precision.F64 : Precision.F32).withStopAt(stopAt);
             if (threads != null) {
@@ -151,28 +150,6 @@ final class RunCommand implements Callable<Integer> {
         return m;
     }
 
-    private Map<String, Long> params(Program program, InputsManifest manifest) throws BadInputException {
-        Map<String, Long> values = new LinkedHashMap<>(manifest.params());
-        values.putAll(paramOverrides);
-        List<String> missing = new ArrayList<>();
-        for (Param p : program.params()) {
-            Long v = values.get(p.name());
-            if (v == null) {
-                missing.add(p.name() + " in [" + p.min() + ", " + p.max() + "]");
-            } else if (v < p.min() || v > p.max()) {
-                throw new BadInputException("parameter " + p.name() + " = " + v + " is outside its declared range [" + p.min() + ", " + p.max() + "]");
-            }
-        }
-        for (String name : values.keySet()) {
-            if (program.params().stream().noneMatch(p -> p.name().equals(name))) {
-                throw new BadInputException("the program has no parameter '" + name + "'");
-            }
-        }
-        if (!missing.isEmpty()) {
-            throw new BadInputException("unbound parameter(s): " + String.join(", ", missing) + "; give --param NAME=VALUE");
-        }
-        return values;
-    }
 
     private void report(PrintWriter o, LoadedProgram lp, RunResult result, RunOutputs outputs, List<String> written, long micros) {
         Program program = lp.program();
