@@ -2,6 +2,8 @@ package org.stagecheck.passcheck;
 
 import java.util.List;
 import org.stagecheck.author.Cut;
+import org.stagecheck.spec.cert.Certificate;
+import org.stagecheck.spec.ir.Program;
 
 /**
  * What PassCheck generates. Random programs ({@link Source#RANDOM}, every stage kind, pattern and
@@ -10,14 +12,21 @@ import org.stagecheck.author.Cut;
  * multicast groups, with their certificate); windows of the tiny model's authored cuts
  * ({@link Source#AUTHORED}: a cut, then a random run of its stages with what came before fed in
  * from the reference); and the tiny model's cuts split over 2 chips with their certificates
- * ({@link Source#SPLIT}). Each try draws a source with the given weights.
+ * ({@link Source#SPLIT}); and the user's own programs ({@link Source#EXAMPLES}: the examples
+ * directory, a compiler's outputs), whole when they carry a certificate, else windows of them as
+ * for the authored cuts. Each try draws a source with the given weights.
  *
- * @param cuts the authored cuts drawn from (AUTHORED and SPLIT)
+ * @param cuts     the authored cuts drawn from (AUTHORED and SPLIT)
+ * @param examples the programs drawn from (EXAMPLES)
  */
 public record GenConfig(int minChips, int maxChips, int maxGrid, int minStages, int maxStages, int maxDim,
-                        int randomWeight, int authoredWeight, int splitWeight, List<Cut> cuts) {
+                        int randomWeight, int authoredWeight, int splitWeight, List<Cut> cuts,
+                        int exampleWeight, List<Example> examples) {
     /** Where a try's program comes from. */
-    public enum Source { RANDOM, AUTHORED, SPLIT }
+    public enum Source { RANDOM, AUTHORED, SPLIT, EXAMPLES }
+
+    /** A program of the user's, with its certificate (null when it has none). */
+    public record Example(String name, Program program, Certificate certificate) {}
 
     public GenConfig {
         if (minChips < 2 || maxChips < minChips) {
@@ -26,12 +35,17 @@ public record GenConfig(int minChips, int maxChips, int maxGrid, int minStages, 
         if (maxGrid < 2 || minStages < 0 || maxStages < minStages || maxDim < 2) {
             throw new IllegalArgumentException("sizes: maxGrid >= 2, 0 <= minStages <= maxStages, maxDim >= 2");
         }
-        if (randomWeight < 0 || authoredWeight < 0 || splitWeight < 0 || randomWeight + authoredWeight + splitWeight == 0) {
+        if (randomWeight < 0 || authoredWeight < 0 || splitWeight < 0 || exampleWeight < 0
+                || randomWeight + authoredWeight + splitWeight + exampleWeight == 0) {
             throw new IllegalArgumentException("the source weights are non-negative and not all zero");
         }
         cuts = List.copyOf(cuts);
+        examples = List.copyOf(examples);
         if ((authoredWeight > 0 || splitWeight > 0) && cuts.isEmpty()) {
             throw new IllegalArgumentException("authored and split programs need at least one cut");
+        }
+        if (exampleWeight > 0 && examples.isEmpty()) {
+            throw new IllegalArgumentException("drawing examples needs at least one example");
         }
     }
 
@@ -42,20 +56,28 @@ public record GenConfig(int minChips, int maxChips, int maxGrid, int minStages, 
      */
     public static GenConfig defaults() {
         return new GenConfig(2, 3, 3, 0, 80, 6, 6, 3, 1,
-                List.of(Cut.decode(8), Cut.decodeLayer(0, 8), Cut.prefill(3, 8), Cut.batch(2, 8)));
+                List.of(Cut.decode(8), Cut.decodeLayer(0, 8), Cut.prefill(3, 8), Cut.batch(2, 8)), 0, List.of());
     }
 
     /** Random programs only. */
     public static GenConfig randomOnly() {
         GenConfig d = defaults();
-        return new GenConfig(d.minChips, d.maxChips, d.maxGrid, d.minStages, d.maxStages, d.maxDim, 1, 0, 0, d.cuts);
+        return new GenConfig(d.minChips, d.maxChips, d.maxGrid, d.minStages, d.maxStages, d.maxDim, 1, 0, 0, d.cuts, 0, List.of());
     }
 
     public GenConfig withWeights(int random, int authored, int split) {
-        return new GenConfig(minChips, maxChips, maxGrid, minStages, maxStages, maxDim, random, authored, split, cuts);
+        return new GenConfig(minChips, maxChips, maxGrid, minStages, maxStages, maxDim, random, authored, split, cuts,
+                exampleWeight, examples);
     }
 
     public GenConfig withStages(int min, int max) {
-        return new GenConfig(minChips, maxChips, maxGrid, min, max, maxDim, randomWeight, authoredWeight, splitWeight, cuts);
+        return new GenConfig(minChips, maxChips, maxGrid, min, max, maxDim, randomWeight, authoredWeight, splitWeight, cuts,
+                exampleWeight, examples);
+    }
+
+    /** Draws {@code programs} too, with weight {@code weight} against the other sources. */
+    public GenConfig withExamples(List<Example> programs, int weight) {
+        return new GenConfig(minChips, maxChips, maxGrid, minStages, maxStages, maxDim, randomWeight, authoredWeight, splitWeight, cuts,
+                weight, programs);
     }
 }

@@ -38,10 +38,13 @@ public final class Generators {
     }
 
     public Generated draw(RandomGenerator r) {
-        int total = config.randomWeight() + config.authoredWeight() + config.splitWeight();
+        int total = config.randomWeight() + config.authoredWeight() + config.splitWeight() + config.exampleWeight();
         int pick = r.nextInt(total);
         if (pick < config.randomWeight()) {
             return random(r);
+        }
+        if (pick >= total - config.exampleWeight()) {
+            return example(r, config.examples().get(r.nextInt(config.examples().size())));
         }
         Cut cut = config.cuts().get(r.nextInt(config.cuts().size()));
         return pick < config.randomWeight() + config.authoredWeight() ? window(r, cut) : split(cut);
@@ -77,6 +80,31 @@ public final class Generators {
             }
         }
         return new Generated("tiny " + cut, whole.program(), null, whole.bound(), whole.params());
+    }
+
+    /**
+     * One of the user's programs with random bound tensors and parameters: whole when it has a
+     * certificate (a window would cut partials from their shards), else a window of it as for
+     * the authored cuts (the whole one time in four).
+     */
+    public Generated example(RandomGenerator r, GenConfig.Example ex) {
+        long seed = r.nextLong();
+        Map<String, Long> params = new LinkedHashMap<>();
+        for (Param p : ex.program().params()) {
+            params.put(p.name(), r.nextLong(p.min(), p.max() + 1));
+        }
+        Candidate whole = new Candidate(ex.program(), RandomBindings.forProgram(ex.program(), seed), params);
+        int n = whole.program().stages().size();
+        if (ex.certificate() == null && n > 1 && r.nextInt(4) != 0) {
+            int from = r.nextInt(n);
+            int to = r.nextInt(from + 1, n + 1);
+            Optional<Candidate> w = Windows.of(whole, from, to, reference);
+            if (w.isPresent() && new Verifier().verify(w.get().program(), null, null).holds()) {
+                Candidate c = w.get();
+                return new Generated("example " + ex.name() + " stages [" + from + ", " + to + ")", c.program(), null, c.bound(), c.params());
+            }
+        }
+        return new Generated("example " + ex.name(), whole.program(), ex.certificate(), whole.bound(), whole.params());
     }
 
     /** An authored cut split over 2 chips, with its certificate (the unsplit cut when the split is refused). */

@@ -91,4 +91,34 @@ class PassCheckTest {
         Program minimal = r.failure().shrink().minimal().program();
         assertThat(minimal.stages().size()).isGreaterThan(10).isLessThan(r.failure().before().stages());
     }
+
+    /** The repository's examples, with the certificate of those that have one. */
+    static java.util.List<GenConfig.Example> examples() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Path.of("..", "examples");
+        java.util.List<GenConfig.Example> out = new java.util.ArrayList<>();
+        try (var files = java.nio.file.Files.list(dir)) {
+            for (java.nio.file.Path f : files.filter(x -> x.toString().endsWith(".json")).sorted().toList()) {
+                Program p = new org.stagecheck.spec.json.ProgramCodec().read(new org.stagecheck.spec.json.JsonReader().read(f));
+                java.nio.file.Path cert = dir.resolve("certificates").resolve(f.getFileName());
+                org.stagecheck.spec.cert.Certificate c = java.nio.file.Files.exists(cert)
+                        ? new org.stagecheck.spec.json.CertificateCodec().read(java.nio.file.Files.readString(cert)) : null;
+                out.add(new GenConfig.Example(f.getFileName().toString(), p, c));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void theExamplesAndWindowsOfThemAreDrawnAndACorrectPassHoldsOnThem() throws Exception {
+        GenConfig onlyExamples = GenConfig.defaults().withExamples(examples(), 1).withWeights(0, 0, 0);
+        PassCheckReport r = PassCheck.of("renumber buffers, examples", renumberBuffers()).config(onlyExamples).tries(100).check();
+        assertThat(r.tries()).isEqualTo(100);
+        Generators g = new Generators(onlyExamples, new org.stagecheck.interp.Interpreter(org.stagecheck.interp.RunOptions.defaults()));
+        java.util.Set<String> seen = new java.util.TreeSet<>();
+        for (long seed = 0; seed < 60; seed++) {
+            String origin = g.draw(new java.util.SplittableRandom(seed)).origin();
+            seen.add(origin.contains("stages [") ? "window" : origin);
+        }
+        assertThat(seen).contains("window", "example tp2-matmul-allreduce.json");
+    }
 }
