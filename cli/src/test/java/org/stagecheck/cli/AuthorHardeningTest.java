@@ -17,7 +17,7 @@ class AuthorHardeningTest {
 
     @Test
     void bf16AndF16WeightsAreAuthoredAndRun() throws Exception {
-        for (String dtype : new String[] {"bf16", "f16"}) {
+        for (String dtype : new String[] {"bf16", "f16", "e4m3", "e5m2"}) {
             Path dir = tmp.resolve(dtype);
             CliRunner a = CliRunner.run("author", "--model", "tiny", "--cut", "decode", "--ctx", "8", "--tp", "2", "--weights", dtype, "--out", dir.toString());
             assertThat(a.exit()).as(a.err()).isZero();
