@@ -50,7 +50,7 @@ final class AuthorCommand implements Callable<Integer> {
     String grid;
 
     @Option(names = "--weights", paramLabel = "DTYPE", defaultValue = "f32",
-            description = "the dtype weights are stored in: f32 (default), bf16 or f16; each value rounded once from its exact (double) value")
+            description = "the dtype weights are stored in: f32 (default), bf16, f16, e4m3 or e5m2; each value rounded once from its exact (double) value")
     String weights;
 
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "a new (or empty) output directory")
@@ -148,7 +148,7 @@ final class AuthorCommand implements Callable<Integer> {
     private static DType weightType(String text) throws BadInputException {
         DType d = DType.fromJsonName(text);
         if (d == null || !d.isFloating()) {
-            throw new BadInputException("--weights takes a floating dtype (f32, bf16, f16), not '" + text + "'");
+            throw new BadInputException("--weights takes a floating dtype (f32, bf16, f16, e4m3, e5m2), not '" + text + "'");
         }
         return d;
     }

@@ -85,7 +85,7 @@ final class ReduceCommand implements Callable<Integer> {
             if (maxTries < 1 || maxSeconds < 1 || testTimeout < 1) {
                 throw new BadInputException("--max-tries, --max-seconds and --test-timeout must be at least 1");
             }
-            Path target = emptyTarget(out);
+            Path target = OutputPaths.newDirectory("--out", out).path(); // checked before the work
             LoadedProgram lp = LoadedProgram.read(programFile);
             Program program = lp.program();
             List<Diagnostic> invalid = new Validator().validate(program);
@@ -96,7 +96,10 @@ final class ReduceCommand implements Callable<Integer> {
             Candidate original = new Candidate(program, bind(program, manifest), params(program, manifest));
             Path parent = target.getParent();
             Files.createDirectories(parent);
-            Path tmp = Files.createTempDirectory(parent, "." + target.getFileName() + ".tmp");
+            // a fixed name beside the target: a killed earlier reduce left it, and it goes now; created with the umask
+            Path tmp = OutputPaths.tmpFor(target);
+            OutputPaths.deleteTree(tmp);
+            Files.createDirectory(tmp);
             try {
                 CommandOracle oracle = new CommandOracle(test, pattern, tmp.resolve("work"), testTimeout);
                 Reducer reducer = new Reducer(oracle, new Interpreter(RunOptions.defaults()),
@@ -129,6 +132,9 @@ final class ReduceCommand implements Callable<Integer> {
                 Json.print(stdout, g -> {
                     g.writeStartObject();
                     g.writeStringField("command", "reduce");
+                    g.writeBooleanField("holds", false);
+                    g.writeStringField("status", "bad-input");
+                    g.writeNumberField("exitCode", ExitCode.BAD_INPUT);
                     g.writeStringField("outcome", "bad-input");
                     g.writeStringField("error", e.getMessage());
                     g.writeEndObject();
@@ -149,36 +155,21 @@ final class ReduceCommand implements Callable<Integer> {
         }
     }
 
-    private static Path emptyTarget(Path dir) throws BadInputException, IOException {
-        Path target = dir.toAbsolutePath().normalize();
-        if (Files.exists(target)) {
-            if (!Files.isDirectory(target)) {
-                throw new BadInputException(target + " exists and is not a directory");
-            }
-            try (Stream<Path> s = Files.list(target)) {
-                if (s.findAny().isPresent()) {
-                    throw new BadInputException(target + " is not empty (refusing to overwrite; remove it or choose another)");
-                }
-            }
-        }
-        return target;
-    }
-
     private Map<String, Tensor> bind(Program program, InputsManifest manifest) throws BadInputException {
         Map<String, Tensor> bound = new LinkedHashMap<>();
         List<String> missing = new ArrayList<>();
+        InputsDir dir = InputsDir.of("--inputs", inputs);
         for (TensorDecl t : program.tensors()) {
             Path file = manifest.tensors().get(t.name());
             if (file == null) {
-                file = inputs.resolve(t.name() + ".npy").normalize();
-                if (!file.startsWith(inputs.normalize())) {
-                    file = null;
-                }
+                // names are data: the file name comes from SafeNames, and no link may lead out of --inputs
+                file = org.stagecheck.tensor.npy.SafeNames.child(inputs, org.stagecheck.tensor.npy.SafeNames.encode(t.name()) + ".npy");
             }
-            if (file != null && Files.isRegularFile(file)) {
+            dir.inside(file);
+            if (Files.isRegularFile(file)) {
                 Tensor v;
                 try {
-                    v = Npy.read(file);
+                    v = Npy.read(file, t.dtype());
                 } catch (TensorFileException e) {
                     throw new BadInputException(e.getMessage());
                 }

@@ -16,13 +16,14 @@ class AuthorHardeningTest {
     Path tmp;
 
     @Test
-    void bf16AndF16WeightsAreAuthoredAndRun() throws Exception {
-        for (String dtype : new String[] {"bf16", "f16"}) {
+    void narrowWeightsAreAuthoredAndRun() throws Exception {
+        for (String dtype : new String[] {"bf16", "f16", "e4m3", "e5m2"}) {
             Path dir = tmp.resolve(dtype);
             CliRunner a = CliRunner.run("author", "--model", "tiny", "--cut", "decode", "--ctx", "8", "--tp", "2", "--weights", dtype, "--out", dir.toString());
             assertThat(a.exit()).as(a.err()).isZero();
             assertThat(a.out()).contains(dtype + " weight tensors");
-            assertThat(Npy.read(dir.resolve("weights/wq.l0.c0.npy")).dtype()).isEqualTo(DType.fromJsonName(dtype));
+            DType d = DType.fromJsonName(dtype);
+            assertThat(Npy.read(dir.resolve("weights/wq.l0.c0.npy"), d).dtype()).isEqualTo(d);
             assertThat(Npy.read(dir.resolve("weights/rope_cos.npy")).dtype()).isEqualTo(DType.F32);
             CliRunner r = CliRunner.run("run", dir.resolve("program.json").toString(), "--inputs", dir.toString(), "--out", tmp.resolve("o" + dtype).toString());
             assertThat(r.exit()).as(r.err()).isZero();

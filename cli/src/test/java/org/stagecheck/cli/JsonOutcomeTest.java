@@ -40,6 +40,8 @@ class JsonOutcomeTest {
                 Arguments.of(2, new String[] {"bench", "decode", "--steps", "0", "--json"}),
                 Arguments.of(2, new String[] {"bench", "interp", "--size", "0", "--json"}),
                 Arguments.of(2, new String[] {"bench", "--json"}),
+                Arguments.of(2, new String[] {"reduce", p, "--inputs", "no-such-dir", "--test", "true", "--out", "A", "--json"}),
+                Arguments.of(2, new String[] {"reduce", p, "--inputs", ".", "--test", "true", "--out", "/dev/null", "--json"}),
                 Arguments.of(2, new String[] {"--json"}),
                 Arguments.of(2, new String[] {"nonsense", "--json"}),
                 Arguments.of(0, new String[] {"run", "--help", "--json"}),

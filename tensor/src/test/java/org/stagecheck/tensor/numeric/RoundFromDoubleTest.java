@@ -92,4 +92,51 @@ class RoundFromDoubleTest {
     private static short next(short bits, int dir) {
         return (short) ((bits & 0x7FFF) == 0 && dir < 0 ? (bits ^ 0x8000) | 1 : bits + dir);
     }
+
+    /** 8-bit floats too: round-to-odd in f32, then the tensor's own nearest-even narrowing, is the nearest code. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(value = org.stagecheck.spec.ir.DType.class, names = {"E4M3", "E5M2"})
+    void eightBitFloatsThroughAnOddF32AreTheNearestCode(org.stagecheck.spec.ir.DType dtype) {
+        org.stagecheck.spec.ir.Shape one = org.stagecheck.spec.ir.Shape.of(1);
+        float[] codes = new float[256];
+        for (int c = 0; c < 256; c++) {
+            codes[c] = org.stagecheck.tensor.Tensor.wrapBits8(dtype, one, new byte[] {(byte) c}).getFloat(0);
+        }
+        SplittableRandom r = new SplittableRandom(dtype.ordinal());
+        for (int i = 0; i < 20000; i++) {
+            double d = i % 2 == 0 ? (r.nextDouble() * 2 - 1) * Math.scalb(1.0, r.nextInt(-8, 4))
+                    : (codes[r.nextInt(256)] + codes[r.nextInt(256)]) / 2.0 + (r.nextInt(3) - 1) * 0x1p-40; // near midpoints
+            if (!Double.isFinite(d)) {
+                continue;
+            }
+            byte got = org.stagecheck.tensor.Tensor.fromFloats(dtype, one, new float[] {RoundFromDouble.toOddFloat(d)}).rawBits8()[0];
+            BigDecimal x = new BigDecimal(d);
+            BigDecimal best = null;
+            for (int c = 0; c < 256; c++) {
+                if (Float.isFinite(codes[c])) {
+                    BigDecimal e = x.subtract(new BigDecimal(codes[c])).abs();
+                    best = best == null || e.compareTo(best) < 0 ? e : best;
+                }
+            }
+            float value = codes[got & 0xFF];
+            if (!Float.isFinite(value)) {
+                continue; // beyond the largest finite code: the format's own overflow rule, not rounding
+            }
+            BigDecimal err = x.subtract(new BigDecimal(value)).abs();
+            assertThat(err).as("%s of %s gave %02x", dtype, d, got).isEqualByComparingTo(best);
+            if (err.compareTo(best) == 0 && d != value) {
+                // at a tie the even code wins, unless the other candidate is the only one at that distance
+                long atBest = 0;
+                for (int c = 0; c < 256; c++) {
+                    if (Float.isFinite(codes[c]) && codes[c] != value && x.subtract(new BigDecimal(codes[c])).abs().compareTo(best) == 0
+                            && Math.signum(codes[c]) == Math.signum(value)) {
+                        atBest++;
+                    }
+                }
+                if (atBest > 0) {
+                    assertThat(got & 1).as("%s tie at %s gave %02x", dtype, d, got).isZero();
+                }
+            }
+        }
+    }
 }
