@@ -25,6 +25,7 @@ import org.stagecheck.spec.ir.Shape;
  */
 final class ExprEval {
     private final RunState state;
+    private final Shape out;
     private final int[] outShape;
     private final int n;
     private final List<Tensor> inputs;
@@ -37,10 +38,11 @@ final class ExprEval {
      * @param scalar the Scalar-stage form: inputs are one-element buffers and {@code index(axis)}
      *               is meaningless
      */
-    ExprEval(RunState state, int[] outShape, List<Tensor> inputs, boolean scalar) {
+    ExprEval(RunState state, Shape out, List<Tensor> inputs, boolean scalar) {
         this.state = state;
-        this.outShape = outShape;
-        this.n = (int) Shape.of(outShape).elementCount();
+        this.out = out;
+        this.outShape = out.toArray();
+        this.n = (int) out.elementCount();
         this.inputs = inputs;
         this.scalar = scalar;
     }
@@ -77,7 +79,7 @@ final class ExprEval {
         } else {
             // a one-element input broadcasts like any other: numpy (and the validator) reject one of higher rank
             // than the output, e.g. [1, 1, 1] into [4]
-            ShapeCache.Broadcasting b = state.shapes().broadcast(t.shape(), outShape, "in" + i);
+            ShapeCache.Broadcasting b = state.shapes().broadcast(t.shape(), out, "in" + i);
             src = b.source();
             identity = b.identity();
         }
@@ -164,7 +166,7 @@ final class ExprEval {
         if (scalar || axis < 0 || axis >= outShape.length) {
             throw new Fault("EXPR_INDEX", "kind", null, "index(" + axis + ") names no axis of the output shape " + Shape.of(outShape) + ".");
         }
-        return new Col.I(borrow(state.shapes().index(outShape, axis)));
+        return new Col.I(borrow(state.shapes().index(out, axis)));
     }
 
     private Col cast(DType dtype, Col c) {

@@ -23,7 +23,7 @@ final class GenericEval {
             ins.add(s.read(in));
         }
         BufferDecl first = s.bufferDecl(Ports.out(st, 0));
-        ExprEval ev = new ExprEval(s, first.shape().toArray(), ins, false);
+        ExprEval ev = new ExprEval(s, first.shape(), ins, false);
         Col c = ev.owned(ev.eval(g.expr()));
         for (String out : st.outs()) {
             BufferDecl bd = s.bufferDecl(out);

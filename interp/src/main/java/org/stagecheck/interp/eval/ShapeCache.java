@@ -20,11 +20,11 @@ public final class ShapeCache {
     private final ConcurrentHashMap<IndexKey, int[]> indices = new ConcurrentHashMap<>();
 
     /** {@link Broadcast#sourceIndex} of {@code in} to {@code out}, made once. */
-    Broadcasting broadcast(Shape in, int[] out, String what) throws Fault {
-        BroadcastKey key = new BroadcastKey(in, Shape.of(out));
+    Broadcasting broadcast(Shape in, Shape out, String what) throws Fault {
+        BroadcastKey key = new BroadcastKey(in, out);
         Broadcasting b = broadcasts.get(key);
         if (b == null) {
-            int[] src = Broadcast.sourceIndex(in, out, what);
+            int[] src = Broadcast.sourceIndex(in, out.toArray(), what);
             boolean identity = true;
             for (int e = 0; e < src.length && identity; e++) {
                 identity = src[e] == e;
@@ -36,13 +36,14 @@ public final class ShapeCache {
     }
 
     /** Element e's coordinate on {@code axis} of {@code out}, for every element, made once. */
-    int[] index(int[] out, int axis) {
-        return indices.computeIfAbsent(new IndexKey(Shape.of(out), axis), k -> {
-            long[] strides = k.out().strides();
-            int n = (int) k.out().elementCount();
+    int[] index(Shape out, int axis) {
+        return indices.computeIfAbsent(new IndexKey(out, axis), k -> {
+            long[] strides = out.strides();
+            int n = (int) out.elementCount();
+            int extent = out.dim(axis);
             int[] v = new int[n];
             for (int e = 0; e < n; e++) {
-                v[e] = (int) ((e / strides[axis]) % out[axis]);
+                v[e] = (int) ((e / strides[axis]) % extent);
             }
             return v;
         });
