@@ -4,24 +4,15 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.stagecheck.author.Author;
 import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.AuthorOutcome;
 import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
-import org.stagecheck.interp.Interpreter;
-import org.stagecheck.interp.RunOptions;
-import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.bench.BenchOptions;
 import org.stagecheck.interp.bench.EvaluatorBench;
-import org.stagecheck.tensor.Tensor;
-import org.stagecheck.spec.ir.TensorDecl;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.verifier.bench.ScaleBench;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -139,7 +130,8 @@ final class BenchCommand implements Runnable {
     }
 
     @Command(name = "decode", mixinStandardHelpOptions = true,
-            description = "Author a model's decode step and run it token after token (KV cache carried); prints ms per token.")
+            description = {"Author a model's decode step and run it token after token (KV cache carried); prints ms per token",
+                    "next to the same step in numpy on the same weights (python3 with numpy, where present), and a matvec next to numpy's."})
     static final class Decode implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -151,6 +143,10 @@ final class BenchCommand implements Runnable {
         int steps;
         @Option(names = "--tp", defaultValue = "1", description = "tensor-parallel chips; default 1")
         int tp;
+        @Option(names = "--threads", description = "evaluator threads; default all cores")
+        Integer threads;
+        @Option(names = "--matvec-size", defaultValue = "4096", description = "K = N of the matvec compared with numpy's; default 4096")
+        int matvecSize;
         @Option(names = "--json", description = "print one JSON document instead of text")
         boolean json;
 
@@ -158,6 +154,9 @@ final class BenchCommand implements Runnable {
         public Integer call() {
             if (steps < 1 || steps + 2 > ctx) {
                 return Reply.badInput(spec.commandLine(), json, "--steps must be at least 1 and steps + 2 warm-up tokens must fit in --ctx");
+            }
+            if ((threads != null && threads < 1) || matvecSize < 1 || matvecSize > 16384) {
+                return Reply.badInput(spec.commandLine(), json, "--threads must be at least 1 and --matvec-size in [1, 16384]");
             }
             ModelSpec m;
             try {
@@ -172,36 +171,12 @@ final class BenchCommand implements Runnable {
                     return Reply.badInput(spec.commandLine(), json, "refused (" + r.reason() + "): " + r.message());
                 }
             }
-            Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
-            Interpreter interp = new Interpreter(RunOptions.defaults());
-            List<Double> ms = new ArrayList<>();
-            int token = 1;
-            for (int pos = 0; pos < steps + 2; pos++) {
-                for (TensorDecl t : a.program().tensors()) {
-                    if (t.name().startsWith("tokens") && t.role() == TensorRole.INPUT) {
-                        bound.put(t.name(), Tensor.fromInts(t.shape(), new int[] {token}));
-                    }
-                }
-                long t0 = System.nanoTime();
-                RunResult r = interp.run(a.program(), bound, Map.of("pos", (long) pos));
-                long t1 = System.nanoTime();
-                if (!r.ok()) {
-                    return Reply.failure(spec.commandLine(), json, "fault", ExitCode.CHECK_FAILED, "the decode step faulted: " + r.faults().get(0).render());
-                }
-                for (TensorDecl t : a.program().tensors()) {
-                    if (t.role() == TensorRole.STATE) {
-                        bound.put(t.name(), r.tensors().get(t.name()));
-                    }
-                }
-                token = r.tensor("next_token").getInt(0);
-                if (pos >= 2) {
-                    ms.add((t1 - t0) / 1e6);
-                }
+            int t = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+            DecodeBench.Outcome o = DecodeBench.run(m, a, ctx, steps, tp, t, matvecSize);
+            if (o.fault() != null) {
+                return Reply.failure(spec.commandLine(), json, "fault", ExitCode.CHECK_FAILED, "the decode step faulted: " + o.fault());
             }
-            double mean = ms.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-            double best = ms.stream().mapToDouble(Double::doubleValue).min().orElse(0);
-            emit(spec, json, String.format(Locale.ROOT, "%s decode, ctx %d, tp %d: %d stages; %d tokens timed after 2 warm-up: mean %.1f ms/token, best %.1f ms/token%n",
-                    m.name(), ctx, tp, a.program().stages().size(), ms.size(), mean, best));
+            emit(spec, json, o.report());
             return ExitCode.OK;
         }
     }

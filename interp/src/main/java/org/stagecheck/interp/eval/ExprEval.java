@@ -1,6 +1,9 @@
 package org.stagecheck.interp.eval;
 
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 
@@ -22,20 +25,24 @@ import org.stagecheck.spec.ir.Shape;
  */
 final class ExprEval {
     private final RunState state;
+    private final Shape out;
     private final int[] outShape;
     private final int n;
     private final List<Tensor> inputs;
     private final boolean scalar;
     private final Map<Integer, Col> inputCols = new HashMap<>();
+    /** Arrays that are not this evaluation's own (see {@link #owned}), by identity. */
+    private final Set<Object> borrowed = Collections.newSetFromMap(new IdentityHashMap<>());
 
     /**
      * @param scalar the Scalar-stage form: inputs are one-element buffers and {@code index(axis)}
      *               is meaningless
      */
-    ExprEval(RunState state, int[] outShape, List<Tensor> inputs, boolean scalar) {
+    ExprEval(RunState state, Shape out, List<Tensor> inputs, boolean scalar) {
         this.state = state;
-        this.outShape = outShape;
-        this.n = (int) Shape.of(outShape).elementCount();
+        this.out = out;
+        this.outShape = out.toArray();
+        this.n = (int) out.elementCount();
         this.inputs = inputs;
         this.scalar = scalar;
     }
@@ -62,40 +69,80 @@ final class ExprEval {
         }
         Tensor t = inputs.get(i);
         int[] src;
+        boolean identity;
         if (scalar) {
             if (t.size() != 1) {
                 throw new Fault("SCALAR_INPUT", "ins/" + i, null, "a Scalar stage reads one-element buffers; in" + i + " has shape " + t.shape() + ".");
             }
             src = new int[n];
+            identity = n == 1;
         } else {
             // a one-element input broadcasts like any other: numpy (and the validator) reject one of higher rank
             // than the output, e.g. [1, 1, 1] into [4]
-            src = Broadcast.sourceIndex(t.shape(), outShape, "in" + i);
+            ShapeCache.Broadcasting b = state.shapes().broadcast(t.shape(), out, "in" + i);
+            src = b.source();
+            identity = b.identity();
         }
         Col c;
         if (t.dtype() == DType.I32) {
             int[] raw = t.rawInts();
-            int[] v = new int[n];
-            for (int e = 0; e < n; e++) {
-                v[e] = raw[src[e]];
-            }
-            c = new Col.I(v);
+            c = new Col.I(identity ? borrow(raw) : gather(raw, src));
         } else if (state.f64()) {
-            double[] v = new double[n];
-            for (int e = 0; e < n; e++) {
-                v[e] = t.getDouble(src[e]);
+            double[] v;
+            if (identity) {
+                v = borrow(Values.doubles(t));
+            } else {
+                v = new double[n];
+                for (int e = 0; e < n; e++) {
+                    v[e] = t.getDouble(src[e]);
+                }
             }
             c = new Col.D(v);
         } else {
             float[] widened = Values.floats(t);
-            float[] v = new float[n];
-            for (int e = 0; e < n; e++) {
-                v[e] = widened[src[e]];
+            float[] v;
+            if (identity) {
+                v = borrow(widened);
+            } else {
+                v = new float[n];
+                for (int e = 0; e < n; e++) {
+                    v[e] = widened[src[e]];
+                }
             }
             c = new Col.F(v);
         }
         inputCols.put(i, c);
         return c;
+    }
+
+    private int[] gather(int[] raw, int[] src) {
+        int[] v = new int[n];
+        for (int e = 0; e < n; e++) {
+            v[e] = raw[src[e]];
+        }
+        return v;
+    }
+
+    /** Remembers that {@code array} belongs to an input tensor or to the shape cache: never to be written or kept. */
+    private <A> A borrow(A array) {
+        borrowed.add(array);
+        return array;
+    }
+
+    /**
+     * {@code c}, or a copy of it when its values are an input's or the cache's own array (the
+     * expression is an input or an index column as it is): what a stage may keep as its output.
+     */
+    Col owned(Col c) {
+        if (borrowed.isEmpty()) {
+            return c;
+        }
+        return switch (c) {
+            case Col.F f -> borrowed.contains(f.v()) ? new Col.F(f.v().clone()) : c;
+            case Col.D d -> borrowed.contains(d.v()) ? new Col.D(d.v().clone()) : c;
+            case Col.I i -> borrowed.contains(i.v()) ? new Col.I(i.v().clone()) : c;
+            case Col.B b -> c;
+        };
     }
 
     private Col floatFill(double value) {
@@ -119,12 +166,7 @@ final class ExprEval {
         if (scalar || axis < 0 || axis >= outShape.length) {
             throw new Fault("EXPR_INDEX", "kind", null, "index(" + axis + ") names no axis of the output shape " + Shape.of(outShape) + ".");
         }
-        long[] strides = Shape.of(outShape).strides();
-        int[] v = new int[n];
-        for (int e = 0; e < n; e++) {
-            v[e] = (int) ((e / strides[axis]) % outShape[axis]);
-        }
-        return new Col.I(v);
+        return new Col.I(borrow(state.shapes().index(out, axis)));
     }
 
     private Col cast(DType dtype, Col c) {

@@ -23,7 +23,8 @@ final class GenericEval {
             ins.add(s.read(in));
         }
         BufferDecl first = s.bufferDecl(Ports.out(st, 0));
-        Col c = new ExprEval(s, first.shape().toArray(), ins, false).eval(g.expr());
+        ExprEval ev = new ExprEval(s, first.shape(), ins, false);
+        Col c = ev.owned(ev.eval(g.expr()));
         for (String out : st.outs()) {
             BufferDecl bd = s.bufferDecl(out);
             if (!bd.shape().equals(first.shape())) {

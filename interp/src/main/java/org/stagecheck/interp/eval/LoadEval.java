@@ -32,14 +32,21 @@ final class LoadEval {
                     + " but buffer '" + out + "' is " + bd.shape() + ".");
         }
         Tensor src = s.tensor(l.tensor());
-        if (r.isWhole(td.shape()) && src.dtype() == bd.dtype() && src.isFloat64() == (s.f64() && bd.dtype().isFloating())) {
+        boolean sameStorage = src.dtype() == bd.dtype() && src.isFloat64() == (s.f64() && bd.dtype().isFloating());
+        if (r.isWhole(td.shape()) && sameStorage) {
             // the whole tensor, same storage: share it (copy-on-write protects it from later stores)
             s.markShared(l.tensor());
             s.write(out, src.reshaped(bd.shape()));
         } else {
-            Tensor buf = s.fresh(bd.dtype(), Shape.of(r.bufferShape()));
-            r.gather(src, buf);
-            s.write(out, buf);
+            BlockView view = l.multicast() == null && sameStorage ? r.asView(src, bd.shape()) : null;
+            if (view != null) {
+                // one block in the tensor's own layout: its place, copied only if a reader needs a copy
+                s.writeView(out, l.tensor(), view);
+            } else {
+                Tensor buf = s.fresh(bd.dtype(), Shape.of(r.bufferShape()));
+                r.gather(src, buf);
+                s.write(out, buf);
+            }
         }
         if (l.multicast() != null) {
             Group g = s.group(l.multicast());

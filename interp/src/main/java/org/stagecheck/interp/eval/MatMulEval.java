@@ -24,9 +24,12 @@ final class MatMulEval {
 
     static void run(Stage st, ComputeOp.MatMul mm, RunState s) throws Fault {
         Tensor a = s.read(Ports.in(st, 0));
-        Tensor b = s.read(Ports.in(st, 1));
+        // a weight block a Load left in place is multiplied there (f32 mode; B rank 2), else B is read as usual
+        BlockView bView = s.f64() ? null : s.viewOrNull(Ports.in(st, 1));
+        int bLd = bView == null || !bView.source().dtype().isFloating() ? -1 : bView.matrixLd();
+        Tensor b = bLd >= 0 ? bView.source() : s.read(Ports.in(st, 1));
         Shape as = a.shape();
-        Shape bs = b.shape();
+        Shape bs = bLd >= 0 ? bView.shape() : b.shape();
         if (as.rank() < 2 || bs.rank() < 2) {
             throw new Fault("MATMUL_SHAPE", "ins", null, "matmul operands need rank at least 2, not " + as + " and " + bs + ".");
         }
@@ -117,7 +120,13 @@ final class MatMulEval {
                     System.arraycopy(av, aOff, ap, 0, m * k);
                 }
                 System.arraycopy(acc, p * m * n, chunk, 0, m * n);
-                MatMulKernel.multiply(ap, b, batchB.length > 0 ? p * k * n : 0, mm.transposeB(), chunk, m, k, n, s.parallel());
+                if (bLd >= 0) {
+                    MatMulKernel.multiply(ap, b, bView.offset(), bLd, mm.transposeB(), chunk, m, k, n, s.parallel(),
+                            MatMulKernel.VECTOR);
+                } else {
+                    MatMulKernel.multiply(ap, b, batchB.length > 0 ? p * k * n : 0, mm.transposeB(), chunk, m, k, n,
+                            s.parallel());
+                }
                 System.arraycopy(chunk, 0, acc, p * m * n, m * n);
             }
             if (mm.spill() != null) {

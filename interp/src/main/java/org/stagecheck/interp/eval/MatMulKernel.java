@@ -30,6 +30,18 @@ public final class MatMulKernel {
     }
 
     /**
+     * Products smaller than this many multiply-adds run on the calling thread: handing a task to
+     * another thread costs more than such a product (the result is the same either way).
+     */
+    static final long PARALLEL_MIN_FMAS = 1L << 18;
+
+    /**
+     * Products smaller than this many multiply-adds take the plain loop: for a few hundred
+     * elements the vector kernel's setup costs more than it saves (the values are the same).
+     */
+    static final long VECTOR_MIN_FMAS = 1L << 12;
+
+    /**
      * {@code acc[m*N + j] = chain over k} with {@code acc} holding the initial values.
      *
      * @param a      A as f32 [M, K] row-major
@@ -37,13 +49,28 @@ public final class MatMulKernel {
      * @param bOff   element offset of this batch's B in its storage
      */
     public static void multiply(float[] a, Tensor b, int bOff, boolean bT, float[] acc, int m, int k, int n, Parallel par) {
-        multiply(a, b, bOff, bT, acc, m, k, n, par, VECTOR);
+        multiply(a, b, bOff, bT ? k : n, bT, acc, m, k, n, par, VECTOR);
     }
 
     /** As above, choosing the inner loop: {@code vector} is honoured only when the module is present. */
     public static void multiply(float[] a, Tensor b, int bOff, boolean bT, float[] acc, int m, int k, int n, Parallel par,
                                 boolean vector) {
-        boolean useVector = vector && VECTOR;
+        multiply(a, b, bOff, bT ? k : n, bT, acc, m, k, n, par, vector);
+    }
+
+    /**
+     * As above, with B a block of a larger row-major array: its row r (of [K, N], or of [N, K]
+     * when {@code bT}) starts at {@code bOff + r * ldb}. This is how a Load of a weight's column
+     * block is multiplied in place, without copying the block.
+     */
+    public static void multiply(float[] a, Tensor b, int bOff, int ldb, boolean bT, float[] acc, int m, int k, int n,
+                                Parallel par, boolean vector) {
+        long fmas = (long) m * k * n;
+        boolean useVector = vector && VECTOR && fmas >= VECTOR_MIN_FMAS;
+        if (fmas < PARALLEL_MIN_FMAS) {
+            tile(useVector, a, b, bOff, ldb, bT, acc, m, k, n, 0, m, 0, n);
+            return;
+        }
         List<Runnable> tasks = new ArrayList<>();
         // a few rows (a matvec) stream B row by row, so wider column tiles read longer contiguous runs
         int cols = m < 4 ? 4 * COLS : COLS;
@@ -51,7 +78,7 @@ public final class MatMulKernel {
             for (int j0 = 0; j0 < n; j0 += cols) {
                 int ii0 = i0;
                 int jj0 = j0;
-                tasks.add(() -> tile(useVector, a, b, bOff, bT, acc, m, k, n, ii0, Math.min(m, ii0 + ROWS_PER_TASK), jj0, Math.min(n, jj0 + cols)));
+                tasks.add(() -> tile(useVector, a, b, bOff, ldb, bT, acc, m, k, n, ii0, Math.min(m, ii0 + ROWS_PER_TASK), jj0, Math.min(n, jj0 + cols)));
             }
         }
         par.runAll(tasks);
@@ -66,20 +93,20 @@ public final class MatMulKernel {
         return VECTOR ? "vector (" + VectorMatMul.lanes() + " f32 lanes)" : "scalar";
     }
 
-    private static void tile(boolean useVector, float[] a, Tensor b, int bOff, boolean bT, float[] acc, int m, int k, int n,
-                             int i0, int i1, int j0, int j1) {
+    private static void tile(boolean useVector, float[] a, Tensor b, int bOff, int ldb, boolean bT, float[] acc, int m,
+                             int k, int n, int i0, int i1, int j0, int j1) {
         int w = j1 - j0;
         // a row or three read B in place (f32) or widen it in registers (bf16); larger tiles pack a
         // contiguous, widened k-chunk panel that the register-blocked loop reuses for every row
         boolean direct = b.dtype() == DType.F32 && !bT && i1 - i0 < 4;
         boolean stream16 = useVector && b.dtype() == DType.BF16 && !bT && i1 - i0 < 4;
-        float[] panel = direct || stream16 ? null : new float[KC * w];
-        float[] t0 = new float[w];
+        float[] panel = direct || stream16 ? null : new float[Math.min(KC, k) * w];
+        float[] t0 = useVector ? null : new float[w];
         for (int k0 = 0; k0 < k; k0 += KC) {
             int kc = Math.min(KC, k - k0);
             if (stream16) {
                 for (int i = i0; i < i1; i++) {
-                    VectorMatMul.rowStreamBf16(a, k, k0, kc, b.rawBits16(), bOff + k0 * n + j0, n, acc, n, i, j0, w);
+                    VectorMatMul.rowStreamBf16(a, k, k0, kc, b.rawBits16(), bOff + k0 * ldb + j0, ldb, acc, n, i, j0, w);
                 }
                 continue;
             }
@@ -88,10 +115,10 @@ public final class MatMulKernel {
             int ld;
             if (direct) {
                 src = b.rawFloats();
-                base = bOff + k0 * n + j0;
-                ld = n;
+                base = bOff + k0 * ldb + j0;
+                ld = ldb;
             } else {
-                pack(useVector, b, bOff, bT, k, n, k0, kc, j0, w, panel);
+                pack(useVector, b, bOff, ldb, bT, k0, kc, j0, w, panel);
                 src = panel;
                 base = 0;
                 ld = w;
@@ -116,11 +143,12 @@ public final class MatMulKernel {
     }
 
     /** B[k0..k0+kc, j0..j0+w] widened exactly to f32, row-major {@code kc x w}. */
-    private static void pack(boolean useVector, Tensor b, int bOff, boolean bT, int k, int n, int k0, int kc, int j0, int w, float[] panel) {
+    private static void pack(boolean useVector, Tensor b, int bOff, int ldb, boolean bT, int k0, int kc, int j0, int w,
+                             float[] panel) {
         if (b.dtype() == DType.F32 && !bT) {
             float[] src = b.rawFloats();
             for (int kk = 0; kk < kc; kk++) {
-                System.arraycopy(src, bOff + (k0 + kk) * n + j0, panel, kk * w, w);
+                System.arraycopy(src, bOff + (k0 + kk) * ldb + j0, panel, kk * w, w);
             }
             return;
         }
@@ -128,7 +156,7 @@ public final class MatMulKernel {
             short[] src = b.rawBits16();
             boolean bf16 = b.dtype() == DType.BF16;
             for (int kk = 0; kk < kc; kk++) {
-                int s0 = bOff + (k0 + kk) * n + j0;
+                int s0 = bOff + (k0 + kk) * ldb + j0;
                 int d0 = kk * w;
                 if (bf16 && useVector) {
                     VectorMatMul.widenBf16(src, s0, panel, d0, w);
@@ -147,16 +175,16 @@ public final class MatMulKernel {
         if (!bT) {
             // 8-bit floats: widened exactly, one element at a time
             for (int kk = 0; kk < kc; kk++) {
-                int s0 = bOff + (k0 + kk) * n + j0;
+                int s0 = bOff + (k0 + kk) * ldb + j0;
                 for (int j = 0; j < w; j++) {
                     panel[kk * w + j] = b.getFloat(s0 + j);
                 }
             }
             return;
         }
-        // B stored [N, K]: element (k, j) at j*K + k
+        // B stored [N, K]: element (k, j) at j*ldb + k
         for (int j = 0; j < w; j++) {
-            int s0 = bOff + (j0 + j) * k + k0;
+            int s0 = bOff + (j0 + j) * ldb + k0;
             for (int kk = 0; kk < kc; kk++) {
                 panel[kk * w + j] = switch (b.dtype()) {
                     case F32 -> b.rawFloats()[s0 + kk];

@@ -183,6 +183,33 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
         return true;
     }
 
+    /**
+     * This region of {@code t} as a {@link BlockView} with value shape {@code shape}, or null when
+     * it is not one block in the tensor's layout whose axes before the last two have extent 1
+     * (so that it is runs of equal length at a fixed distance).
+     */
+    BlockView asView(Tensor t, Shape shape) {
+        int rank = blockShape.length;
+        if (pieces.size() != 1 || rank == 0 || !Arrays.equals(blockShape, bufferShape)) {
+            return null;
+        }
+        for (int a = 0; a < rank - 2; a++) {
+            if (blockShape[a] != 1) {
+                return null;
+            }
+        }
+        long[] strides = t.shape().strides();
+        long offset = 0;
+        long[] origin = pieces.getFirst().tensorOrigin();
+        for (int a = 0; a < rank; a++) {
+            offset += origin[a] * strides[a];
+        }
+        int rows = rank >= 2 ? blockShape[rank - 2] : 1;
+        int cols = blockShape[rank - 1];
+        int ld = rank >= 2 ? (int) strides[rank - 2] : cols;
+        return new BlockView(t, (int) offset, rows, cols, ld, shape);
+    }
+
     long bufferElements() {
         long n = 1;
         for (int d : bufferShape) {

@@ -29,6 +29,8 @@ public final class RunState {
     private final Map<String, Group> groups;
     private final Map<String, Tensor> tensors = new LinkedHashMap<>();
     private final Map<String, Tensor> buffers = new HashMap<>();
+    /** Buffers whose value is still a block of a DRAM tensor (see {@link BlockView}); copied on first read. */
+    private final Map<String, BlockView> views = new HashMap<>();
     private final Map<Delivery, Tensor> deliveries = new HashMap<>();
     /** Tensors whose storage is also referenced elsewhere (the caller's binding, a buffer value): copied before a write. */
     private final java.util.Set<String> shared = new java.util.HashSet<>();
@@ -36,14 +38,33 @@ public final class RunState {
     /** A multicast delivery waiting at one receiver of one group. */
     private record Delivery(String group, Site receiver) {}
 
+    private final ShapeCache shapes;
+
     public RunState(Program program, Precision precision, Parallel parallel, Map<String, Long> params) {
+        this(program, program.buffersByName(), program.tensorsByName(), program.groupsByName(), new ShapeCache(),
+                precision, parallel, params);
+    }
+
+    /**
+     * A run of a prepared program: the declarations by name and the shape cache are the
+     * program's, made once and shared (read-only) by all its runs.
+     */
+    public RunState(Program program, Map<String, BufferDecl> buffers, Map<String, TensorDecl> tensors,
+                    Map<String, Group> groups, ShapeCache shapes, Precision precision, Parallel parallel,
+                    Map<String, Long> params) {
         this.program = program;
         this.precision = precision;
         this.parallel = parallel;
         this.params = Map.copyOf(params);
-        this.bufferDecls = program.buffersByName();
-        this.tensorDecls = program.tensorsByName();
-        this.groups = program.groupsByName();
+        this.bufferDecls = buffers;
+        this.tensorDecls = tensors;
+        this.groups = groups;
+        this.shapes = shapes;
+    }
+
+    /** Index arrays that depend only on shapes, shared by the runs of one prepared program. */
+    ShapeCache shapes() {
+        return shapes;
     }
 
     public Program program() {
@@ -137,7 +158,7 @@ public final class RunState {
     /** The current value of buffer {@code name}; reading a buffer no stage has written is a fault. */
     public Tensor read(String name) throws Fault {
         bufferDecl(name);
-        Tensor t = buffers.get(name);
+        Tensor t = valueOf(name);
         if (t == null) {
             throw new Fault("READ_BEFORE_WRITE", null, name, "buffer '" + name + "' is read before any stage wrote it.");
         }
@@ -147,7 +168,39 @@ public final class RunState {
     /** The current value of buffer {@code name}, or null when it was never written. */
     public Tensor readOrNull(String name) throws Fault {
         bufferDecl(name);
+        return valueOf(name);
+    }
+
+    /** The buffer's value, copying a pending view's block first (once). */
+    private Tensor valueOf(String name) {
+        if (!views.isEmpty()) {
+            BlockView v = views.remove(name);
+            if (v != null) {
+                Tensor t = v.materialize(this);
+                buffers.put(name, t);
+                return t;
+            }
+        }
         return buffers.get(name);
+    }
+
+    /**
+     * The pending view that is buffer {@code name}'s value, or null when its value is a tensor
+     * (or it has none); a caller that reads the block in place uses this instead of {@link #read}.
+     */
+    BlockView viewOrNull(String name) throws Fault {
+        bufferDecl(name);
+        return views.isEmpty() ? null : views.get(name);
+    }
+
+    /**
+     * Makes a block of DRAM tensor {@code tensor} the value of buffer {@code name} without copying
+     * it: the tensor becomes shared, so a later store copies it first.
+     */
+    void writeView(String name, String tensor, BlockView view) {
+        markShared(tensor);
+        buffers.remove(name);
+        views.put(name, view);
     }
 
     /** Replaces the value of buffer {@code name}; the tensor must have the declared shape. */
@@ -156,6 +209,9 @@ public final class RunState {
         if (value.size() != d.shape().elementCount()) {
             throw new Fault("BUFFER_SHAPE", null, name, "buffer '" + name + "' is declared " + d.shape()
                     + " but the stage produced " + value.shape() + ".");
+        }
+        if (!views.isEmpty()) {
+            views.remove(name);
         }
         buffers.put(name, value.shape().equals(d.shape()) ? value : value.reshaped(d.shape()));
     }

@@ -36,7 +36,8 @@ final class ScalarEval {
                 throw new Fault("SCALAR_OUTPUT", "outs/" + r, bd.name(), "a Scalar stage writes one-element buffers; '"
                         + bd.name() + "' is " + bd.shape() + ".");
             }
-            Col c = new ExprEval(s, bd.shape().toArray(), ins, true).eval(results.get(r));
+            ExprEval ev = new ExprEval(s, bd.shape(), ins, true);
+            Col c = ev.owned(ev.eval(results.get(r)));
             values.add(Values.ofCol(c, bd.dtype(), bd.shape(), s.f64()));
         }
         for (int r = 0; r < values.size(); r++) {

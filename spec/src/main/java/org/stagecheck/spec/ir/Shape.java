@@ -26,7 +26,12 @@ public record Shape(List<Integer> dims) {
     }
 
     public static Shape of(int... dims) {
-        return new Shape(Arrays.stream(dims).boxed().toList());
+        // a plain loop: shapes are made per stage on the evaluator's hot path
+        Integer[] boxed = new Integer[dims.length];
+        for (int i = 0; i < dims.length; i++) {
+            boxed[i] = dims[i];
+        }
+        return new Shape(Arrays.asList(boxed));
     }
 
     public int rank() {
@@ -47,7 +52,11 @@ public record Shape(List<Integer> dims) {
     }
 
     public int[] toArray() {
-        return dims.stream().mapToInt(Integer::intValue).toArray();
+        int[] a = new int[dims.size()];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = dims.get(i);
+        }
+        return a;
     }
 
     /** Row-major strides, in elements. */

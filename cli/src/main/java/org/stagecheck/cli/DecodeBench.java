@@ -1,0 +1,230 @@
+package org.stagecheck.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.stagecheck.author.AuthorOutcome;
+import org.stagecheck.author.ModelSpec;
+import org.stagecheck.author.Weights;
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.interp.Interpreter;
+import org.stagecheck.interp.RunOptions;
+import org.stagecheck.interp.eval.MatMulKernel;
+import org.stagecheck.interp.eval.Parallel;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.ir.TensorRole;
+import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.npy.Npy;
+
+/**
+ * The measurement behind {@code stagecheck bench decode}: an authored decode step run token after
+ * token on the interpreter (KV cache carried), then the same step in numpy on the same weights
+ * and tokens ({@code decode_numpy.py}, run with {@code python3} when it and numpy are there), and
+ * a 1 x K x N f32 matvec through the interpreter's kernel and numpy's on the same data. Wall time
+ * per token, and the calling thread's CPU time (steadier on a shared machine).
+ */
+final class DecodeBench {
+    private static final int WARMUP = 2;
+
+    record Samples(List<Double> wallMs, List<Double> cpuMs) {
+        double mean() {
+            return wallMs.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+        }
+
+        double best() {
+            return wallMs.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+        }
+
+        double cpuMean() {
+            return cpuMs.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+        }
+    }
+
+    private DecodeBench() {
+    }
+
+    /** The report, or (when the step faulted) the fault and no report. */
+    record Outcome(String report, String fault) {}
+
+    /** Runs the bench; the report is text, one figure per line. */
+    static Outcome run(ModelSpec m, AuthorOutcome.Authored a, int ctx, int steps, int tp, int threads, int matvecSize) {
+        StringWriter text = new StringWriter();
+        PrintWriter out = new PrintWriter(text);
+        var mx = ManagementFactory.getThreadMXBean();
+        Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
+        Interpreter interp = new Interpreter(RunOptions.defaults().withThreads(threads));
+        List<Double> wall = new ArrayList<>();
+        List<Double> cpu = new ArrayList<>();
+        List<Integer> fed = new ArrayList<>();
+        List<Integer> next = new ArrayList<>();
+        int token = 1;
+        for (int pos = 0; pos < steps + WARMUP; pos++) {
+            for (TensorDecl t : a.program().tensors()) {
+                if (t.name().startsWith("tokens") && t.role() == TensorRole.INPUT) {
+                    bound.put(t.name(), Tensor.fromInts(t.shape(), new int[] {token}));
+                }
+            }
+            fed.add(token);
+            long c0 = mx.getCurrentThreadCpuTime();
+            long t0 = System.nanoTime();
+            RunResult r = interp.run(a.program(), bound, Map.of("pos", (long) pos));
+            long t1 = System.nanoTime();
+            long c1 = mx.getCurrentThreadCpuTime();
+            if (!r.ok()) {
+                return new Outcome(null, r.faults().getFirst().render());
+            }
+            for (TensorDecl t : a.program().tensors()) {
+                if (t.role() == TensorRole.STATE) {
+                    bound.put(t.name(), r.tensors().get(t.name()));
+                }
+            }
+            token = r.tensor("next_token").getInt(0);
+            next.add(token);
+            if (pos >= WARMUP) {
+                wall.add((t1 - t0) / 1e6);
+                cpu.add((c1 - c0) / 1e6);
+            }
+        }
+        Samples java = new Samples(wall, cpu);
+        int stages = a.program().stages().size();
+        out.printf(Locale.ROOT, "%s decode, ctx %d, tp %d, %d threads: %d stages; %d tokens timed after %d warm-up%n",
+                m.name(), ctx, tp, threads, stages, steps, WARMUP);
+        out.printf(Locale.ROOT, "  stagecheck: mean %.2f ms/token, best %.2f ms/token (mean/best %.2f), calling-thread CPU %.2f ms/token; %.2f us per stage%n",
+                java.mean(), java.best(), java.mean() / java.best(), java.cpuMean(), 1000 * java.mean() / stages);
+        float[] x = new float[matvecSize];
+        Tensor w = matvecWeight(matvecSize, x);
+        double javaMatvec = javaMatvecMs(x, w, threads);
+        StringBuilder why = new StringBuilder();
+        Numpy np = numpy(m, ctx, fed, w, x, threads, why);
+        if (np == null) {
+            out.printf(Locale.ROOT, "  numpy: not measured (%s)%n", why.isEmpty() ? "python3 with numpy was not found" : why);
+            out.printf(Locale.ROOT, "  matvec 1x%dx%d f32: stagecheck %.2f ms%n", matvecSize, matvecSize, javaMatvec);
+        } else {
+            int agree = 0;
+            for (int i = 0; i < next.size(); i++) {
+                agree += next.get(i).equals(np.next().get(i)) ? 1 : 0;
+            }
+            Samples n = np.samples();
+            out.printf(Locale.ROOT, "  numpy %s, same weights and tokens: mean %.2f ms/token, best %.2f ms/token, thread CPU %.2f ms/token; same next token on %d of %d steps%n",
+                    np.version(), n.mean(), n.best(), n.cpuMean(), agree, next.size());
+            out.printf(Locale.ROOT, "  stagecheck / numpy: %.2fx (mean), %.2fx (best); staging overhead (stagecheck - numpy) %.2f us per stage%n",
+                    java.mean() / n.mean(), java.best() / n.best(), 1000 * (java.mean() - n.mean()) / stages);
+            out.printf(Locale.ROOT, "  matvec 1x%dx%d f32: stagecheck %.2f ms, numpy %.2f ms (numpy / stagecheck %.2f)%n",
+                    matvecSize, matvecSize, javaMatvec, np.matvecMs(), np.matvecMs() / javaMatvec);
+        }
+        out.flush();
+        return new Outcome(text.toString(), null);
+    }
+
+    private static Tensor matvecWeight(int size, float[] x) {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(42);
+        float[] w = new float[size * size];
+        for (int i = 0; i < w.length; i++) {
+            w[i] = (float) (rnd.nextDouble() * 2 - 1);
+        }
+        for (int i = 0; i < x.length; i++) {
+            x[i] = (float) (rnd.nextDouble() * 2 - 1);
+        }
+        return Tensor.fromFloats(DType.F32, Shape.of(size, size), w);
+    }
+
+    /** Best of 10 (after 2 warm-up) of the interpreter's matvec kernel. */
+    private static double javaMatvecMs(float[] x, Tensor w, int threads) {
+        int n = w.shape().dim(1);
+        double best = Double.MAX_VALUE;
+        try (Parallel par = new Parallel(threads)) {
+            for (int rep = 0; rep < 12; rep++) {
+                float[] acc = new float[n];
+                long t0 = System.nanoTime();
+                MatMulKernel.multiply(x, w, 0, false, acc, 1, x.length, n, par);
+                long t1 = System.nanoTime();
+                if (rep >= 2) {
+                    best = Math.min(best, (t1 - t0) / 1e6);
+                }
+            }
+        }
+        return best;
+    }
+
+    record Numpy(String version, Samples samples, List<Integer> next, double matvecMs) {}
+
+    /** The numpy baseline, or null when python3 or numpy is missing (or it failed: why is appended to {@code why}). */
+    private static Numpy numpy(ModelSpec m, int ctx, List<Integer> tokens, Tensor matvecW, float[] matvecX, int threads,
+                               StringBuilder why) {
+        Path dir = null;
+        try {
+            dir = Files.createTempDirectory("stagecheck-bench-");
+            for (Map.Entry<String, Tensor> e : Weights.all(m, ctx, DType.F32).entrySet()) {
+                Npy.write(dir.resolve(e.getKey() + ".npy"), e.getValue());
+            }
+            Npy.write(dir.resolve("matvec_w.npy"), matvecW);
+            Npy.write(dir.resolve("matvec_x.npy"), Tensor.fromFloats(DType.F32, Shape.of(matvecX.length), matvecX));
+            Path script = dir.resolve("decode_numpy.py");
+            try (InputStream in = DecodeBench.class.getResourceAsStream("decode_numpy.py")) {
+                Files.write(script, in.readAllBytes());
+            }
+            String config = String.format(Locale.ROOT,
+                    "{\"hidden\":%d,\"layers\":%d,\"heads\":%d,\"kvHeads\":%d,\"headDim\":%d,\"normEps\":%s,\"ctx\":%d}",
+                    m.hidden(), m.layers(), m.heads(), m.kvHeads(), m.headDim(), Double.toString(m.normEps()), ctx);
+            List<String> csv = tokens.stream().map(String::valueOf).toList();
+            ProcessBuilder pb = new ProcessBuilder("python3", script.toString(), dir.toString(), config, String.join(",", csv),
+                    Integer.toString(WARMUP)).redirectErrorStream(true);
+            // numpy's BLAS gets as many threads as the interpreter
+            pb.environment().put("OPENBLAS_NUM_THREADS", Integer.toString(threads));
+            pb.environment().put("OMP_NUM_THREADS", Integer.toString(threads));
+            Process p = pb.start();
+            String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
+                why.append("the numpy baseline failed: ").append(text.strip().lines().reduce((f, s) -> s).orElse(""));
+                return null;
+            }
+            return parse(text.strip().lines().reduce((f, s) -> s).orElse("{}"));
+        } catch (IOException e) {
+            why.append("python3 could not be run: ").append(e.getMessage());
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } finally {
+            deleteQuietly(dir);
+        }
+    }
+
+    private static Numpy parse(String json) throws IOException {
+        var node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+        List<Double> wall = new ArrayList<>();
+        List<Double> cpu = new ArrayList<>();
+        List<Integer> next = new ArrayList<>();
+        node.get("wall").forEach(v -> wall.add(v.asDouble() * 1000));
+        node.get("cpu").forEach(v -> cpu.add(v.asDouble() * 1000));
+        node.get("next").forEach(v -> next.add(v.asInt()));
+        double matvec = node.has("matvec") ? node.get("matvec").get(0).asDouble() * 1000 : Double.NaN;
+        return new Numpy(node.get("numpy").asText(), new Samples(wall, cpu), next, matvec);
+    }
+
+    private static void deleteQuietly(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException ignored) {
+            // a temporary directory left behind is harmless
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package org.stagecheck.interp;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.interp.eval.Fault;
+import org.stagecheck.interp.eval.Parallel;
+import org.stagecheck.interp.eval.RunState;
+import org.stagecheck.interp.eval.ShapeCache;
+import org.stagecheck.interp.eval.StageEvaluator;
+import org.stagecheck.tensor.Tensor;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.ir.BufferDecl;
+import org.stagecheck.spec.ir.Group;
+import org.stagecheck.spec.ir.Param;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.TensorDecl;
+
+/**
+ * A program made ready to run many times (a decode step token after token, a property test's
+ * tries): its declarations by name, the buffer-size check and the index arrays that depend only
+ * on shapes are made once here and shared by every run, which pays only for the stages. Made by
+ * {@link Interpreter#prepare}; runs like {@link Interpreter#run} with that interpreter's options
+ * and threads, and may run concurrently with itself.
+ */
+public final class PreparedProgram {
+    private final Program program;
+    private final RunOptions options;
+    private final Parallel parallel;
+    private final Map<String, BufferDecl> buffers;
+    private final Map<String, TensorDecl> tensors;
+    private final Map<String, Group> groups;
+    private final Map<String, Param> params;
+    private final List<Diagnostic> sizeFaults;
+    private final ShapeCache shapes = new ShapeCache();
+
+    PreparedProgram(Program program, RunOptions options, Parallel parallel) {
+        this.program = program;
+        this.options = options;
+        this.parallel = parallel;
+        this.buffers = Map.copyOf(program.buffersByName());
+        this.tensors = java.util.Collections.unmodifiableMap(program.tensorsByName());
+        this.groups = Map.copyOf(program.groupsByName());
+        this.params = Map.copyOf(program.paramsByName());
+        List<Diagnostic> faults = new ArrayList<>();
+        checkBufferSizes(program, faults);
+        this.sizeFaults = List.copyOf(faults);
+    }
+
+    public Program program() {
+        return program;
+    }
+
+    /**
+     * Runs the program with its interpreter's options (the trace setting included).
+     *
+     * @param bound  values for tensors of role input, weight and state (by tensor name); an output
+     *               or scratch tensor may be bound too (its initial contents), otherwise it starts zeroed
+     * @param params a value for every program parameter
+     */
+    public RunResult run(Map<String, Tensor> bound, Map<String, Long> params) {
+        List<Diagnostic> faults = new ArrayList<>();
+        checkParams(params, faults);
+        faults.addAll(sizeFaults);
+        Map<String, Tensor> initial = bindTensors(bound, faults);
+        if (!faults.isEmpty()) {
+            return new RunResult(initial, Map.of(), faults, null);
+        }
+        Map<String, List<Tensor>> trace = new LinkedHashMap<>();
+        RunState state = new RunState(program, buffers, tensors, groups, shapes, options.precision(), parallel, params);
+        for (Map.Entry<String, Tensor> e : initial.entrySet()) {
+            if (e.getValue() == bound.get(e.getKey())) {
+                state.putSharedTensor(e.getKey(), e.getValue());
+            } else {
+                state.putTensor(e.getKey(), e.getValue());
+            }
+        }
+        List<Stage> stages = program.stages();
+        for (int i = 0; i < stages.size(); i++) {
+            Stage st = stages.get(i);
+            try {
+                StageEvaluator.run(st, state);
+                if (!options.trace() && !options.stopAtNonFinite()) {
+                    // nothing looks at the outputs here: a Load's view stays uncopied for its reader
+                    continue;
+                }
+                List<Tensor> outs = new ArrayList<>();
+                for (String out : st.outs()) {
+                    outs.add(state.read(out));
+                }
+                if (options.trace()) {
+                    trace.put(st.id(), List.copyOf(outs));
+                }
+                if (options.stopAtNonFinite()) {
+                    Diagnostic nf = NonFinite.check(i, st, outs, options.stopAt());
+                    if (nf != null) {
+                        return new RunResult(state.tensors(), trace, List.of(nf), st.id());
+                    }
+                }
+            } catch (Fault f) {
+                return new RunResult(state.tensors(), trace, List.of(diagnostic(i, st, f)), st.id());
+            } catch (StackOverflowError e) {
+                // the one recursion of the evaluator is over the expression tree (Generic, Scalar, combine)
+                Diagnostic d = Diagnostic.atStage("EXPR_TOO_DEEP", i, st.id(), "/stages/" + i + "/kind", null,
+                        "The expression of this stage nests too deeply for the evaluator's stack; run with a larger -Xss or flatten it.");
+                return new RunResult(state.tensors(), trace, List.of(d), st.id());
+            } catch (OutOfMemoryError e) {
+                Diagnostic d = Diagnostic.atStage("OUT_OF_MEMORY", i, st.id(), "/stages/" + i, null,
+                        "The Java heap ran out while evaluating this stage; run with a larger -Xmx or smaller shapes.");
+                return new RunResult(state.tensors(), trace, List.of(d), st.id());
+            } catch (RuntimeException e) {
+                // a defect of the evaluator itself: still a diagnostic naming the stage, never a crash
+                Diagnostic d = Diagnostic.atStage("INTERNAL", i, st.id(), "/stages/" + i, null,
+                        "The evaluator failed on this stage (" + e + "); this is a bug in stagecheck-interp.");
+                return new RunResult(state.tensors(), trace, List.of(d), st.id());
+            }
+        }
+        return new RunResult(state.tensors(), trace, List.of(), null);
+    }
+
+    private static Diagnostic diagnostic(int index, Stage st, Fault f) {
+        String field = "/stages/" + index + (f.field() == null ? "" : "/" + f.field());
+        return Diagnostic.atStage(f.code(), index, st.id(), field, f.buffer(), f.getMessage());
+    }
+
+    private void checkParams(Map<String, Long> params, List<Diagnostic> faults) {
+        Map<String, Param> declared = this.params;
+        for (Param p : program.params()) {
+            Long v = params.get(p.name());
+            if (v == null) {
+                faults.add(Diagnostic.atField("PARAM_UNBOUND", "/params/" + p.name(),
+                        "Parameter '" + p.name() + "' has no value for this run."));
+            } else if (v < p.min() || v > p.max()) {
+                faults.add(Diagnostic.atField("PARAM_OUT_OF_RANGE", "/params/" + p.name(),
+                        "Parameter '" + p.name() + "' is " + v + ", outside its declared range [" + p.min() + ", " + p.max() + "]."));
+            }
+        }
+        for (String name : params.keySet()) {
+            if (!declared.containsKey(name)) {
+                faults.add(Diagnostic.atField("PARAM_UNKNOWN", "/params",
+                        "A value was given for '" + name + "', which is not a parameter of the program."));
+            }
+        }
+    }
+
+    /**
+     * Every buffer must fit one Java array, as the validator requires (SIZE_TOO_LARGE): checked
+     * before any stage runs, so an oversized declaration is a fault naming it rather than an
+     * evaluator failure in the stage that first writes it.
+     */
+    private static void checkBufferSizes(Program program, List<Diagnostic> faults) {
+        for (BufferDecl b : program.buffers()) {
+            long n;
+            try {
+                n = b.shape().elementCount();
+            } catch (ArithmeticException e) {
+                n = Long.MAX_VALUE;
+            }
+            if (n > Tensor.MAX_ELEMENTS) {
+                faults.add(Diagnostic.atField("BUFFER_TOO_LARGE", "/buffers/" + b.name(), "Buffer '" + b.name() + "' of shape "
+                        + b.shape() + " holds more than the " + Tensor.MAX_ELEMENTS + " elements one buffer may hold."));
+            }
+        }
+    }
+
+    /** Every DRAM tensor's initial value, from the bindings (shared, copied on write) or zeroed. */
+    private Map<String, Tensor> bindTensors(Map<String, Tensor> bound, List<Diagnostic> faults) {
+        Map<String, TensorDecl> decls = tensors;
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        for (String name : bound.keySet()) {
+            if (!decls.containsKey(name)) {
+                faults.add(Diagnostic.atField("BINDING_UNKNOWN", "/tensors",
+                        "A value was bound to '" + name + "', which is not a tensor of the program."));
+            }
+        }
+        boolean f64 = options.precision() == Precision.F64;
+        for (TensorDecl d : decls.values()) {
+            Tensor t = bound.get(d.name());
+            String field = "/tensors/" + d.name();
+            if (t == null) {
+                if (d.role().isBoundBeforeRun()) {
+                    faults.add(Diagnostic.atField("MISSING_INPUT", field,
+                            "Tensor '" + d.name() + "' (" + d.role().jsonName() + ") has no bound value."));
+                    continue;
+                }
+                try {
+                    out.put(d.name(), f64 && d.dtype().isFloating() ? Tensor.zerosFloat64(d.dtype(), d.shape()) : Tensor.zeros(d.dtype(), d.shape()));
+                } catch (IllegalArgumentException | ArithmeticException e) {
+                    // ArithmeticException: the element count overflows even a long (eight huge axes)
+                    faults.add(Diagnostic.atField("TENSOR_TOO_LARGE", field, "Tensor '" + d.name() + "' of shape " + d.shape()
+                            + " holds more than the " + Tensor.MAX_ELEMENTS + " elements one tensor may hold."));
+                }
+                continue;
+            }
+            if (t.dtype() != d.dtype() || (t.isFloat64() && !f64)) {
+                faults.add(Diagnostic.atField("BINDING_DTYPE", field, "Tensor '" + d.name() + "' is declared " + d.dtype()
+                        + " but the bound value is " + t.dtype() + (t.isFloat64() ? " (float64 mode)" : "") + "."));
+                continue;
+            }
+            if (!t.shape().equals(d.shape())) {
+                faults.add(Diagnostic.atField("BINDING_SHAPE", field, "Tensor '" + d.name() + "' is declared " + d.shape()
+                        + " but the bound value is " + t.shape() + "."));
+                continue;
+            }
+            // the caller's tensor is shared until a store writes it (copy-on-write in RunState)
+            out.put(d.name(), f64 && d.dtype().isFloating() && !t.isFloat64() ? Tensor.wrapDoubles(t.dtype(), t.shape(), t.toDoubles()) : t);
+        }
+        return out;
+    }
+
+}
