@@ -54,7 +54,7 @@ public final class CutBisect {
         Map<Integer, CutRun> runs = new HashMap<>();
         List<String> notes = new ArrayList<>();
         if (n == 0 || cut(program, n - 1, bound, params, backend, policy, runs).agrees()) {
-            return result(program, policy, runs, null, null, notes);
+            return result(program, policy, runs, null, null, notes, null);
         }
         int lo = -1;
         int hi = n - 1;
@@ -72,7 +72,7 @@ public final class CutBisect {
         CutRun before = k == 0 ? null : cut(program, k - 1, bound, params, backend, policy, runs);
         if (at.fault() != null) {
             notes.add("the backend faulted on the prefix ending at stage '" + st.id() + "': " + at.fault());
-            return result(program, policy, runs, new Divergence(k, st.id(), TraceDiff.kindName(st), null, List.of(st.id()), false), null, notes);
+            return result(program, policy, runs, new Divergence(k, st.id(), TraceDiff.kindName(st), null, List.of(st.id()), false), null, notes, null);
         }
         List<Tensor> backOuts = new ArrayList<>();
         for (String o : st.outs()) {
@@ -80,6 +80,7 @@ public final class CutBisect {
         }
         ThreeWay tw = null;
         boolean confirmed;
+        DiffResult.StageValues values = null;
         try (ReferenceSteps ref = new ReferenceSteps(program, bound, params)) {
             for (int i = 0; i < k; i++) {
                 ref.run(program.stages().get(i));
@@ -94,6 +95,7 @@ public final class CutBisect {
             }
             Map<String, Tensor> inputs = ref.inputsOf(st);
             List<Tensor> refOuts = ref.run(st);
+            values = new DiffResult.StageValues(st.outs(), refOuts, backOuts);
             confirmed = !TraceDiff.judge(k, st, refOuts, backOuts, policy, null).verdict().equals(StageVerdict.Verdict.AGREES);
             if (st.outs().isEmpty()) {
                 confirmed = at.cut().tensors().stream().anyMatch(t -> !Comparator.compare(ref.tensors().get(t), at.backend().get(t), policy).passed());
@@ -109,7 +111,7 @@ public final class CutBisect {
         }
         notes.add("bisection over " + n + " stages took " + runs.size() + " backend run(s)");
         Divergence d = new Divergence(k, st.id(), TraceDiff.kindName(st), null, List.of(st.id()), confirmed);
-        return result(program, policy, runs, d, tw, notes);
+        return result(program, policy, runs, d, tw, notes, values);
     }
 
     private static CutRun cut(Program program, int k, Map<String, Tensor> bound, Map<String, Long> params, Backend backend,
@@ -145,7 +147,8 @@ public final class CutBisect {
         return r;
     }
 
-    private static DiffResult result(Program program, Policy policy, Map<Integer, CutRun> runs, Divergence d, ThreeWay tw, List<String> notes) {
+    private static DiffResult result(Program program, Policy policy, Map<Integer, CutRun> runs, Divergence d, ThreeWay tw, List<String> notes,
+                                     DiffResult.StageValues values) {
         List<StageVerdict> verdicts = new ArrayList<>();
         List<Stage> stages = program.stages();
         for (int i = 0; i < stages.size(); i++) {
@@ -168,6 +171,6 @@ public final class CutBisect {
                     : "cut after this stage: " + r.comparisons().size() + " live value(s), " + bad + " diverge";
             verdicts.add(new StageVerdict(i, st.id(), kind, r.agrees() ? StageVerdict.Verdict.AGREES : StageVerdict.Verdict.DIVERGES, own, note));
         }
-        return new DiffResult(DiffResult.Mode.BISECT, program.name(), policy, verdicts, List.of(), d, tw, runs.size(), notes);
+        return new DiffResult(DiffResult.Mode.BISECT, program.name(), policy, verdicts, List.of(), d, tw, runs.size(), notes, values);
     }
 }

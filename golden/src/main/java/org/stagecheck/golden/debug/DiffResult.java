@@ -17,9 +17,11 @@ import org.stagecheck.golden.compare.Policy;
  *                   its inputs cannot be had (the reason is in {@code notes})
  * @param backendRuns how many times the backend was run (bisection only; 0 otherwise)
  * @param notes      anything the reader should know (a masked divergence, an unavailable three-way)
+ * @param divergentValues both sides' values of the divergent stage's outputs, for reports; null
+ *                   when no stage diverges
  */
 public record DiffResult(Mode mode, String program, Policy policy, List<StageVerdict> stages, List<TensorVerdict> tensors,
-                         Divergence divergence, ThreeWay threeWay, int backendRuns, List<String> notes) {
+                         Divergence divergence, ThreeWay threeWay, int backendRuns, List<String> notes, StageValues divergentValues) {
     public DiffResult {
         stages = List.copyOf(stages);
         tensors = List.copyOf(tensors);
@@ -40,6 +42,15 @@ public record DiffResult(Mode mode, String program, Policy policy, List<StageVer
                 case REPLAY -> "replay";
                 case BISECT -> "bisect";
             };
+        }
+    }
+
+    /** The output ports of one stage: buffer names, the reference's values and the backend's, in port order. */
+    public record StageValues(List<String> buffers, List<org.stagecheck.tensor.Tensor> reference, List<org.stagecheck.tensor.Tensor> backend) {
+        public StageValues {
+            buffers = List.copyOf(buffers);
+            reference = List.copyOf(reference);
+            backend = List.copyOf(backend);
         }
     }
 

@@ -105,7 +105,7 @@ public final class Replay {
                 notes.add("tensor '" + d.tensor() + "' diverges; the backend recorded too little to pin the stage: " + d.suspects().size()
                         + " stage(s) may hold the fault. Trace more stages, or re-run the backend on prefixes of the program (CutBisect).");
             }
-            return new DiffResult(DiffResult.Mode.REPLAY, program.name(), policy, verdicts, tensors, d, null, 0, notes);
+            return new DiffResult(DiffResult.Mode.REPLAY, program.name(), policy, verdicts, tensors, d, null, 0, notes, null);
         }
         Stage st = program.stages().get(first);
         Dataflow.Cone cone = flow.cone(first, recorded);
@@ -118,7 +118,9 @@ public final class Replay {
             notes.add("stage '" + st.id() + "' is recomputed from values the backend did not record (" + (d.suspects().size() - 1)
                     + " untraced stage(s) upstream): the fault is among the suspects");
         }
-        return new DiffResult(DiffResult.Mode.REPLAY, program.name(), policy, verdicts, tensors, d, tw, 0, notes);
+        List<Tensor> backOuts = backend.stages().get(st.id());
+        DiffResult.StageValues values = firstRef == null || backOuts == null ? null : new DiffResult.StageValues(st.outs(), firstRef, backOuts);
+        return new DiffResult(DiffResult.Mode.REPLAY, program.name(), policy, verdicts, tensors, d, tw, 0, notes, values);
     }
 
     /** The three-way comparison of one stage on the inputs the backend computed it from. */

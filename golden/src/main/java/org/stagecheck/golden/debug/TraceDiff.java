@@ -73,10 +73,12 @@ public final class TraceDiff {
             } else {
                 notes.add("untraced stages stand between stage '" + v.id() + "' and the nearest traced values: localise with replay");
             }
-            return new DiffResult(DiffResult.Mode.TRACES, program.name(), policy, verdicts, tensors, d, tw, 0, notes);
+            Stage st = stages.get(v.index());
+            return new DiffResult(DiffResult.Mode.TRACES, program.name(), policy, verdicts, tensors, d, tw, 0, notes,
+                    new DiffResult.StageValues(st.outs(), reference.stages().get(st.id()), backend.stages().get(st.id())));
         }
         return new DiffResult(DiffResult.Mode.TRACES, program.name(), policy, verdicts, tensors,
-                tensorDivergence(program, flow, tensors, p -> verdicts.get(p).verdict() != StageVerdict.Verdict.NOT_TRACED), null, 0, notes);
+                tensorDivergence(program, flow, tensors, p -> verdicts.get(p).verdict() != StageVerdict.Verdict.NOT_TRACED), null, 0, notes, null);
     }
 
     static void requireComparable(Policy policy) throws DebugInputException {
