@@ -190,7 +190,7 @@ public record ThreeWay(String stageId, String kind, Classification classificatio
         return t == 0 ? Double.POSITIVE_INFINITY : err / Math.abs(t);
     }
 
-    private static Classification classify(List<Port> ports) {
+    static Classification classify(List<Port> ports) {
         if (ports.stream().allMatch(p -> p.backendOverBound() == 0)) {
             return Classification.WITHIN_ROUNDING;
         }

@@ -87,6 +87,8 @@ class PlantedBugsTest {
         assertThat(r.divergence().suspects()).containsExactly(target);
         assertThat(r.threeWay()).isNotNull();
         assertThat(r.threeWay().classification()).isEqualTo(expected);
+        // the derived bound of the stage is sound: the reference is always within it
+        assertThat(r.threeWay().ports()).allMatch(p -> p.referenceOverBound() == 0);
     }
 
     @ParameterizedTest(name = "{0} in {1}: replay of the backend's full trace")
@@ -122,5 +124,24 @@ class PlantedBugsTest {
         assertThat(r.threeWay().classification()).isEqualTo(expected);
         int stages = s.program().stages().size();
         assertThat(r.backendRuns()).isLessThanOrEqualTo(2 + 32 - Integer.numberOfLeadingZeros(stages));
+        System.out.printf("%s in %s: planted at #%d '%s' (%s); final outputs: %d suspect(s); bisection: %d backend runs over %d stages; %s%n",
+                bug, s.name(), r.divergence().stageIndex(), target, r.divergence().kind(), replayed.divergence().suspects().size(),
+                r.backendRuns(), stages, r.threeWay().classification().words());
+    }
+
+    @ParameterizedTest(name = "{0} in {1}: replay of a trace that fused the planted stage away")
+    @MethodSource("plantedBugs")
+    void aFusedStageIsASuspectOfTheFirstRecordedStageThatDiverges(Bug bug, String subjectName, ThreeWay.Classification expected) throws Exception {
+        Subject s = subject(subjectName);
+        String target = visibleTarget(s, bug);
+        RunResult back = new PlantedBackend(bug, target).run(s.program(), s.bound(), s.params(), true);
+        java.util.Set<String> kept = new java.util.HashSet<>(back.trace().keySet());
+        kept.remove(target);
+        DiffResult r = Replay.replay(s.program(), s.bound(), s.params(), StageTrace.of(s.program(), back).onlyStages(kept),
+                new Policy.Exact(), MathMode.PRECISE);
+        assertThat(r.divergence().stageId()).isNotEqualTo(target);
+        assertThat(r.divergence().suspects()).contains(target, r.divergence().stageId());
+        assertThat(r.divergence().suspects().size()).isLessThanOrEqualTo(4);
+        assertThat(r.divergence().pinned()).isFalse();
     }
 }
