@@ -139,9 +139,16 @@ class PlantedBugsTest {
         kept.remove(target);
         DiffResult r = Replay.replay(s.program(), s.bound(), s.params(), StageTrace.of(s.program(), back).onlyStages(kept),
                 new Policy.Exact(), MathMode.PRECISE);
-        assertThat(r.divergence().stageId()).isNotEqualTo(target);
-        assertThat(r.divergence().suspects()).contains(target, r.divergence().stageId());
-        assertThat(r.divergence().suspects().size()).isLessThanOrEqualTo(4);
-        assertThat(r.divergence().pinned()).isFalse();
+        Divergence d = r.divergence();
+        assertThat(d.stageId()).isNotEqualTo(target);
+        assertThat(d.suspects()).contains(target);
+        if (d.stageIndex() >= 0) {
+            assertThat(d.suspects()).contains(d.stageId());
+        } else {
+            assertThat(d.tensor()).isNotNull();     // the fused stage was the last to compute an output
+        }
+        // a handful of stages (the fused one, the stores and loads between it and its recorded consumer), not the program
+        assertThat(d.suspects().size()).isLessThanOrEqualTo(8);
+        assertThat(d.pinned()).isFalse();
     }
 }
