@@ -125,7 +125,7 @@ public final class DerivedBounds {
         }
     }
 
-    private static void step(Stage st, RunState val, RunState err, Map<String, Long> params, MathMode mode, List<String> warnings) throws Fault {
+    static void step(Stage st, RunState val, RunState err, Map<String, Long> params, MathMode mode, List<String> warnings) throws Fault {
         switch (st.kind()) {
             case StageKind.Load l -> moved(st, val, err);
             case StageKind.Store s -> moved(st, val, err);

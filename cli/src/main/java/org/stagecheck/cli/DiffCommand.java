@@ -1,0 +1,221 @@
+package org.stagecheck.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.golden.debug.CutBisect;
+import org.stagecheck.golden.debug.DebugInputException;
+import org.stagecheck.golden.debug.DiffReports;
+import org.stagecheck.golden.debug.DiffResult;
+import org.stagecheck.golden.debug.DiffText;
+import org.stagecheck.golden.debug.Replay;
+import org.stagecheck.golden.debug.StageTrace;
+import org.stagecheck.golden.debug.TraceDiff;
+import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.validate.Validator;
+import org.stagecheck.tensor.Tensor;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code stagecheck diff}: where a backend's run first departs from the reference, and whether it is rounding or a bug. */
+@Command(name = "diff", mixinStandardHelpOptions = true,
+        description = {"Name the first stage where a backend's run diverges from the reference, with a verdict per stage and,",
+                "for that stage, a three-way comparison against float64: within rounding, beyond its bound, or ill-conditioned.",
+                "  diff REF_DIR BACKEND_DIR --program P    two traces as 'run --trace --out DIR' writes them (the backend's",
+                "                                          may hold only some stages)",
+                "  diff --replay --program P --inputs DIR --actual DIR",
+                "                                          the backend's recorded values (any stages, or only its outputs)",
+                "                                          substituted into the reference run",
+                "  diff --replay --program P --inputs DIR --backend NAME",
+                "                                          bisect by running the backend on prefixes of the program",
+                "Exit 0 everything agrees, 1 a divergence was found, 2 bad input."})
+final class DiffCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(arity = "0..2", paramLabel = "TRACE_DIR", description = "the reference's and the backend's trace directories")
+    List<Path> traces = new ArrayList<>();
+
+    @Option(names = "--program", paramLabel = "FILE", required = true, description = "the program both sides ran")
+    Path programFile;
+
+    @Option(names = "--replay", description = "localise by replay through the reference instead of comparing two traces")
+    boolean replay;
+
+    @Option(names = "--actual", paramLabel = "DIR", description = "with --replay: what the backend wrote (DIR/<tensor>.npy, DIR/trace/...)")
+    Path actual;
+
+    @Option(names = "--backend", paramLabel = "NAME", description = "with --replay: the backend to bisect, run on prefixes of the program (one of: interp)")
+    String backend;
+
+    @Option(names = "--inputs", paramLabel = "DIR", description = "the run's bound tensors and inputs.json (parameters)")
+    Path inputs;
+
+    @Option(names = "--random", paramLabel = "SEED", description = "with --replay: bound tensors not in --inputs generated from this seed")
+    Long seed;
+
+    @Option(names = "--param", paramLabel = "NAME=VALUE", description = "bind a program parameter (repeatable; overrides inputs.json)")
+    Map<String, Long> paramOverrides = new LinkedHashMap<>();
+
+    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "exact",
+            description = "how stage values are judged: exact (default), 'ulp N', 'allclose [RTOL ATOL]', 'pcc MIN'")
+    String policyText;
+
+    @Option(names = "--math", paramLabel = "MODE", defaultValue = "precise",
+            description = "the math the derived bound allows the backend: precise (default) or fast")
+    String math;
+
+    @Option(names = "--json", description = "print one JSON document instead of text")
+    boolean json;
+
+    @Option(names = "--html", paramLabel = "FILE", description = "also write an HTML page (and FILE's .divergent.html: the golden report of the divergent stage)")
+    Path html;
+
+    @Override
+    public Integer call() {
+        PrintWriter stdout = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        DiffResult r;
+        String backendName;
+        try {
+            Policy policy = parsePolicy();
+            MathMode mode = switch (math.toLowerCase(Locale.ROOT)) {
+                case "precise" -> MathMode.PRECISE;
+                case "fast" -> MathMode.FAST;
+                default -> throw new BadInputException("--math is precise or fast, not '" + math + "'");
+            };
+            LoadedProgram lp = LoadedProgram.read(programFile);
+            Program program = lp.program();
+            List<Diagnostic> invalid = new Validator().validate(program);
+            if (!invalid.isEmpty()) {
+                throw new BadInputException(programFile + ": not well-formed: " + DiagnosticOutput.text(invalid.get(0), lp::where));
+            }
+            InputsManifest manifest = inputs == null ? new InputsManifest(Map.of(), Map.of()) : InputsManifest.readOrEmpty(inputs);
+            if (!replay) {
+                if (traces.size() != 2) {
+                    throw new BadInputException("give two trace directories (reference, backend), or --replay");
+                }
+                if (actual != null || backend != null || seed != null) {
+                    throw new BadInputException("--actual, --backend and --random go with --replay");
+                }
+                Map<String, Long> params = new LinkedHashMap<>(manifest.params());
+                params.putAll(paramOverrides);
+                backendName = "files " + traces.get(1);
+                r = TraceDiff.diff(program, StageTrace.read(traces.get(0), program), StageTrace.read(traces.get(1), program), policy, params, mode);
+            } else {
+                if (!traces.isEmpty()) {
+                    throw new BadInputException("--replay takes no trace directories; give the backend's with --actual DIR");
+                }
+                if ((actual == null) == (backend == null)) {
+                    throw new BadInputException("--replay needs --actual DIR (what the backend wrote) or --backend NAME (to bisect), one of them");
+                }
+                Map<String, Tensor> bound = RunInputs.bind(program, manifest, inputs, seed);
+                Map<String, Long> params = RunInputs.params(program, manifest, paramOverrides);
+                if (actual != null) {
+                    StageTrace recorded = StageTrace.read(actual, program);
+                    if (recorded.isEmpty()) {
+                        throw new BadInputException(actual + ": holds neither output tensors of the program nor a trace");
+                    }
+                    backendName = "files " + actual;
+                    r = Replay.replay(program, bound, params, recorded, policy, mode);
+                } else {
+                    backendName = backend;
+                    r = CutBisect.bisect(program, bound, params, Backends.named(backend), policy, mode);
+                }
+            }
+            writeHtml(r, backendName);
+        } catch (BadInputException | DebugInputException e) {
+            return fail(stdout, err, e.getMessage());
+        } catch (IOException e) {
+            return fail(stdout, err, e.getMessage());
+        }
+        DiffResult result = r;
+        String name = backendName;
+        if (json) {
+            Json.print(stdout, g -> {
+                g.writeStartObject();
+                g.writeStringField("command", "diff");
+                g.writeBooleanField("holds", result.agrees());
+                g.writeNumberField("exitCode", result.exitCode());
+                DiffReports.json(g, result, name);
+                g.writeEndObject();
+            });
+        } else {
+            stdout.print(DiffText.of(result));
+            stdout.flush();
+        }
+        return result.exitCode();
+    }
+
+    private Policy parsePolicy() throws BadInputException {
+        try {
+            return Policy.parse(policyText);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException("--policy: " + e.getMessage());
+        }
+    }
+
+    private void writeHtml(DiffResult r, String backendName) throws IOException {
+        if (html == null) {
+            return;
+        }
+        String stem = html.getFileName().toString().replaceFirst("\\.html?$", "");
+        Path divergent = html.resolveSibling(stem + ".divergent.html");
+        String page = DiffReports.divergentHtml(r, backendName);
+        if (page != null) {
+            write(divergent, page);
+        }
+        write(html, DiffReports.html(r, page == null ? null : divergent.getFileName().toString()));
+    }
+
+    /** Writes through a temporary file, so no half-written page remains. */
+    private static void write(Path file, String text) throws IOException {
+        Path abs = file.toAbsolutePath().normalize();
+        Path parent = abs.getParent();
+        try {
+            Files.createDirectories(parent);
+            Path tmp = Files.createTempFile(parent, "." + abs.getFileName(), ".tmp");
+            try {
+                Files.writeString(tmp, text, StandardCharsets.UTF_8);
+                Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        } catch (IOException e) {
+            throw new IOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private int fail(PrintWriter stdout, PrintWriter err, String message) {
+        if (json) {
+            Json.print(stdout, g -> {
+                g.writeStartObject();
+                g.writeStringField("command", "diff");
+                g.writeBooleanField("holds", false);
+                g.writeNumberField("exitCode", ExitCode.BAD_INPUT);
+                g.writeStringField("error", message);
+                g.writeEndObject();
+            });
+        } else {
+            err.println("error: " + message);
+            err.flush();
+        }
+        return ExitCode.BAD_INPUT;
+    }
+}

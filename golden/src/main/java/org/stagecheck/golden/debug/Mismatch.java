@@ -1,0 +1,35 @@
+package org.stagecheck.golden.debug;
+
+import java.util.Map;
+
+import org.stagecheck.backend.Backend;
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.tensor.Tensor;
+
+/**
+ * The one call for a Java caller with a {@link Backend} in hand (a pass-testing kit, a backend's
+ * own test suite): where does this backend's run of {@code program} first depart from the
+ * reference, and is it rounding or a bug (docs/debugging.md). The backend is run once asking for
+ * a trace; whatever stages it traces are replayed through the reference ({@link Replay}); when the
+ * trace does not pin the fault to one stage (it traced nothing, or fused the culprit away), the
+ * backend is re-run on prefixes of the program ({@link CutBisect}).
+ */
+public final class Mismatch {
+    private Mismatch() {
+    }
+
+    public static DiffResult locate(Program program, Map<String, Tensor> bound, Map<String, Long> params, Backend backend,
+                                    Policy policy, MathMode mode) throws DebugInputException {
+        RunResult run = backend.run(program, bound, params, true);
+        if (run.ok()) {
+            DiffResult replayed = Replay.replay(program, bound, params, StageTrace.of(program, run), policy, mode);
+            if (replayed.agrees() || replayed.divergence().pinned()) {
+                return replayed;
+            }
+        }
+        return CutBisect.bisect(program, bound, params, backend, policy, mode);
+    }
+}

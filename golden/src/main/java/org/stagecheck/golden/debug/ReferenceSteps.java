@@ -1,0 +1,109 @@
+package org.stagecheck.golden.debug;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.stagecheck.interp.Precision;
+import org.stagecheck.interp.eval.Fault;
+import org.stagecheck.interp.eval.Parallel;
+import org.stagecheck.interp.eval.RunState;
+import org.stagecheck.interp.eval.StageEvaluator;
+import org.stagecheck.spec.ir.BufferDecl;
+import org.stagecheck.spec.ir.Param;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.tensor.Tensor;
+
+/**
+ * The reference run one stage at a time, so that values can be substituted between stages: the
+ * same evaluators, in the same order, as {@code Interpreter} (f32 reference semantics).
+ */
+final class ReferenceSteps implements AutoCloseable {
+    private final Program program;
+    private final Parallel parallel;
+    private final RunState state;
+
+    ReferenceSteps(Program program, Map<String, Tensor> bound, Map<String, Long> params) throws DebugInputException {
+        for (Param p : program.params()) {
+            Long v = params.get(p.name());
+            if (v == null || v < p.min() || v > p.max()) {
+                throw new DebugInputException("parameter '" + p.name() + "' needs a value in [" + p.min() + ", " + p.max() + "]");
+            }
+        }
+        this.program = program;
+        this.parallel = new Parallel(Runtime.getRuntime().availableProcessors());
+        this.state = new RunState(program, Precision.F32, parallel, params);
+        for (TensorDecl d : program.tensors()) {
+            Tensor t = bound.get(d.name());
+            if (t == null && d.role().isBoundBeforeRun()) {
+                close();
+                throw new DebugInputException("tensor '" + d.name() + "' (" + d.role().jsonName() + ") has no bound value");
+            }
+            if (t != null && (t.dtype() != d.dtype() || !t.shape().equals(d.shape()) || t.isFloat64())) {
+                close();
+                throw new DebugInputException("tensor '" + d.name() + "' is " + d.dtype() + d.shape() + " but its value is " + t.dtype() + t.shape());
+            }
+            if (t == null) {
+                state.putTensor(d.name(), Tensor.zeros(d.dtype(), d.shape()));
+            } else {
+                state.putSharedTensor(d.name(), t);
+            }
+        }
+    }
+
+    /** The values of the buffers {@code st} reads, as they are now (buffers never written are absent). */
+    Map<String, Tensor> inputsOf(Stage st) throws Fault {
+        Map<String, Tensor> in = new LinkedHashMap<>();
+        for (String b : st.buffersRead()) {
+            Tensor t = state.readOrNull(b);
+            if (t != null) {
+                in.put(b, t);
+            }
+        }
+        return in;
+    }
+
+    /** Runs {@code st} and returns its output ports' values. */
+    List<Tensor> run(Stage st) throws Fault {
+        StageEvaluator.run(st, state);
+        java.util.ArrayList<Tensor> outs = new java.util.ArrayList<>();
+        for (String o : st.outs()) {
+            outs.add(state.read(o));
+        }
+        return outs;
+    }
+
+    /**
+     * Replaces buffer {@code name} with {@code value} when it fits the declaration (dtype and
+     * element count); returns whether it did.
+     */
+    boolean substitute(String name, Tensor value) throws Fault {
+        BufferDecl d = state.bufferDecl(name);
+        if (value.dtype() != d.dtype() || value.size() != d.shape().elementCount() || value.isFloat64()) {
+            return false;
+        }
+        state.write(name, value);
+        return true;
+    }
+
+    /** Replaces DRAM tensor {@code name} with {@code value} (not mutated: copied before a store writes it). */
+    boolean substituteTensor(String name, Tensor value) {
+        TensorDecl d = program.tensorsByName().get(name);
+        if (d == null || value.dtype() != d.dtype() || !value.shape().equals(d.shape()) || value.isFloat64()) {
+            return false;
+        }
+        state.putSharedTensor(name, value);
+        return true;
+    }
+
+    Map<String, Tensor> tensors() {
+        return state.tensors();
+    }
+
+    @Override
+    public void close() {
+        parallel.close();
+    }
+}
