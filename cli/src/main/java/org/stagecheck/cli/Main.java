@@ -17,7 +17,7 @@ import picocli.CommandLine.ParseResult;
 @Command(name = "stagecheck", mixinStandardHelpOptions = true, version = "stagecheck 0.1.0",
         description = "Reference interpreter and verifier for stage programs.",
         subcommands = {ValidateCommand.class, RunCommand.class, VerifyCommand.class, AuthorCommand.class, ReduceCommand.class,
-                GoldenCommand.class, DiffCommand.class, BenchCommand.class})
+                GoldenCommand.class, DiffCommand.class, BenchCommand.class, CudaCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -22,13 +22,17 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code stagecheck run}: the reference evaluation of a program. */
+/**
+ * {@code stagecheck run}: the reference evaluation of a program. The reading of inputs, the
+ * binding of parameters, the writing of {@code .npy} files and the report are shared with
+ * {@code stagecheck cuda run}, which overrides only {@link #execute} and {@link #mode}.
+ */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Run a program on the reference interpreter and write its output and state tensors as .npy,",
                 "with their index OUT/tensors.json. Bound tensors (input, weight, state) come from --bind, --state-from DIR",
                 "(a previous run's OUT), --inputs DIR (DIR/inputs.json, else DIR/<tensor>.npy), or are generated",
                 "deterministically from --random SEED. Exit 0 on success, 1 on a runtime fault, 2 on bad input."})
-final class RunCommand implements Callable<Integer> {
+class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
@@ -99,7 +103,7 @@ final class RunCommand implements Callable<Integer> {
                 options = options.withThreads(threads);
             }
             long t0 = System.nanoTime();
-            RunResult result = new Interpreter(options).run(program, bound, params);
+            RunResult result = execute(program, bound, params, options);
             long micros = (System.nanoTime() - t0) / 1000;
             if (!result.ok() && result.faults().stream().anyMatch(d -> d.code().equals("OUT_OF_MEMORY"))) {
                 // the same outcome as the check above, whichever mode ran out
@@ -115,6 +119,17 @@ final class RunCommand implements Callable<Integer> {
         } catch (BadInputException e) {
             return Reply.badInput(spec.commandLine(), json, e.getMessage());
         }
+    }
+
+    /** Runs the program: the reference interpreter here, another backend in a subclass. */
+    RunResult execute(Program program, Map<String, Tensor> bound, Map<String, Long> params, RunOptions options)
+            throws BadInputException {
+        return new Interpreter(options).run(program, bound, params);
+    }
+
+    /** The evaluation mode for the report, e.g. {@code f32 reference}. */
+    String mode() {
+        return f64 ? "f64" : "f32 reference";
     }
 
     private int notWellFormed(LoadedProgram lp, List<Diagnostic> invalid) {
@@ -187,7 +202,7 @@ final class RunCommand implements Callable<Integer> {
         for (Diagnostic d : result.faults()) {
             o.println(DiagnosticOutput.text(d, lp::where));
         }
-        String mode = f64 ? "f64" : "f32 reference";
+        String mode = mode();
         if (result.ok()) {
             o.println("ran " + program.stages().size() + " stages of " + program.name() + " in " + (micros / 1000.0)
                     + " ms (" + mode + "); wrote " + written.size() + " tensor(s) to " + out);

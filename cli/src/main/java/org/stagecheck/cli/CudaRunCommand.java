@@ -1,0 +1,87 @@
+package org.stagecheck.cli;
+
+import java.io.PrintWriter;
+import java.util.Map;
+
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.cuda.CudaBackend;
+import org.stagecheck.cuda.CudaOptions;
+import org.stagecheck.cuda.CudaSession;
+import org.stagecheck.cuda.CudaSetupException;
+import org.stagecheck.cuda.compile.MathMode;
+import org.stagecheck.cuda.runtime.CudaDriver;
+import org.stagecheck.cuda.runtime.GraphCounters;
+import org.stagecheck.cuda.runtime.LaunchException;
+import org.stagecheck.interp.RunOptions;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.tensor.Tensor;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code stagecheck cuda run}: {@code run}'s inputs, outputs and report, with the program run by
+ * the CUDA backend on the GPU or, with {@code --emulate}, in host emulation. The {@code .npy}
+ * files are written exactly as {@code run} writes them, so {@code diff} and golden checks read
+ * them the same way. On a machine without a CUDA driver, a run without {@code --emulate} is bad
+ * input (exit 2) with one line saying so.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = {"Run a program with the CUDA backend and write its output tensors as .npy, as 'run' does.",
+                "--emulate runs the same generated kernels on the host (g++), for machines without a GPU."})
+final class CudaRunCommand extends RunCommand {
+    @Option(names = "--emulate", description = "host emulation: the generated source compiled by g++ and run on the CPU")
+    boolean emulate;
+
+    @Option(names = "--graphs", description = "capture the stages into segment graphs and replay them (counters are printed)")
+    boolean graphs;
+
+    @Option(names = "--math", paramLabel = "MODE", description = "transcendental functions: precise (default) or fast")
+    String math = "precise";
+
+    @Option(names = "--segment", paramLabel = "STAGES", description = "stages per graph segment (default 64)")
+    int segment = 64;
+
+    @Override
+    RunResult execute(Program program, Map<String, Tensor> bound, Map<String, Long> params, RunOptions options)
+            throws BadInputException {
+        if (f64 || stopAtNonFinite != null || threads != null) {
+            throw new BadInputException("--f64, --stop-at-nonfinite and --threads are options of the reference interpreter, not of 'cuda run'");
+        }
+        MathMode mode = switch (math) {
+            case "precise" -> MathMode.PRECISE;
+            case "fast" -> MathMode.FAST;
+            default -> throw new BadInputException("--math is precise or fast, not '" + math + "'");
+        };
+        if (segment < 1) {
+            throw new BadInputException("--segment must be at least 1");
+        }
+        if (!emulate) {
+            try (CudaDriver driver = CudaDriver.open()) {
+                // the driver is there; the backend opens its own on its driver thread
+            } catch (LaunchException e) {
+                throw new BadInputException(e.getMessage() + "; add --emulate to run in host emulation");
+            }
+        }
+        CudaOptions o = (emulate ? CudaOptions.emulation() : CudaOptions.device())
+                .withMath(mode).withGraphs(graphs).withSegmentStages(segment);
+        CudaBackend backend = new CudaBackend(o);
+        try (CudaSession s = backend.open(program)) {
+            RunResult r = s.step(bound, params, trace);
+            if (graphs) {
+                PrintWriter err = spec.commandLine().getErr();
+                GraphCounters c = s.counters();
+                err.println("graphs: " + c.summary());
+                c.notes().forEach(n -> err.println("graphs: " + n));
+                err.flush();
+            }
+            return r;
+        } catch (CudaSetupException e) {
+            return new RunResult(Map.of(), Map.of(), java.util.List.of(e.diagnostic()), null);
+        }
+    }
+
+    @Override
+    String mode() {
+        return (emulate ? "cuda-emu" : "cuda") + ", " + math + " math" + (graphs ? ", graphs" : "");
+    }
+}

@@ -1,0 +1,96 @@
+package org.stagecheck.cuda;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import org.stagecheck.backend.Backend;
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.cuda.runtime.LauncherFactory;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.tensor.Tensor;
+
+/**
+ * The thin CUDA backend (brief, "CUDA backend"; docs/cuda.md): each stage lowered to one plain
+ * CUDA C kernel, run on a GPU through the driver API ({@code cuda}) or on the host in emulation
+ * ({@code cuda-emu}), a second implementation of the semantics that the differential tests hold
+ * to the reference. A program is validated before anything native happens; an invalid one, bad
+ * bindings, a compiler or driver failure, and every data fault are diagnostics in the
+ * {@link RunResult}, never exceptions.
+ */
+public final class CudaBackend implements Backend {
+    private final CudaOptions options;
+    private final LauncherFactory factory;
+
+    public CudaBackend(CudaOptions options) {
+        this(options, switch (options.target()) {
+            case DEVICE -> LauncherFactory.device();
+            case EMULATION -> LauncherFactory.emulation();
+        });
+    }
+
+    /** With a launcher factory of the caller's (a test's fault injection, a custom device). */
+    public CudaBackend(CudaOptions options, LauncherFactory factory) {
+        this.options = Objects.requireNonNull(options, "options");
+        this.factory = Objects.requireNonNull(factory, "factory");
+    }
+
+    @Override
+    public String name() {
+        return options.backendName();
+    }
+
+    public CudaOptions options() {
+        return options;
+    }
+
+    @Override
+    public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
+        List<Diagnostic> invalid = Preflight.program(program);
+        if (!invalid.isEmpty()) {
+            return new RunResult(Map.of(), Map.of(), invalid, null);
+        }
+        List<Diagnostic> faults = Preflight.bindings(program, bound, params);
+        if (!faults.isEmpty()) {
+            return new RunResult(Map.of(), Map.of(), faults, null);
+        }
+        try (CudaSession s = open(program)) {
+            return s.step(bound, params, trace);
+        } catch (CudaSetupException e) {
+            return new RunResult(Map.of(), Map.of(), List.of(e.diagnostic()), null);
+        }
+    }
+
+    /**
+     * A session of {@code program} for several runs (decode steps with graphs). The program is
+     * validated first: an invalid one is refused with the validator's first finding.
+     */
+    public CudaSession open(Program program) throws CudaSetupException {
+        List<Diagnostic> invalid = Preflight.program(program);
+        if (!invalid.isEmpty()) {
+            throw new CudaSetupException(invalid.getFirst());
+        }
+        CudaModule module = CudaModule.build(List.of(program), options, factory);
+        try {
+            return new CudaSession(program, module, 0, options.graphs(), true);
+        } catch (CudaSetupException e) {
+            module.close();
+            throw e;
+        }
+    }
+
+    /**
+     * One module for many programs (one compile); each must be valid, else the first finding is
+     * refused. Sessions come from {@link CudaSession#of}.
+     */
+    public CudaModule openAll(List<Program> programs) throws CudaSetupException {
+        for (Program p : programs) {
+            List<Diagnostic> invalid = Preflight.program(p);
+            if (!invalid.isEmpty()) {
+                throw new CudaSetupException(invalid.getFirst());
+            }
+        }
+        return CudaModule.build(programs, options, factory);
+    }
+}

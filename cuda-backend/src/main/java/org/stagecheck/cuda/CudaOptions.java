@@ -1,0 +1,77 @@
+package org.stagecheck.cuda;
+
+import java.util.Objects;
+
+import org.stagecheck.cuda.compile.ArtifactCache;
+import org.stagecheck.cuda.compile.MathMode;
+
+/**
+ * How the CUDA backend runs (docs/cuda.md).
+ *
+ * @param target        on a GPU through the driver, or in host emulation
+ * @param math          how transcendental functions are computed
+ * @param graphs        replay captured segment graphs after the first step
+ * @param segmentStages stages per graph segment (at least 1)
+ * @param cache         where compiled artifacts are kept, and the compilers
+ * @param hostOpt       the host compiler's optimisation level for emulation (0 to 2): the values are
+ *                      the same at every level (no contraction, no fast-math); 0 compiles fastest
+ */
+public record CudaOptions(Target target, MathMode math, boolean graphs, int segmentStages, ArtifactCache cache, int hostOpt) {
+    /** Where the kernels run. */
+    public enum Target {
+        /** A GPU, through the CUDA driver API: backend name {@code cuda}. */
+        DEVICE,
+        /** The host, through the g++-built emulation library: backend name {@code cuda-emu}. */
+        EMULATION
+    }
+
+    public CudaOptions {
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(math, "math");
+        Objects.requireNonNull(cache, "cache");
+        if (hostOpt < 0 || hostOpt > 2) {
+            throw new IllegalArgumentException("the host optimisation level is 0, 1 or 2, not " + hostOpt);
+        }
+        if (segmentStages < 1) {
+            throw new IllegalArgumentException("a graph segment holds at least one stage, not " + segmentStages);
+        }
+    }
+
+    /** Host emulation, precise math, eager, the standard cache. */
+    public static CudaOptions emulation() {
+        return new CudaOptions(Target.EMULATION, MathMode.PRECISE, false, 64, ArtifactCache.standard(), 1);
+    }
+
+    /** The GPU, precise math, eager, the standard cache. */
+    public static CudaOptions device() {
+        return new CudaOptions(Target.DEVICE, MathMode.PRECISE, false, 64, ArtifactCache.standard(), 1);
+    }
+
+    public CudaOptions withGraphs(boolean g) {
+        return new CudaOptions(target, math, g, segmentStages, cache, hostOpt);
+    }
+
+    public CudaOptions withMath(MathMode m) {
+        return new CudaOptions(target, m, graphs, segmentStages, cache, hostOpt);
+    }
+
+    public CudaOptions withSegmentStages(int n) {
+        return new CudaOptions(target, math, graphs, n, cache, hostOpt);
+    }
+
+    public CudaOptions withCache(ArtifactCache c) {
+        return new CudaOptions(target, math, graphs, segmentStages, c, hostOpt);
+    }
+
+    public CudaOptions withHostOpt(int level) {
+        return new CudaOptions(target, math, graphs, segmentStages, cache, level);
+    }
+
+    /** {@code cuda} or {@code cuda-emu}. */
+    public String backendName() {
+        return switch (target) {
+            case DEVICE -> "cuda";
+            case EMULATION -> "cuda-emu";
+        };
+    }
+}

@@ -1,0 +1,99 @@
+package org.stagecheck.cuda;
+
+import java.util.List;
+import java.util.Map;
+
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.cuda.runtime.GraphCounters;
+import org.stagecheck.cuda.runtime.LaunchException;
+import org.stagecheck.cuda.runtime.ProgramRunner;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.tensor.Tensor;
+
+/**
+ * A program kept on the device across runs (decode steps): memory allocated once, graphs
+ * captured on the first step and replayed after (with {@link CudaOptions#graphs()}). Every run
+ * returns a {@link RunResult} as {@link CudaBackend#run} does; nothing throws for bad bindings or
+ * device errors, which are diagnostics naming the stage.
+ */
+public final class CudaSession implements AutoCloseable {
+    private final Program program;
+    private final CudaModule module;
+    private final ProgramRunner runner;
+    private final boolean graphs;
+    private final boolean ownsModule;
+
+    CudaSession(Program program, CudaModule module, int index, boolean graphs, boolean ownsModule) throws CudaSetupException {
+        this.program = program;
+        this.module = module;
+        this.runner = module.newRunner(index);
+        this.graphs = graphs;
+        this.ownsModule = ownsModule;
+    }
+
+    /**
+     * A session of program {@code index} of a shared module (which the caller closes), with its
+     * own device memory, in graph mode as the module's options say.
+     */
+    public static CudaSession of(CudaModule module, int index) throws CudaSetupException {
+        return of(module, index, module.options().graphs());
+    }
+
+    /** As {@link #of(CudaModule, int)}, choosing graph mode. */
+    public static CudaSession of(CudaModule module, int index, boolean graphs) throws CudaSetupException {
+        return new CudaSession(module.lowered().get(index).program(), module, index, graphs, false);
+    }
+
+    public Program program() {
+        return program;
+    }
+
+    /** One run: {@code trace} keeps every stage's outputs (always eager: replays show only final buffers). */
+    public RunResult step(Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
+        List<Diagnostic> faults = Preflight.bindings(program, bound, params);
+        if (!faults.isEmpty()) {
+            return new RunResult(Map.of(), Map.of(), faults, null);
+        }
+        try {
+            return runner.step(bound, params, trace, graphs && !trace);
+        } catch (LaunchException e) {
+            int i = e.stageIndex();
+            Diagnostic d = i < 0
+                    ? Diagnostic.atField(e.errorName(), "/", e.getMessage())
+                    : Diagnostic.atStage(e.errorName(), i, program.stages().get(i).id(), "/stages/" + i, null, e.getMessage());
+            return new RunResult(Map.of(), Map.of(), List.of(d), i < 0 ? null : program.stages().get(i).id());
+        }
+    }
+
+    public RunResult step(Map<String, Tensor> bound, Map<String, Long> params) {
+        return step(bound, params, false);
+    }
+
+    /** Graph-mode counters so far. */
+    public GraphCounters counters() {
+        return runner.counters();
+    }
+
+    /** Moves chip {@code chip}'s memory to a new address (graphs that baked the old one become stale). */
+    public void reallocate(int chip) throws LaunchException {
+        runner.reallocate(chip);
+    }
+
+    /** The module (source, lowering) behind this session. */
+    public CudaModule module() {
+        return module;
+    }
+
+    /** The runner (device memory and graph state) of this session's program. */
+    public ProgramRunner runner() {
+        return runner;
+    }
+
+    @Override
+    public void close() {
+        if (ownsModule) {
+            module.close();
+        }
+    }
+}

@@ -1,0 +1,258 @@
+package org.stagecheck.cuda.lower;
+
+import java.util.Arrays;
+import java.util.List;
+
+import org.stagecheck.spec.ir.ComputeOp;
+import org.stagecheck.spec.ir.ReduceFn;
+import org.stagecheck.spec.ir.Shape;
+
+/**
+ * {@code MatMul}, {@code Reduce} and the layout ops (docs/semantics.md, "Compute(MatMul)",
+ * "Compute(Reduce)", "Layout ops"): one thread per output element, each accumulation one
+ * sequential chain in the reference's order. MatMul: {@code acc = fma(a[i,k], b[k,j], acc)} for
+ * k ascending from the spill (or +0), written back to the spill, then the bias added once in f32
+ * and the sum rounded once. Reduce: index order from element 0. Layout ops move elements and
+ * convert dtypes by the reference's rule.
+ */
+final class ComputeLowering {
+    private ComputeLowering() {
+    }
+
+    static void matmul(Emit x, ComputeOp.MatMul mm, boolean spillWritten) {
+        Placed a = x.in(x.stage.ins().get(0));
+        Placed b = x.in(x.stage.ins().get(1));
+        Shape as = a.shape();
+        Shape bs = b.shape();
+        if (as.rank() < 2 || bs.rank() < 2) {
+            throw new LoweringException("matmul operands need rank at least 2");
+        }
+        int m = mm.transposeA() ? as.dim(as.rank() - 1) : as.dim(as.rank() - 2);
+        int k = mm.transposeA() ? as.dim(as.rank() - 2) : as.dim(as.rank() - 1);
+        int n = mm.transposeB() ? bs.dim(bs.rank() - 2) : bs.dim(bs.rank() - 1);
+        int[] batch = Arrays.copyOf(as.toArray(), as.rank() - 2);
+        boolean batchedB = bs.rank() > 2;
+        int[] outDims = Arrays.copyOf(batch, batch.length + 2);
+        outDims[batch.length] = m;
+        outDims[batch.length + 1] = n;
+        Placed out = x.out(x.stage.outs().getFirst());
+        if (!Arrays.equals(out.shape().toArray(), outDims)) {
+            throw new LoweringException("the product is " + Shape.of(outDims) + " but the output is " + out.shape());
+        }
+        boolean ints = CText.computesAsInt(a.dtype());
+        if (ints != CText.computesAsInt(b.dtype())) {
+            throw new LoweringException("matmul operands must be both floating or both i32");
+        }
+        long total = Shape.of(outDims).elementCount();
+        x.begin("", total, "out = " + (mm.transposeA() ? "A^T" : "A") + " x " + (mm.transposeB() ? "B^T" : "B")
+                        + (mm.bias() == null ? "" : " + bias '" + mm.bias() + "'") + ", M=" + m + " K=" + k + " N=" + n
+                        + (batch.length == 0 ? "" : ", batch " + Shape.of(batch)),
+                mm.spill() == null ? "" : "spill '" + mm.spill() + "': the f32 accumulator, "
+                        + (spillWritten ? "continued from its value" : "not written before in this run, so it starts at +0"));
+        x.pointer("A", a, false);
+        x.pointer("B", b, false);
+        x.pointer("out", out, true);
+        if (mm.bias() != null) {
+            x.pointer("bias", x.in(mm.bias()), false);
+        }
+        if (mm.spill() != null) {
+            x.pointer("spill", x.out(mm.spill()), true);
+        }
+        x.open("SC_FOR_EACH(e, n) {");
+        x.line("long long p = e / " + ((long) m * n) + ", i = e / " + n + " % " + m + ", j = e % " + n + "; // batch, row, column");
+        x.line("long long aOff = p * " + ((long) m * k) + ", bOff = " + (batchedB ? "p * " + ((long) k * n) : "0") + ";");
+        String ai = mm.transposeA() ? "aOff + kk * " + m + " + i" : "aOff + i * " + k + " + kk";
+        String bi = mm.transposeB() ? "bOff + j * " + k + " + kk" : "bOff + kk * " + n + " + j";
+        String t = ints ? "int" : "float";
+        x.line(t + " acc = " + (mm.spill() != null && spillWritten && !ints ? "spill[e]" : ints ? "0" : "0.0f") + ";");
+        x.open("for (long long kk = 0; kk < " + k + "; kk++) { // k ascending: one chain");
+        if (ints) {
+            x.line("acc = sc_iadd(acc, sc_imul(" + CText.read(a.dtype(), "A", ai) + ", " + CText.read(b.dtype(), "B", bi) + "));");
+        } else {
+            x.line("acc = sc_fma(" + CText.read(a.dtype(), "A", ai) + ", " + CText.read(b.dtype(), "B", bi) + ", acc);");
+        }
+        x.close();
+        if (mm.spill() != null && !ints) {
+            x.line("spill[e] = acc;");
+        }
+        if (mm.bias() != null) {
+            Placed bias = x.in(mm.bias());
+            String bix = ExprLowering.broadcastIndex(bias.shape(), outDims);
+            if (!bix.equals("e")) {
+                x.coordinates("e", "i", outDims);
+            }
+            if (ints != CText.computesAsInt(bias.dtype())) {
+                throw new LoweringException("the bias's dtype does not match the matmul's");
+            }
+            String bv = CText.read(bias.dtype(), "bias", bix);
+            x.line("acc = " + (ints ? "sc_iadd(acc, " + bv + ")" : "sc_fadd(acc, " + bv + ")") + "; // the bias, added once");
+        }
+        x.line("out[e] = " + (ints ? CText.fromInt(out.dtype(), "acc") : CText.fromFloat(out.dtype(), "acc")) + ";");
+        x.close();
+        x.end();
+    }
+
+    static void reduce(Emit x, ComputeOp.Reduce r) {
+        Placed in = x.in(x.stage.ins().getFirst());
+        Placed out = x.out(x.stage.outs().getFirst());
+        int axis = r.axis();
+        int[] dims = in.shape().toArray();
+        if (axis < 0 || axis >= dims.length) {
+            throw new LoweringException("axis " + axis + " is outside the input's rank");
+        }
+        int len = dims[axis];
+        long inner = 1;
+        for (int a = axis + 1; a < dims.length; a++) {
+            inner *= dims[a];
+        }
+        long outer = 1;
+        for (int a = 0; a < axis; a++) {
+            outer *= dims[a];
+        }
+        boolean ints = CText.computesAsInt(in.dtype());
+        x.begin("", outer * inner, r.fn().jsonName() + " along axis " + axis + " (" + len + " elements), in index order");
+        x.pointer("in", in, false);
+        x.pointer("out", out, true);
+        x.open("SC_FOR_EACH(e, n) {");
+        x.line("long long base = e / " + inner + " * " + ((long) len * inner) + " + e % " + inner + ";");
+        String elem = CText.read(in.dtype(), "in", "base + a * " + inner);
+        if (r.fn() == ReduceFn.ARGMAX) {
+            x.line("int best = 0;");
+            x.line((ints ? "int" : "float") + " bv = " + CText.read(in.dtype(), "in", "base") + ";");
+            x.open("for (long long a = 1; a < " + len + (ints ? "" : " && !sc_isnan(bv)") + "; a++) { // the first maximum; a NaN is the maximum");
+            x.line((ints ? "int" : "float") + " v = " + elem + ";");
+            x.line("if (" + (ints ? "" : "sc_isnan(v) || ") + "v > bv) { best = (int)a; bv = v; }");
+            x.close();
+            x.line("out[e] = " + CText.fromInt(out.dtype(), "best") + ";");
+        } else if (ints) {
+            String init = switch (r.fn()) {
+                case SUM -> "0";
+                case MAX -> "(-2147483647 - 1)";
+                case MIN -> "2147483647";
+                case ARGMAX -> throw new IllegalStateException("handled above");
+            };
+            String op = switch (r.fn()) {
+                case SUM -> "sc_iadd";
+                case MAX -> "sc_imax";
+                case MIN -> "sc_imin";
+                case ARGMAX -> throw new IllegalStateException("handled above");
+            };
+            x.line("int acc = " + init + ";");
+            x.line("for (long long a = 0; a < " + len + "; a++) acc = " + op + "(acc, " + elem + ");");
+            x.line("out[e] = " + CText.fromInt(out.dtype(), "acc") + ";");
+        } else {
+            String empty = switch (r.fn()) {
+                case SUM -> "0.0f";
+                case MAX -> CText.floatLiteral(Double.NEGATIVE_INFINITY);
+                case MIN -> CText.floatLiteral(Double.POSITIVE_INFINITY);
+                case ARGMAX -> throw new IllegalStateException("handled above");
+            };
+            String op = switch (r.fn()) {
+                case SUM -> "sc_fadd";
+                case MAX -> "sc_fmax";
+                case MIN -> "sc_fmin";
+                case ARGMAX -> throw new IllegalStateException("handled above");
+            };
+            x.line("float acc = " + (len == 0 ? empty : CText.read(in.dtype(), "in", "base")) + ";");
+            x.line("for (long long a = 1; a < " + len + "; a++) acc = " + op + "(acc, " + elem + ");");
+            x.line("out[e] = " + CText.fromFloat(out.dtype(), "acc") + ";");
+        }
+        x.close();
+        x.end();
+    }
+
+    static void reshape(Emit x) {
+        Placed in = x.in(x.stage.ins().getFirst());
+        Placed out = x.out(x.stage.outs().getFirst());
+        if (in.elements() != out.elements()) {
+            throw new LoweringException("reshape changes the element count");
+        }
+        x.begin("", out.elements(), "reshape " + in.shape() + " -> " + out.shape() + ": row-major order kept");
+        x.pointer("in", in, false);
+        x.pointer("out", out, true);
+        x.open("SC_FOR_EACH(e, n) {");
+        x.line("out[e] = " + CText.convert(in.dtype(), out.dtype(), "in", "e") + ";");
+        x.close();
+        x.end();
+    }
+
+    static void transpose(Emit x, ComputeOp.Transpose t) {
+        Placed in = x.in(x.stage.ins().getFirst());
+        Placed out = x.out(x.stage.outs().getFirst());
+        List<Integer> perm = t.perm();
+        int rank = in.shape().rank();
+        if (perm.size() != rank) {
+            throw new LoweringException(perm + " is not a permutation of the input's axes");
+        }
+        long[] inStrides = in.shape().strides();
+        String[] idx = new String[rank];
+        long[] step = new long[rank];
+        for (int a = 0; a < rank; a++) {
+            idx[a] = "i" + a;
+            step[a] = inStrides[perm.get(a)];
+        }
+        x.begin("", out.elements(), "transpose " + in.shape() + " by " + perm + ": output axis a is input axis perm[a]");
+        x.pointer("in", in, false);
+        x.pointer("out", out, true);
+        x.open("SC_FOR_EACH(e, n) {");
+        x.coordinates("e", "i", out.shape().toArray());
+        x.line("out[e] = " + CText.convert(in.dtype(), out.dtype(), "in", Emit.linear(idx, step)) + ";");
+        x.close();
+        x.end();
+    }
+
+    static void slice(Emit x, ComputeOp.Slice s) {
+        Placed in = x.in(x.stage.ins().getFirst());
+        Placed out = x.out(x.stage.outs().getFirst());
+        int rank = in.shape().rank();
+        if (s.starts().size() != rank || out.shape().rank() != rank) {
+            throw new LoweringException("a slice needs one start per axis");
+        }
+        String[] idx = new String[rank];
+        for (int a = 0; a < rank; a++) {
+            idx[a] = s.starts().get(a) == 0 ? "i" + a : "(i" + a + " + " + s.starts().get(a) + ")";
+        }
+        x.begin("", out.elements(), "slice of " + in.shape() + " at " + s.starts() + ", shape " + out.shape());
+        x.pointer("in", in, false);
+        x.pointer("out", out, true);
+        x.open("SC_FOR_EACH(e, n) {");
+        x.coordinates("e", "i", out.shape().toArray());
+        x.line("out[e] = " + CText.convert(in.dtype(), out.dtype(), "in", Emit.linear(idx, in.shape().strides())) + ";");
+        x.close();
+        x.end();
+    }
+
+    static void concat(Emit x, ComputeOp.Concat c) {
+        Placed out = x.out(x.stage.outs().getFirst());
+        int rank = out.shape().rank();
+        int axis = c.axis();
+        if (axis < 0 || axis >= rank) {
+            throw new LoweringException("axis " + axis + " is outside the output's rank");
+        }
+        x.begin("", out.elements(), "concat of " + x.stage.ins().size() + " inputs along axis " + axis + ", in port order");
+        for (int i = 0; i < x.stage.ins().size(); i++) {
+            x.pointer("in" + i, x.in(x.stage.ins().get(i)), false);
+        }
+        x.pointer("out", out, true);
+        x.open("SC_FOR_EACH(e, n) {");
+        x.coordinates("e", "i", out.shape().toArray());
+        long at = 0;
+        for (int i = 0; i < x.stage.ins().size(); i++) {
+            Placed in = x.in(x.stage.ins().get(i));
+            int extent = in.shape().dim(axis);
+            String[] idx = new String[rank];
+            for (int a = 0; a < rank; a++) {
+                idx[a] = a == axis && at != 0 ? "(i" + a + " - " + at + ")" : "i" + a;
+            }
+            String cond = "i" + axis + " < " + (at + extent);
+            String move = "out[e] = " + CText.convert(in.dtype(), out.dtype(), "in" + i, Emit.linear(idx, in.shape().strides())) + ";";
+            x.line((i == 0 ? "if (" : "else if (") + cond + ") " + move);
+            at += extent;
+        }
+        if (at != out.shape().dim(axis)) {
+            throw new LoweringException("the inputs do not add up to the output along the axis");
+        }
+        x.close();
+        x.end();
+    }
+}

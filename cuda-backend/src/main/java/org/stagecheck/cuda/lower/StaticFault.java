@@ -1,0 +1,8 @@
+package org.stagecheck.cuda.lower;
+
+/**
+ * A fault the lowering can see without running: a buffer read before any stage wrote it, or a
+ * Recv with no multicast Load of its group before it. The run executes the stages before
+ * {@code stageIndex} and stops there with this fault, as the reference does.
+ */
+public record StaticFault(int stageIndex, String stageId, String code, String buffer, String message) {}

@@ -1,0 +1,69 @@
+package org.stagecheck.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.stagecheck.author.AuthorOptions;
+import org.stagecheck.author.Cut;
+import org.stagecheck.cuda.compile.MathMode;
+import org.stagecheck.cuda.compile.Toolchain;
+import org.stagecheck.cuda.lower.CudaSource;
+import org.stagecheck.spec.gen.GenOptions;
+import org.stagecheck.spec.gen.RandomPrograms;
+import org.stagecheck.spec.ir.Program;
+
+/**
+ * The same generated source compiles with nvcc for sm_90 (brief, "one source, two compilers"):
+ * every example, the tiny model's cuts, and a batch of generated programs, in both math modes
+ * for the model. Skipped, saying why, where nvcc is absent.
+ */
+class NvccCompileTest {
+    @BeforeAll
+    static void needsNvcc() {
+        assumeTrue(Toolchain.fromEnvironment().nvcc() != null, "nvcc is not installed (or STAGECHECK_NVCC not set): the device compile test is skipped");
+    }
+
+    private static Path cubin(List<Program> programs, MathMode mode) throws Exception {
+        CudaSource source = CudaModule.lower(programs).source();
+        Path cubin = TestBackends.cache().deviceCubin(source, mode);
+        assertThat(Files.size(cubin)).isPositive();
+        return cubin;
+    }
+
+    @Test
+    void everyExampleCompilesForSm90() throws Exception {
+        List<Program> programs = new ArrayList<>();
+        try (Stream<Path> files = Files.list(Path.of("..", "examples"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".json")).sorted().toList()) {
+                programs.add(ExamplesDifferentialTest.read(f));
+            }
+        }
+        cubin(programs, MathMode.PRECISE);
+    }
+
+    @Test
+    void theTinyModelCompilesForSm90InBothMathModes() throws Exception {
+        List<Program> programs = List.of(
+                TinyModelDifferentialTest.author(new Cut.Decode(16), AuthorOptions.single()).program(),
+                TinyModelDifferentialTest.author(new Cut.Decode(16), AuthorOptions.split(2)).program());
+        cubin(programs, MathMode.PRECISE);
+        cubin(programs, MathMode.FAST);
+    }
+
+    @Test
+    void generatedProgramsCompileForSm90() throws Exception {
+        List<Program> programs = new ArrayList<>();
+        for (long seed = 2000; seed < 2012; seed++) {
+            programs.add(RandomPrograms.generate(seed, GenOptions.small()));
+        }
+        cubin(programs, MathMode.PRECISE);
+    }
+}
