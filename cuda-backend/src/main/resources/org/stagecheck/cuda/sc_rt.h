@@ -12,7 +12,7 @@
  * Every floating operation goes through an sc_ helper: on the device the IEEE round-to-nearest
  * intrinsics (never contracted into an fma), on the host the plain operators compiled with
  * -ffp-contract=off. bf16, f16 and the 8-bit floats are converted by integer code equal to the
- * reference's (org.stagecheck.tensor.numeric); the CUDA headers' conversions are not used because
+ * reference's (org.stagecheck.tensor.numeric: Bf16, F16, Fp8); the CUDA headers' conversions are not used because
  * their host paths canonicalise NaNs.
  *
  * Transcendental functions: SC_MATH_FAST selects the float functions (bounded by the CUDA math
@@ -194,6 +194,68 @@ SC_DEV uint16_t sc_f32_to_f16(float f) {
 /* a value rounded to a storage dtype and widened back to f32: the value a cast keeps */
 SC_DEV float sc_round_bf16(float f) { return sc_bf16_to_f32(sc_f32_to_bf16(f)); }
 SC_DEV float sc_round_f16(float f) { return sc_f16_to_f32(sc_f32_to_f16(f)); }
+
+/* ---- e4m3 / e5m2: the OCP 8-bit floats (Fp8.java) ------------------------------------------- */
+
+/* the exact f32 value of an 8-bit code with `mb` mantissa bits and exponent bias `bias` */
+SC_DEV float sc_fp8_to_f32(uint8_t c, int mb, int bias, int has_inf) {
+    uint32_t sign = ((uint32_t)c & 0x80u) << 24;
+    int e = (c & 0x7F) >> mb;
+    int m = c & ((1 << mb) - 1);
+    int max_exp = (1 << (7 - mb)) - 1;
+    if (e == max_exp) {
+        if (has_inf) {
+            if (m == 0) return sc_bits_f32(sign | 0x7F800000u);
+            return sc_bits_f32(sign | 0x7FC00000u);
+        }
+        if (m == (1 << mb) - 1) return sc_bits_f32(sign | 0x7FC00000u);
+    }
+    if (e == 0) {
+        /* m * 2^(1 - bias - mb): a small integer times a normal power of two, exact */
+        float v = (float)m * sc_bits_f32((uint32_t)(1 - bias - mb + 127) << 23);
+        return sign ? -v : v;
+    }
+    return sc_bits_f32(sign | ((uint32_t)(e - bias + 127) << 23) | ((uint32_t)m << (23 - mb)));
+}
+
+/* the nearest code: ties to even, saturating to the largest finite value, NaN to the canonical NaN of its sign */
+SC_DEV uint8_t sc_f32_to_fp8(float f, int mb, int bias, double max_finite) {
+    uint32_t sign = (sc_f32_bits(f) >> 24) & 0x80u;
+    if (f != f) return (uint8_t)(sign | 0x7Fu);
+    double a = fabs((double)f);
+    if (a == 0.0) return (uint8_t)sign;
+    int min_normal_exp = 1 - bias;
+    double r;
+    if (isinf(a)) {
+        r = max_finite;
+    } else {
+        int e = ilogb(a);
+        if (e < min_normal_exp) e = min_normal_exp;
+        double q = ldexp(1.0, e - mb);
+        r = rint(a / q) * q; /* a / q is exact: q is a power of two */
+        if (r > max_finite) r = max_finite;
+    }
+    int code;
+    if (r == 0.0) {
+        code = 0;
+    } else {
+        int re = ilogb(r);
+        if (re < min_normal_exp) {
+            code = (int)ldexp(r, mb - min_normal_exp);
+        } else {
+            int mant = (int)ldexp(r, mb - re) - (1 << mb);
+            code = ((re + bias) << mb) | mant;
+        }
+    }
+    return (uint8_t)(sign | (uint32_t)code);
+}
+
+SC_DEV float sc_e4m3_to_f32(uint8_t c) { return sc_fp8_to_f32(c, 3, 7, 0); }
+SC_DEV float sc_e5m2_to_f32(uint8_t c) { return sc_fp8_to_f32(c, 2, 15, 1); }
+SC_DEV uint8_t sc_f32_to_e4m3(float f) { return sc_f32_to_fp8(f, 3, 7, 448.0); }
+SC_DEV uint8_t sc_f32_to_e5m2(float f) { return sc_f32_to_fp8(f, 2, 15, 57344.0); }
+SC_DEV float sc_round_e4m3(float f) { return sc_e4m3_to_f32(sc_f32_to_e4m3(f)); }
+SC_DEV float sc_round_e5m2(float f) { return sc_e5m2_to_f32(sc_f32_to_e5m2(f)); }
 
 /* ---- transcendental functions --------------------------------------------------------------- */
 

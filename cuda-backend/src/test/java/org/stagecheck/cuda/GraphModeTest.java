@@ -35,7 +35,7 @@ class GraphModeTest {
 
     @BeforeAll
     static void compileOnce() throws Exception {
-        decode = TinyModelDifferentialTest.author(new Cut.Decode(TinyModelDifferentialTest.CTX), AuthorOptions.single());
+        decode = TinyModelDifferentialTest.author(Cut.decode(TinyModelDifferentialTest.CTX), AuthorOptions.single());
         module = new CudaBackend(options()).openAll(List.of(decode.program()));
     }
 

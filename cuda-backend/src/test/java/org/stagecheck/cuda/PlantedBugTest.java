@@ -27,7 +27,7 @@ import org.stagecheck.spec.ir.StageKind;
 class PlantedBugTest {
     @Test
     void aTransposedIndexInOneKernelIsCaughtAndTheStageNamed() throws Exception {
-        AuthorOutcome.Authored a = TinyModelDifferentialTest.author(new Cut.Decode(TinyModelDifferentialTest.CTX), AuthorOptions.single());
+        AuthorOutcome.Authored a = TinyModelDifferentialTest.author(Cut.decode(TinyModelDifferentialTest.CTX), AuthorOptions.single());
         Program p = a.program();
         CudaModule.Lowered lowered = CudaModule.lower(List.of(p));
         // the first matmul with an untransposed B [K, N] of more than one row and column

@@ -44,10 +44,10 @@ class TinyModelDifferentialTest {
 
     @BeforeAll
     static void compileOnce() throws Exception {
-        cuts.add(author(new Cut.Decode(CTX), AuthorOptions.single()));
-        cuts.add(author(new Cut.Decode(CTX), AuthorOptions.split(2)));
-        cuts.add(author(new Cut.Prefill(4, CTX), AuthorOptions.single()));
-        cuts.add(author(new Cut.Batch(3, CTX), AuthorOptions.single()));
+        cuts.add(author(Cut.decode(CTX), AuthorOptions.single()));
+        cuts.add(author(Cut.decode(CTX), AuthorOptions.split(2)));
+        cuts.add(author(Cut.prefill(4, CTX), AuthorOptions.single()));
+        cuts.add(author(Cut.batch(3, CTX), AuthorOptions.single()));
         module = new CudaBackend(TestBackends.emulation()).openAll(cuts.stream().map(AuthorOutcome.Authored::program).toList());
     }
 

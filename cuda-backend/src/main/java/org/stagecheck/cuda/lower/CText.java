@@ -18,6 +18,7 @@ public final class CText {
         return switch (dtype) {
             case F32 -> "float";
             case BF16, F16 -> "uint16_t";
+            case E4M3, E5M2 -> "uint8_t";
             case I32 -> "int";
         };
     }
@@ -26,7 +27,7 @@ public final class CText {
     public static boolean computesAsInt(DType dtype) {
         return switch (dtype) {
             case I32 -> true;
-            case F32, BF16, F16 -> false;
+            case F32, BF16, F16, E4M3, E5M2 -> false;
         };
     }
 
@@ -37,6 +38,8 @@ public final class CText {
             case F32, I32 -> e;
             case BF16 -> "sc_bf16_to_f32(" + e + ")";
             case F16 -> "sc_f16_to_f32(" + e + ")";
+            case E4M3 -> "sc_e4m3_to_f32(" + e + ")";
+            case E5M2 -> "sc_e5m2_to_f32(" + e + ")";
         };
     }
 
@@ -46,6 +49,8 @@ public final class CText {
             case F32 -> value;
             case BF16 -> "sc_f32_to_bf16(" + value + ")";
             case F16 -> "sc_f32_to_f16(" + value + ")";
+            case E4M3 -> "sc_f32_to_e4m3(" + value + ")";
+            case E5M2 -> "sc_f32_to_e5m2(" + value + ")";
             case I32 -> "sc_f2i(" + value + ")";
         };
     }
@@ -55,7 +60,7 @@ public final class CText {
         return switch (dtype) {
             case I32 -> value;
             case F32 -> "sc_i2f(" + value + ")";
-            case BF16, F16 -> fromFloat(dtype, "sc_i2f(" + value + ")");
+            case BF16, F16, E4M3, E5M2 -> fromFloat(dtype, "sc_i2f(" + value + ")");
         };
     }
 

@@ -220,6 +220,8 @@ final class ExprLowering {
             case F32, I32 -> f;
             case BF16 -> "sc_round_bf16(" + f + ")";
             case F16 -> "sc_round_f16(" + f + ")";
+            case E4M3 -> "sc_round_e4m3(" + f + ")";
+            case E5M2 -> "sc_round_e5m2(" + f + ")";
         });
     }
 

@@ -82,6 +82,10 @@ public final class ProgramRunner implements AutoCloseable {
         return launcher;
     }
 
+    SegmentGraphs graphs() {
+        return graphs;
+    }
+
     /**
      * Moves chip {@code chip}'s allocation to a new address, contents kept: what a runtime does
      * when it grows or defragments memory. Every graph that baked the old address is then stale.

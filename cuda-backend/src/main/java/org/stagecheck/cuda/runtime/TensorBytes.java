@@ -35,6 +35,11 @@ final class TensorBytes {
                 MemorySegment.copy(bytes, B16, 0, v, 0, n);
                 yield Tensor.wrapBits16(dtype, shape, v);
             }
+            case E4M3, E5M2 -> {
+                byte[] v = new byte[n];
+                MemorySegment.copy(bytes, ValueLayout.JAVA_BYTE, 0, v, 0, n);
+                yield Tensor.wrapBits8(dtype, shape, v);
+            }
             case I32 -> {
                 int[] v = new int[n];
                 MemorySegment.copy(bytes, I32, 0, v, 0, n);

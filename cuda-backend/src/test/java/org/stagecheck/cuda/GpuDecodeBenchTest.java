@@ -1,0 +1,34 @@
+package org.stagecheck.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.stagecheck.author.AuthorOptions;
+import org.stagecheck.author.AuthorOutcome;
+import org.stagecheck.author.Cut;
+import org.stagecheck.author.ModelSpec;
+import org.stagecheck.author.Author;
+import org.stagecheck.cuda.runtime.DeviceBench;
+
+/**
+ * The GPU benchmark of the {@code small} decode step (bin/gpu-check): per-kernel bandwidth against
+ * the device's peak and the launch overhead per stage that graph replay removes. Prints the
+ * figures; asserts only that they were measured. Skipped without a CUDA driver.
+ */
+@Tag("gpu")
+class GpuDecodeBenchTest {
+    @Test
+    void smallDecodeStep() throws Exception {
+        GpuTest.needsADriver();
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(ModelSpec.small(), Cut.decode(64), AuthorOptions.single());
+        try (CudaSession s = new CudaBackend(GpuTest.device().withSegmentStages(64)).open(a.program())) {
+            DeviceBench.Report r = DeviceBench.measure(s.runner(), a.bound(), Map.of("pos", 5L), 20);
+            System.out.println(DeviceBench.text(r, 15));
+            assertThat(r.kernels()).isNotEmpty();
+            assertThat(r.eagerMs()).isPositive();
+        }
+    }
+}
