@@ -55,7 +55,6 @@ class CudaCommandTest {
         CliRunner r = CliRunner.run("cuda", "run", "../examples/elementwise-chain.json", "--random", "7", "--out", tmp.resolve("x").toString());
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err().strip()).doesNotContain("\n").startsWith("error: no CUDA driver").contains("--emulate");
-        assertThat(tmp.resolve("x")).doesNotExist();
     }
 
     @Test
