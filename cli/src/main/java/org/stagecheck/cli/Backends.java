@@ -12,7 +12,7 @@ import org.stagecheck.interp.RunOptions;
  */
 final class Backends {
     /** The names accepted, in the order help lists them. */
-    static final List<String> NAMES = List.of("interp");
+    static final List<String> NAMES = List.of("interp", "cuda", "cuda-emu");
 
     private Backends() {
     }
@@ -20,6 +20,8 @@ final class Backends {
     static Backend named(String name) throws BadInputException {
         return switch (name) {
             case "interp" -> new Interpreter(RunOptions.defaults());
+            case "cuda" -> new org.stagecheck.cuda.CudaBackend(org.stagecheck.cuda.CudaOptions.device());
+            case "cuda-emu" -> new org.stagecheck.cuda.CudaBackend(org.stagecheck.cuda.CudaOptions.emulation());
             default -> throw new BadInputException("unknown backend '" + name + "'; one of " + String.join(", ", NAMES));
         };
     }

@@ -80,4 +80,12 @@ class CudaCommandTest {
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.err()).contains("not well-formed");
     }
+
+    @Test
+    void goldenCheckRunsTheEmulatedBackendAgainstTheCheckedInCases() {
+        assumeTrue(Toolchain.fromEnvironment().cxx() != null, "no g++: host emulation cannot be built here");
+        CliRunner r = CliRunner.run("golden", "check", "../golden/cases/tiled-matmul-multicast", "../golden/cases/fp8-scaled-matmul",
+                "--backend", "cuda-emu");
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+    }
 }
