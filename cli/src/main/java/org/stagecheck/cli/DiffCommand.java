@@ -106,7 +106,8 @@ final class DiffCommand implements Callable<Integer> {
             if (!invalid.isEmpty()) {
                 throw new BadInputException(programFile + ": not well-formed: " + DiagnosticOutput.text(invalid.get(0), lp::where));
             }
-            InputsManifest manifest = inputs == null ? new InputsManifest(Map.of(), Map.of()) : InputsManifest.readOrEmpty(inputs);
+            RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs), null, Map.of(), seed, false);
+            InputsManifest manifest = in.manifest();
             if (!replay) {
                 if (traces.size() != 2) {
                     throw new BadInputException("give two trace directories (reference, backend), or --replay");
@@ -125,8 +126,8 @@ final class DiffCommand implements Callable<Integer> {
                 if ((actual == null) == (backend == null)) {
                     throw new BadInputException("--replay needs --actual DIR (what the backend wrote) or --backend NAME (to bisect), one of them");
                 }
-                Map<String, Tensor> bound = RunInputs.bind(program, manifest, inputs, seed);
                 Map<String, Long> params = RunInputs.params(program, manifest, paramOverrides);
+                Map<String, Tensor> bound = in.bind(program, manifest);
                 if (actual != null) {
                     StageTrace recorded = StageTrace.read(actual, program);
                     if (recorded.isEmpty()) {
