@@ -126,8 +126,8 @@ final class DiffCommand implements Callable<Integer> {
                 if ((actual == null) == (backend == null)) {
                     throw new BadInputException("--replay needs --actual DIR (what the backend wrote) or --backend NAME (to bisect), one of them");
                 }
-                Map<String, Tensor> bound = in.bind(program, manifest);
                 Map<String, Long> params = RunInputs.params(program, manifest, paramOverrides);
+                Map<String, Tensor> bound = in.bind(program, manifest);
                 if (actual != null) {
                     StageTrace recorded = StageTrace.read(actual, program);
                     if (recorded.isEmpty()) {

@@ -19,13 +19,15 @@ import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.Npy;
+import org.stagecheck.tensor.npy.SafeNames;
 import org.stagecheck.tensor.npy.TensorFileException;
 
 /**
  * What one side of a comparison recorded of a run: the output ports' values of the stages it
  * traced (any subset; a backend that fuses stages traces the ones it kept) and the DRAM tensors it
  * wrote (outputs and state). On disk this is the layout {@code stagecheck run --trace --out DIR}
- * writes: {@code DIR/<tensor>.npy} and {@code DIR/trace/NNNNN_<stage id>.out<K>.npy}.
+ * writes: {@code DIR/<tensor>.npy} and {@code DIR/trace/NNNNN_<stage id>.out<K>.npy}, names in
+ * {@link SafeNames}' file-name spelling.
  *
  * @param stages  stage id to its output ports' values in port order
  * @param tensors DRAM tensor name to its value after the run
@@ -94,7 +96,8 @@ public record StageTrace(Map<String, List<Tensor>> stages, Map<String, Tensor> t
                     continue;
                 }
                 int index = Integer.parseInt(m.group(1));
-                if (index >= stages.size() || !stages.get(index).id().equals(m.group(2))) {
+                // the id is spelled as run --trace spells it: SafeNames' encoding (plain ids unchanged)
+                if (index >= stages.size() || !SafeNames.encode(stages.get(index).id()).equals(m.group(2))) {
                     throw new DebugInputException(f + ": the program has no stage '" + m.group(2) + "' at index " + index
                             + " (is this the trace of another program?)");
                 }
@@ -118,7 +121,7 @@ public record StageTrace(Map<String, List<Tensor>> stages, Map<String, Tensor> t
         }
         Map<String, Tensor> tensors = new LinkedHashMap<>();
         for (TensorDecl d : program.tensors()) {
-            Path f = dir.resolve(d.name() + ".npy");
+            Path f = dir.resolve(SafeNames.encode(d.name()) + ".npy");
             if (isWritten(d) && Files.isRegularFile(f)) {
                 tensors.put(d.name(), readNpy(f));
             }
