@@ -1,11 +1,9 @@
 package org.stagecheck.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -71,6 +69,9 @@ final class GoldenCheckCommand implements Callable<Integer> {
             }
             String name = backend == null ? "interp" : backend;
             Backends.named(name);
+            // report paths are checked before any case runs
+            OutputPaths.OutputFile junitOut = junit == null ? null : OutputPaths.file("--junit", junit);
+            OutputPaths.OutputFile htmlOut = html == null ? null : OutputPaths.file("--html", html);
             List<Path> cases = Golden.expand(paths);
             results = new ArrayList<>();
             int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
@@ -86,11 +87,13 @@ final class GoldenCheckCommand implements Callable<Integer> {
                 Supplier<Actuals> fresh = () -> new Actuals.FromBackend(backendOrThrow(name));
                 results.addAll(Golden.checkAll(cases, fresh, n));
             }
-            writeFile(junit, JunitReport.of(results));
-            writeFile(html, HtmlReport.of(results));
+            if (junitOut != null) {
+                junitOut.write(JunitReport.of(results).getBytes(StandardCharsets.UTF_8));
+            }
+            if (htmlOut != null) {
+                htmlOut.write(HtmlReport.of(results).getBytes(StandardCharsets.UTF_8));
+            }
         } catch (BadInputException | GoldenException e) {
-            return fail(stdout, err, e.getMessage());
-        } catch (IOException e) {
             return fail(stdout, err, e.getMessage());
         }
         int code = CaseResult.exitCode(results);
@@ -115,27 +118,6 @@ final class GoldenCheckCommand implements Callable<Integer> {
             return Backends.named(name);
         } catch (BadInputException e) {
             throw new IllegalStateException("checked before the cases ran", e);
-        }
-    }
-
-    /** Writes {@code text} to {@code file} (nothing when null) through a temporary file, so no half-written report remains. */
-    private static void writeFile(Path file, String text) throws IOException {
-        if (file == null) {
-            return;
-        }
-        Path abs = file.toAbsolutePath().normalize();
-        Path parent = abs.getParent();
-        try {
-            Files.createDirectories(parent);
-            Path tmp = Files.createTempFile(parent, "." + abs.getFileName(), ".tmp");
-            try {
-                Files.writeString(tmp, text, StandardCharsets.UTF_8);
-                Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
-        } catch (IOException e) {
-            throw new IOException("cannot write " + file + ": " + e.getMessage(), e);
         }
     }
 

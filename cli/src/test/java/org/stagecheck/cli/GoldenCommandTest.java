@@ -67,6 +67,7 @@ class GoldenCommandTest {
         Npy.write(act.resolve("c.npy"), Tensor.fromFloats(c.dtype(), c.shape(), v));
         Path junit = tmp.resolve("reports/junit.xml");
         Path html = tmp.resolve("reports/report.html");
+        Files.createDirectories(tmp.resolve("reports")); // report paths are checked, never created, before the work
         CliRunner r = CliRunner.run("golden", "check", suite.resolve("mm").toString(), "--actual", act.toString(),
                 "--junit", junit.toString(), "--html", html.toString());
         assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(1);
