@@ -5,7 +5,6 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -15,7 +14,6 @@ import org.stagecheck.spec.json.CertificateCodec;
 import org.stagecheck.spec.json.JsonFormatException;
 import org.stagecheck.spec.json.JNode;
 import org.stagecheck.spec.json.JsonReader;
-import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.verifier.ObligationResult;
 import org.stagecheck.verifier.Verifier;
 import org.stagecheck.verifier.VerifyReport;
@@ -74,17 +72,14 @@ final class VerifyCommand implements Callable<Integer> {
         Locator locator = field -> field != null && field.startsWith(CERT_PREFIX) && certTree != null
                 ? new Locator.Where(certFile.toString(), JNode.at(certTree, field.substring(CERT_PREFIX.length())).pos())
                 : lp.where(field);
-        List<Diagnostic> structural = new Validator().validate(lp.program());
+        // The verifier decides every obligation, well-formedness included; this command only renders.
         VerifyReport report = new Verifier().verify(lp.program(), cert, parent == null ? null : parent.program());
-        // Well-formedness is the spec validator's, reported above the verifier's own obligations.
-        List<ObligationResult> obligations = report.obligations().stream()
-                .filter(o -> o.obligation() != org.stagecheck.spec.cert.Obligation.WELL_FORMED).toList();
-        List<Diagnostic> all = new ArrayList<>(structural);
-        all.addAll(report.diagnostics());
-        boolean holds = all.isEmpty();
+        List<Diagnostic> all = report.diagnostics();
+        List<ObligationResult> obligations = report.obligations();
+        boolean holds = report.holds();
         if (sarif != null) {
             Path tmp = Files.createTempFile(sarif.toAbsolutePath().getParent(), ".sarif", ".tmp");
-            Files.write(tmp, new SarifWriter().write(new VerifyReport(all, obligations), programFile.toString()));
+            Files.write(tmp, new SarifWriter().write(report, programFile.toString()));
             Files.move(tmp, sarif, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         }
         if (json) {
@@ -94,11 +89,6 @@ final class VerifyCommand implements Callable<Integer> {
                 g.writeStringField("program", programFile.toString());
                 g.writeBooleanField("holds", holds);
                 g.writeArrayFieldStart("obligations");
-                g.writeStartObject();
-                g.writeStringField("obligation", "well-formed");
-                g.writeStringField("status", structural.isEmpty() ? "discharged" : "violated");
-                g.writeNumberField("findings", structural.size());
-                g.writeEndObject();
                 for (ObligationResult o : obligations) {
                     g.writeStartObject();
                     g.writeStringField("obligation", o.obligation().jsonName());
@@ -116,7 +106,6 @@ final class VerifyCommand implements Callable<Integer> {
             for (Diagnostic d : all) {
                 out.println(DiagnosticOutput.text(d, locator));
             }
-            out.printf(Locale.ROOT, "%-16s %s%n", "well-formed", structural.isEmpty() ? "discharged" : "violated, " + structural.size() + " finding(s)");
             for (ObligationResult o : obligations) {
                 out.printf(Locale.ROOT, "%-16s %s%s%n", o.obligation().jsonName(), status(o),
                         o.findings() > 0 ? ", " + o.findings() + " finding(s)" + (o.claimed() ? " (the certificate claimed it holds)" : "") : "");

@@ -451,7 +451,7 @@ public final class CutWriter {
     }
 
     private boolean isRowShard(String weight) {
-        return shards.stream().anyMatch(d -> d.tensor().equals(weight));
+        return shards.stream().anyMatch(d -> d.tensor().equals(weight) && d.axis() == 0 && d.end() - d.start() != d.extent());
     }
 
     /** Column tiles for an output of width n: the largest divisor of n that forms a rectangle of cores. */
@@ -473,6 +473,10 @@ public final class CutWriter {
         if (b.tensorDecl(name) == null) {
             b.tensor(name, dtype, shape, chip, role);
             bindings.put(name, Binding.whole(logical));
+            if (tp > 1 && shape.rank() > 0 && shape.dim(0) > 0) {
+                // split: the certificate says every chip's copy is the whole logical tensor
+                shards.add(new ShardDecl(name, logical, 0, 0, shape.dim(0), shape.dim(0)));
+            }
         }
         return name;
     }
@@ -486,6 +490,7 @@ public final class CutWriter {
         if (b.tensorDecl(name) == null) {
             b.tensor(name, wdt, Shape.of(k, width), chip, TensorRole.WEIGHT);
             bindings.put(name, new Binding(logical, 1, chip * width, (chip + 1) * width));
+            shards.add(new ShardDecl(name, logical, 1, (long) chip * width, (long) (chip + 1) * width, (long) width * tp));
         }
         return name;
     }
@@ -499,6 +504,7 @@ public final class CutWriter {
         if (b.tensorDecl(name) == null) {
             b.tensor(name, DType.F32, shape, chip, TensorRole.STATE);
             bindings.put(name, new Binding(logical, 1, chip * width, (chip + 1) * width));
+            shards.add(new ShardDecl(name, logical, 1, (long) chip * width, (long) (chip + 1) * width, (long) width * tp));
         }
         return name;
     }
