@@ -39,7 +39,7 @@ public final class Verifier {
         Certificate cert = certificate == null ? Certificate.empty() : certificate;
         Findings findings = new Findings();
         ProgramIndex index = ProgramIndex.of(program);
-        findings.structural(new Validator().validate(program));
+        guarded(findings, "well-formed", () -> findings.structural(new Validator().validate(program)));
         List<String> remarks = new ArrayList<>();
 
         guarded(findings, "UnreducedShard", () -> {

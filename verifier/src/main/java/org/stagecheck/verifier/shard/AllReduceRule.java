@@ -189,6 +189,11 @@ final class AllReduceRule {
             return Val.TAINTED; // a chip used its partial as a plain value earlier: that is the finding
         }
         List<String> trail = new ArrayList<>();
+        if (vals.get(port) instanceof Val.Partial named && named.origin() != null) {
+            // how the input the finding names came to be, then what every input holds
+            trail.addAll(named.origin().trail());
+            trail.add("#" + st.stageIndex + " " + st.stage.id() + ": all-reduce takes input " + port + " '" + st.stage.ins().get(port) + "'");
+        }
         for (int p = 0; p < vals.size(); p++) {
             Val v = vals.get(p);
             String what = switch (v) {
