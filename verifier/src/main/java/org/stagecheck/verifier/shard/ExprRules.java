@@ -294,6 +294,9 @@ final class ExprRules {
         if (l.pool() != ReducePool.SUM) {
             return fail(Code.PARTIAL_NONLINEAR, fn.spelling() + " meets the " + describe(l), l);
         }
+        if (other.key().equals("cf:1.0") && (fn == Fn.MUL || a instanceof Lin)) {
+            return l; // times or over one: the same partial
+        }
         boolean partialFirst = a instanceof Lin;
         return new Lin(l.pool(), mapTerms(l, t -> op(fn.spelling(), partialFirst ? List.of(t, other) : List.of(other, t))), l.origin());
     }
