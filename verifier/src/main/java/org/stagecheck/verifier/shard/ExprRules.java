@@ -11,8 +11,9 @@ import org.stagecheck.spec.ir.ReducePool;
 import org.stagecheck.verifier.Code;
 
 /**
- * The transfer rules of {@code Generic} and {@code Scalar} stages (docs/verifier.md, "Elementwise
- * expressions"). An expression is evaluated over the abstract values {@link Ex} (a term: the same
+ * The transfer rules of {@code Generic} and {@code Scalar} stages (docs/verifier.md, "Transfer
+ * rules"). Over 300 lines because the rules of the expression algebra's functions on partials
+ * are one table that reads best in one place. An expression is evaluated over the abstract values {@link Ex} (a term: the same
  * function of the logical tensors on every chip) and {@link Lin} (a partial: a sum of families'
  * held slices). Partials pass only through operations linear in them, which commute with the
  * all-reduce: {@code sum_c f(p_c) = f(sum_c p_c)}; everything else is a finding.

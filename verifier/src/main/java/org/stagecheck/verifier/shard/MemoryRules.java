@@ -14,7 +14,8 @@ import org.stagecheck.verifier.Code;
 
 /**
  * The transfer rules of {@code Load}, {@code Store} and {@code Recv} (docs/verifier.md,
- * "Tensors"). A load reads a region of a tensor in its logical tensor's coordinates: the most
+ * "Tensors"); over 300 lines because reading back a region (whole, inside, tiled) and writing the
+ * content key share their region arithmetic. A load reads a region of a tensor in its logical tensor's coordinates: the most
  * recent store that wrote exactly that region (or a box containing it) gives back the value
  * stored, partial or not; a region no store touched is the tensor's initial value (a bound
  * tensor: its logical leaf; a scratch or output: a finding, since nothing was written there); a

@@ -20,19 +20,19 @@ import org.stagecheck.verifier.corpus.TpSpec;
 import org.stagecheck.verifier.review.SplitEdits;
 
 /** Applies a {@link Mutation} to a valid split of the reference splitter, at a random chip. */
-final class Mutator {
+public final class Mutator {
     private final SplitEdits e;
     private final TpSpec s;
     private final SplittableRandom r;
 
-    Mutator(SplitEdits e, SplittableRandom r) {
+    public Mutator(SplitEdits e, SplittableRandom r) {
         this.e = e;
         this.s = e.spec();
         this.r = r;
     }
 
     /** Whether {@code m} applies to this split. */
-    boolean fits(Mutation m) {
+    public boolean fits(Mutation m) {
         return switch (m) {
             case HIERARCHICAL -> s.tp() == 4;
             case TILE_COLUMNS -> !s.streamK() && s.model() % 2 == 0;
@@ -41,7 +41,7 @@ final class Mutator {
         };
     }
 
-    void apply(Mutation m) {
+    public void apply(Mutation m) {
         int c = r.nextInt(s.tp());
         switch (m) {
             case NONE -> { }
