@@ -28,7 +28,7 @@ public final class Author {
             return refused;
         }
         CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
-        Map<String, Tensor> logical = new LinkedHashMap<>(Weights.all(spec, ctxOf(cut), options.weightDType()));
+        Map<String, Tensor> logical = new LinkedHashMap<>(Weights.all(spec, cut.ctx(), options.weightDType()));
         logical.putAll(SampleInputs.logical(spec, cut));
         Map<String, Tensor> weights = new LinkedHashMap<>();
         Map<String, Tensor> inputs = new LinkedHashMap<>();
@@ -42,7 +42,7 @@ public final class Author {
         }
         Certificate cert = options.tp() == 1 ? null : new Certificate(w.shards(), null,
                 List.of(Obligation.WELL_FORMED, Obligation.UNREDUCED_SHARD, Obligation.MULTICAST));
-        return new AuthorOutcome.Authored(w.program(), cert, weights, inputs, SampleInputs.params(w.program()));
+        return new AuthorOutcome.Authored(w.program(), cert, weights, inputs, SampleInputs.params(w.program()), spec);
     }
 
     /**
@@ -89,79 +89,22 @@ public final class Author {
 
     /** Whether {@code cut} may be split over chips: a decode step, a batch, or one layer of either. */
     public static boolean splittable(Cut cut) {
-        return switch (cut) {
-            case Cut.Decode d -> true;
-            case Cut.Batch b -> true;
-            case Cut.DecodeLayer d -> true;
-            case Cut.BatchLayer b -> true;
-            case Cut.Prefill p -> false;
-            case Cut.Forward f -> false;
-            case Cut.ForwardLayer f -> false;
-            case Cut.ForwardHead f -> false;
-            case Cut.DecodeEmbed d -> false;
-            case Cut.DecodeHead d -> false;
-            case Cut.BatchEmbed b -> false;
-            case Cut.BatchHead b -> false;
-            case Cut.PrefillLayer p -> false;
-            case Cut.PrefillHead p -> false;
+        boolean step = switch (cut.step()) {
+            case Cut.Step.Decode _, Cut.Step.Batch _ -> true;
+            case Cut.Step.Forward _, Cut.Step.Prefill _ -> false;
         };
+        boolean part = switch (cut.part()) {
+            case Cut.Part.Whole _, Cut.Part.Layer _ -> true;
+            case Cut.Part.Embed _, Cut.Part.Head _ -> false;
+        };
+        return step && part;
     }
 
-    /** The cache length of a cut, or 0 when it has no cache. */
-    static int ctxOf(Cut cut) {
-        return switch (cut) {
-            case Cut.Decode d -> d.ctx();
-            case Cut.Prefill p -> p.ctx();
-            case Cut.Batch b -> b.ctx();
-            case Cut.DecodeLayer d -> d.ctx();
-            case Cut.BatchLayer b -> b.ctx();
-            case Cut.PrefillLayer p -> p.ctx();
-            case Cut.Forward f -> 0;
-            case Cut.ForwardLayer f -> 0;
-            case Cut.ForwardHead f -> 0;
-            case Cut.DecodeEmbed d -> 0;
-            case Cut.DecodeHead d -> 0;
-            case Cut.BatchEmbed b -> 0;
-            case Cut.BatchHead b -> 0;
-            case Cut.PrefillHead p -> 0;
-        };
-    }
-
-    static int rowsOf(Cut cut) {
-        return switch (cut) {
-            case Cut.Prefill p -> p.rows();
-            case Cut.Batch b -> b.rows();
-            case Cut.BatchEmbed b -> b.rows();
-            case Cut.BatchLayer b -> b.rows();
-            case Cut.BatchHead b -> b.rows();
-            case Cut.PrefillLayer p -> p.rows();
-            case Cut.PrefillHead p -> p.rows();
-            case Cut.Decode d -> 1;
-            case Cut.DecodeLayer d -> 1;
-            case Cut.Forward f -> 1;
-            case Cut.ForwardLayer f -> 1;
-            case Cut.ForwardHead f -> 1;
-            case Cut.DecodeEmbed d -> 1;
-            case Cut.DecodeHead d -> 1;
-        };
-    }
-
+    /** The layer a layer cut runs, or 0 (always in range) for the other parts. */
     private static int layerOf(Cut cut) {
-        return switch (cut) {
-            case Cut.ForwardLayer f -> f.layer();
-            case Cut.DecodeLayer d -> d.layer();
-            case Cut.BatchLayer b -> b.layer();
-            case Cut.PrefillLayer p -> p.layer();
-            case Cut.Decode d -> 0;
-            case Cut.Prefill p -> 0;
-            case Cut.Batch b -> 0;
-            case Cut.Forward f -> 0;
-            case Cut.ForwardHead f -> 0;
-            case Cut.DecodeEmbed d -> 0;
-            case Cut.DecodeHead d -> 0;
-            case Cut.BatchEmbed b -> 0;
-            case Cut.BatchHead b -> 0;
-            case Cut.PrefillHead p -> 0;
+        return switch (cut.part()) {
+            case Cut.Part.Layer(int layer) -> layer;
+            case Cut.Part.Whole _, Cut.Part.Embed _, Cut.Part.Head _ -> 0;
         };
     }
 
@@ -171,18 +114,16 @@ public final class Author {
         if (bad != null) {
             return new AuthorOutcome.Refused(RefusalReason.BAD_OPTION, bad);
         }
-        int rows = rowsOf(cut);
-        int ctx = ctxOf(cut);
+        int rows = cut.rows();
+        int ctx = cut.ctx();
         int layer = layerOf(cut);
         if (rows < 1 || rows > 4096) {
             return new AuthorOutcome.Refused(RefusalReason.BAD_OPTION, "rows must be in [1, 4096], not " + rows);
         }
-        boolean hasCtx = cut instanceof Cut.Decode || cut instanceof Cut.Prefill || cut instanceof Cut.Batch
-                || cut instanceof Cut.DecodeLayer || cut instanceof Cut.BatchLayer || cut instanceof Cut.PrefillLayer;
-        if (hasCtx && (ctx < 1 || ctx > 65536)) {
+        if (cut.usesCache() && (ctx < 1 || ctx > 65536)) {
             return new AuthorOutcome.Refused(RefusalReason.BAD_OPTION, "ctx must be in [1, 65536], not " + ctx);
         }
-        if ((cut instanceof Cut.Prefill || cut instanceof Cut.PrefillLayer) && rows > ctx) {
+        if (cut.step() instanceof Cut.Step.Prefill && cut.usesCache() && rows > ctx) {
             return new AuthorOutcome.Refused(RefusalReason.BAD_OPTION,
                     "a prefill chunk of " + rows + " rows does not fit a cache of " + ctx + " positions");
         }

@@ -22,14 +22,21 @@ public sealed interface AuthorOutcome {
      * @param inputs      sample values of every INPUT and STATE tensor: token ids, positions,
      *                    {@code h_in}, zero KV caches
      * @param params      sample parameters, e.g. {@code pos = 0}
+     * @param model       the model's hyperparameters, written as {@code model.json} (null: not known)
      */
     record Authored(Program program, Certificate certificate, Map<String, Tensor> weights,
-                    Map<String, Tensor> inputs, Map<String, Long> params) implements AuthorOutcome {
+                    Map<String, Tensor> inputs, Map<String, Long> params, ModelSpec model) implements AuthorOutcome {
         public Authored {
             Objects.requireNonNull(program, "program");
             weights = Collections.unmodifiableMap(new LinkedHashMap<>(weights));
             inputs = Collections.unmodifiableMap(new LinkedHashMap<>(inputs));
             params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
+        }
+
+        /** Without a model: no {@code model.json} is written. */
+        public Authored(Program program, Certificate certificate, Map<String, Tensor> weights,
+                        Map<String, Tensor> inputs, Map<String, Long> params) {
+            this(program, certificate, weights, inputs, params, null);
         }
 
         /** Weights and inputs together: everything to bind for a run. */
@@ -45,20 +52,35 @@ public sealed interface AuthorOutcome {
          */
         public Map<String, String> weightManifest() {
             Map<String, String> m = new LinkedHashMap<>();
-            weights.keySet().forEach(n -> m.put(n, AuthoredWriter.WEIGHTS + "/" + n + ".npy"));
+            AuthoredWriter.weightFiles(this).forEach((n, f) -> m.put(n, AuthoredWriter.WEIGHTS + "/" + f));
             return m;
         }
 
         /**
          * Writes {@code dir/program.json} (canonical, ProgramCodec), {@code dir/certificate.json}
-         * (when split), {@code dir/weights/<tensor>.npy}, {@code dir/inputs/<tensor>.npy} and
-         * {@code dir/inputs.json} (docs/author.md, "Output directory"). Everything is written into
-         * a temporary directory beside {@code dir} and moved into place; a {@code dir} that exists
-         * and is not empty is refused with an IOException.
+         * (when split), {@code dir/model.json}, {@code dir/weights/<file>.npy},
+         * {@code dir/inputs/<file>.npy} and {@code dir/inputs.json} (docs/author.md, "Output
+         * directory"; file names from tensor names through {@code SafeNames}). Everything is
+         * written into {@code .<dir>.stagecheck-tmp} beside {@code dir} (a killed write's leftover
+         * there is removed first) and moved into place; a {@code dir} that exists and is not
+         * empty is refused with an IOException.
          */
         public void writeTo(Path dir) throws IOException {
-            AuthoredWriter.write(this, dir);
+            AuthoredWriter.write(this, dir, WriteProgress.NONE);
         }
+
+        /** {@link #writeTo(Path)}, reporting each tensor file written. */
+        public void writeTo(Path dir, WriteProgress progress) throws IOException {
+            AuthoredWriter.write(this, dir, progress);
+        }
+    }
+
+    /** Told after each tensor file an authored directory gets: for progress on long authoring. */
+    @FunctionalInterface
+    interface WriteProgress {
+        WriteProgress NONE = (done, total, bytes) -> { };
+
+        void wrote(int done, int total, long bytes);
     }
 
     /** A refused combination and a one-sentence reason. */

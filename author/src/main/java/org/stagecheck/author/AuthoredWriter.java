@@ -1,8 +1,8 @@
 package org.stagecheck.author;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
+import org.stagecheck.spec.json.InputsManifest;
+import org.stagecheck.spec.json.InputsManifestCodec;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.DirectoryNotEmptyException;
@@ -11,24 +11,36 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.stagecheck.tensor.npy.FileNameTable;
 import org.stagecheck.tensor.npy.Npy;
+import org.stagecheck.tensor.npy.SafeNames;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.json.CertificateCodec;
 import org.stagecheck.spec.json.ProgramCodec;
 
-/** Writes an authored cut as a directory, atomically (write beside, then move into place). */
+/**
+ * Writes an authored cut as a directory, atomically (write beside, then move into place). Tensor
+ * names become file names through {@code SafeNames}; {@code inputs.json} is the index from names
+ * to files.
+ */
 final class AuthoredWriter {
     static final String WEIGHTS = "weights";
     static final String INPUTS = "inputs";
-    static final String INPUTS_FORMAT = "stagecheck-inputs";
+    static final String MODEL = "model.json";
+    /** The suffix of the temporary directory beside the target: {@code .<dir>.stagecheck-tmp}. */
+    static final String TMP_SUFFIX = Npy.TMP_SUFFIX;
 
     private AuthoredWriter() {
     }
 
-    static void write(AuthorOutcome.Authored a, Path dir) throws IOException {
+    static void write(AuthorOutcome.Authored a, Path dir, AuthorOutcome.WriteProgress progress) throws IOException {
         Path target = dir.toAbsolutePath().normalize();
+        if (target.getFileName() == null) {
+            throw new FileAlreadyExistsException(target.toString(), null, "is a root directory, not a new output directory");
+        }
         if (Files.exists(target)) {
             if (!Files.isDirectory(target)) {
                 throw new FileAlreadyExistsException(target.toString(), null, "exists and is not a directory");
@@ -42,19 +54,36 @@ final class AuthoredWriter {
         }
         Path parent = target.getParent();
         Files.createDirectories(parent);
-        Path tmp = Files.createTempDirectory(parent, "." + target.getFileName() + ".tmp");
+        // A fixed name beside the target: a killed earlier write into the same place left it, and it goes now.
+        Path tmp = parent.resolve("." + target.getFileName() + TMP_SUFFIX);
+        deleteTree(tmp);
+        Files.createDirectory(tmp); // with the umask, like every file below
         try {
             Files.write(tmp.resolve("program.json"), new ProgramCodec().write(a.program()));
             if (a.certificate() != null) {
                 Files.write(tmp.resolve("certificate.json"), new CertificateCodec().write(a.certificate()));
             }
+            if (a.model() != null) {
+                try (OutputStream out = Files.newOutputStream(tmp.resolve(MODEL))) {
+                    a.model().writeJson(out);
+                }
+            }
             Files.createDirectories(tmp.resolve(WEIGHTS));
             Files.createDirectories(tmp.resolve(INPUTS));
-            for (Map.Entry<String, Tensor> e : a.weights().entrySet()) {
-                Npy.write(tmp.resolve(WEIGHTS).resolve(e.getKey() + ".npy"), e.getValue());
+            int total = a.weights().size() + a.inputs().size();
+            int done = 0;
+            long bytes = 0;
+            for (Map.Entry<String, String> e : weightFiles(a).entrySet()) {
+                Tensor t = a.weights().get(e.getKey());
+                Npy.write(SafeNames.child(tmp.resolve(WEIGHTS), e.getValue()), t);
+                bytes += t.size() * t.dtype().byteSize();
+                progress.wrote(++done, total, bytes);
             }
-            for (Map.Entry<String, Tensor> e : a.inputs().entrySet()) {
-                Npy.write(tmp.resolve(INPUTS).resolve(e.getKey() + ".npy"), e.getValue());
+            for (Map.Entry<String, String> e : inputFiles(a).entrySet()) {
+                Tensor t = a.inputs().get(e.getKey());
+                Npy.write(SafeNames.child(tmp.resolve(INPUTS), e.getValue()), t);
+                bytes += t.size() * t.dtype().byteSize();
+                progress.wrote(++done, total, bytes);
             }
             try (OutputStream out = Files.newOutputStream(tmp.resolve("inputs.json"))) {
                 writeInputsManifest(a, out);
@@ -69,40 +98,47 @@ final class AuthoredWriter {
         }
     }
 
+    /** Weight name to its file name in {@code weights/}: {@code SafeNames}, kept apart on case-insensitive file systems. */
+    static Map<String, String> weightFiles(AuthorOutcome.Authored a) {
+        FileNameTable t = new FileNameTable();
+        a.weights().keySet().forEach(n -> t.fileOf(n, ".npy"));
+        return t.files();
+    }
+
+    /** Input and state tensor name to its file name in {@code inputs/}. */
+    static Map<String, String> inputFiles(AuthorOutcome.Authored a) {
+        FileNameTable t = new FileNameTable();
+        a.inputs().keySet().forEach(n -> t.fileOf(n, ".npy"));
+        return t.files();
+    }
+
     /**
      * {@code {"format": "stagecheck-inputs", "version": 1, "tensors": {name: path}, "params":
      * {name: value}}}: every bound tensor (weights first, then inputs and state, in program
      * order), paths relative to the directory.
      */
     static void writeInputsManifest(AuthorOutcome.Authored a, OutputStream out) throws IOException {
-        try (JsonGenerator g = new JsonFactory().createGenerator(out, JsonEncoding.UTF8)) {
-            g.useDefaultPrettyPrinter();
-            g.writeStartObject();
-            g.writeStringField("format", INPUTS_FORMAT);
-            g.writeNumberField("version", 1);
-            g.writeObjectFieldStart("tensors");
-            for (String n : a.weights().keySet()) {
-                g.writeStringField(n, WEIGHTS + "/" + n + ".npy");
-            }
-            for (String n : a.inputs().keySet()) {
-                g.writeStringField(n, INPUTS + "/" + n + ".npy");
-            }
-            g.writeEndObject();
-            g.writeObjectFieldStart("params");
-            for (Map.Entry<String, Long> e : a.params().entrySet()) {
-                g.writeNumberField(e.getKey(), e.getValue());
-            }
-            g.writeEndObject();
-            g.writeEndObject();
-            g.writeRaw('\n');
+        Map<String, String> files = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : weightFiles(a).entrySet()) {
+            files.put(e.getKey(), WEIGHTS + "/" + e.getValue());
         }
+        for (Map.Entry<String, String> e : inputFiles(a).entrySet()) {
+            files.put(e.getKey(), INPUTS + "/" + e.getValue());
+        }
+        new InputsManifestCodec().write(new InputsManifest(files, a.params()), out);
     }
 
+    /** Deletes a tree without following links out of it; best effort (a rerun removes the rest). */
     private static void deleteTree(Path root) {
+        if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
         try (Stream<Path> s = Files.walk(root)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
         } catch (IOException ignored) {
-            // best effort: the temporary directory is hidden and named after the target
+            // best effort: the temporary directory is hidden, named after the target, and removed by the next write
         }
     }
 }

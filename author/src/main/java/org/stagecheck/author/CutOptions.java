@@ -9,25 +9,23 @@ final class CutOptions {
     private CutOptions() {
     }
 
-    static final List<String> NAMES = List.of("decode", "prefill", "batch", "forward", "forward-layer",
-            "forward-head", "decode-embed", "decode-layer", "decode-head", "batch-embed", "batch-layer",
-            "batch-head", "prefill-layer", "prefill-head");
+    /**
+     * One cut of each kind, in the order the CLI lists them; the values are placeholders: a
+     * kind's name is its {@link Cut#cliName()} and its options are the keys of {@link Cut#options()}.
+     */
+    private static final List<Cut> KINDS = List.of(Cut.decode(1), Cut.prefill(1, 1), Cut.batch(1, 1), Cut.forward(),
+            Cut.forwardLayer(0), Cut.forwardHead(), Cut.decodeEmbed(), Cut.decodeLayer(0, 1), Cut.decodeHead(),
+            Cut.batchEmbed(1), Cut.batchLayer(0, 1, 1), Cut.batchHead(1), Cut.prefillLayer(0, 1, 1), Cut.prefillHead(1));
+
+    static final List<String> NAMES = KINDS.stream().map(Cut::cliName).toList();
 
     static Cut.CutOrRefusal parse(String name, Integer ctx, Integer rows, Integer layer) {
-        if (name == null || !NAMES.contains(name)) {
+        Cut kind = KINDS.stream().filter(k -> k.cliName().equals(name)).findFirst().orElse(null);
+        if (kind == null) {
             return new Cut.CutOrRefusal.Refused(RefusalReason.UNKNOWN_CUT,
                     "unknown cut '" + name + "'; expected one of " + String.join(", ", NAMES));
         }
-        Set<String> wanted = switch (name) {
-            case "decode" -> Set.of("ctx");
-            case "prefill", "batch" -> Set.of("rows", "ctx");
-            case "forward", "forward-head", "decode-embed", "decode-head" -> Set.of();
-            case "forward-layer" -> Set.of("layer");
-            case "decode-layer" -> Set.of("layer", "ctx");
-            case "batch-embed", "batch-head", "prefill-head" -> Set.of("rows");
-            case "batch-layer", "prefill-layer" -> Set.of("layer", "rows", "ctx");
-            default -> throw new AssertionError(name); // unreachable: NAMES was checked above
-        };
+        Set<String> wanted = kind.options().keySet();
         List<String> problems = new ArrayList<>();
         check(problems, name, "ctx", ctx, wanted, 1);
         check(problems, name, "rows", rows, wanted, 1);
@@ -35,24 +33,20 @@ final class CutOptions {
         if (!problems.isEmpty()) {
             return new Cut.CutOrRefusal.Refused(RefusalReason.BAD_OPTION, String.join("; ", problems));
         }
-        Cut cut = switch (name) {
-            case "decode" -> new Cut.Decode(ctx);
-            case "prefill" -> new Cut.Prefill(rows, ctx);
-            case "batch" -> new Cut.Batch(rows, ctx);
-            case "forward" -> new Cut.Forward();
-            case "forward-layer" -> new Cut.ForwardLayer(layer);
-            case "forward-head" -> new Cut.ForwardHead();
-            case "decode-embed" -> new Cut.DecodeEmbed();
-            case "decode-layer" -> new Cut.DecodeLayer(layer, ctx);
-            case "decode-head" -> new Cut.DecodeHead();
-            case "batch-embed" -> new Cut.BatchEmbed(rows);
-            case "batch-layer" -> new Cut.BatchLayer(layer, rows, ctx);
-            case "batch-head" -> new Cut.BatchHead(rows);
-            case "prefill-layer" -> new Cut.PrefillLayer(layer, rows, ctx);
-            case "prefill-head" -> new Cut.PrefillHead(rows);
-            default -> throw new AssertionError(name);
+        // every wanted option is present and no other: absent ones are unused by the kind
+        int c = ctx == null ? 0 : ctx;
+        int r = rows == null ? 1 : rows;
+        Cut.Step step = switch (kind.step()) {
+            case Cut.Step.Forward f -> f;
+            case Cut.Step.Decode _ -> new Cut.Step.Decode(c);
+            case Cut.Step.Prefill _ -> new Cut.Step.Prefill(r, c);
+            case Cut.Step.Batch _ -> new Cut.Step.Batch(r, c);
         };
-        return new Cut.CutOrRefusal.Ok(cut);
+        Cut.Part part = switch (kind.part()) {
+            case Cut.Part.Layer _ -> new Cut.Part.Layer(layer);
+            case Cut.Part.Whole _, Cut.Part.Embed _, Cut.Part.Head _ -> kind.part();
+        };
+        return new Cut.CutOrRefusal.Ok(new Cut(step, part));
     }
 
     private static void check(List<String> problems, String cut, String option, Integer value, Set<String> wanted,

@@ -1,15 +1,9 @@
 package org.stagecheck.author;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Objects;
-import java.util.Set;
+import org.stagecheck.spec.validate.NameRules;
 
 /**
  * A decoder-only transformer in the style of current open models (brief, "Cuts of a model"):
@@ -18,7 +12,8 @@ import java.util.Set;
  *
  * <p>Weights are not stored here: they are generated deterministically from {@code seed}
  * ({@link Weights}). Construction checks what one spec can know (positive sizes, an even head
- * dimension for rotary pairs, query heads a multiple of KV heads).
+ * dimension for rotary pairs, query heads a multiple of KV heads) and the limits of authoring
+ * ({@link #MAX_LAYERS}, {@link #MAX_VOCAB}, {@link #MAX_WIDTH}, {@link #MAX_WEIGHT_BYTES}).
  *
  * @param vocab     vocabulary size (rows of the embedding, columns of the head)
  * @param hidden    model width D
@@ -33,10 +28,18 @@ import java.util.Set;
  */
 public record ModelSpec(String name, int vocab, int hidden, int layers, int heads, int kvHeads,
                         int headDim, int ffn, double ropeTheta, double normEps, long seed) {
+    /** The most decoder layers authored (docs/format.md, "Limits"). */
+    public static final int MAX_LAYERS = 256;
+    /** The largest vocabulary authored. */
+    public static final int MAX_VOCAB = 1 << 20;
+    /** The largest width: hidden, ffn, heads x headDim, kvHeads x headDim. */
+    public static final int MAX_WIDTH = 1 << 16;
+    /** The most weight bytes authored, counted as f32: 2 GiB. */
+    public static final long MAX_WEIGHT_BYTES = 1L << 31;
 
     public ModelSpec {
         Objects.requireNonNull(name, "name");
-        String problem = problem(vocab, hidden, layers, heads, kvHeads, headDim, ffn, ropeTheta, normEps);
+        String problem = problem(name, vocab, hidden, layers, heads, kvHeads, headDim, ffn, ropeTheta, normEps);
         if (problem != null) {
             throw new IllegalArgumentException("model spec '" + name + "': " + problem);
         }
@@ -66,7 +69,18 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
         return switch (nameOrFile) {
             case "tiny" -> tiny();
             case "small" -> small();
-            default -> read(Path.of(nameOrFile));
+            default -> {
+                Path file;
+                try {
+                    file = Path.of(nameOrFile);
+                } catch (java.nio.file.InvalidPathException e) {
+                    throw new ModelSpecException(NameRules.quote(nameOrFile) + ": cannot read a JSON model spec: not a path");
+                }
+                if (!Files.exists(file)) {
+                    throw new ModelSpecException(nameOrFile + ": cannot read a JSON model spec: no such file (the models are tiny, small or a spec file)");
+                }
+                yield read(file);
+            }
         };
     }
 
@@ -85,79 +99,58 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
         return kvHeads * headDim;
     }
 
-    private static final Set<String> FIELDS = Set.of("name", "vocab", "hidden", "layers", "heads", "kvHeads",
-            "headDim", "ffn", "ropeTheta", "normEps", "seed");
-
     /**
-     * Reads a spec from a JSON object with exactly the record's component names, e.g.
-     * {@code {"name":"m","vocab":64,"hidden":32,"layers":2,"heads":4,"kvHeads":2,"headDim":8,
-     * "ffn":64,"ropeTheta":10000,"normEps":1e-5,"seed":1}}.
+     * Reads a spec file (docs/author.md, "Model spec file"): a JSON object with exactly the
+     * record's component names (plus optional {@code "format": "stagecheck-model", "version": 1}),
+     * e.g. {@code {"name":"m","vocab":64,"hidden":32,"layers":2,"heads":4,"kvHeads":2,"headDim":8,
+     * "ffn":64,"ropeTheta":10000,"normEps":1e-5,"seed":1}}. Read with the project's JSON reader:
+     * duplicate keys, trailing content and oversized files are refused, errors name line:column;
+     * a model beyond the {@link #MAX_LAYERS limits} is refused before any work.
      */
     public static ModelSpec read(Path jsonFile) throws ModelSpecException {
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(Files.readString(jsonFile));
-        } catch (IOException e) {
-            throw new ModelSpecException(jsonFile + ": cannot read a JSON model spec: " + e.getMessage());
-        }
-        if (root == null || !root.isObject()) {
-            throw new ModelSpecException(jsonFile + ": a model spec is a JSON object");
-        }
-        List<String> unknown = new ArrayList<>();
-        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
-            String f = it.next();
-            if (!FIELDS.contains(f)) {
-                unknown.add(f);
-            }
-        }
-        if (!unknown.isEmpty()) {
-            throw new ModelSpecException(jsonFile + ": unknown field(s) " + unknown + "; expected " + FIELDS.stream().sorted().toList());
-        }
-        JsonNode n = root.get("name");
-        if (n == null || !n.isTextual()) {
-            throw new ModelSpecException(jsonFile + ": field \"name\" must be a string");
-        }
-        int vocab = intField(jsonFile, root, "vocab");
-        int hidden = intField(jsonFile, root, "hidden");
-        int layers = intField(jsonFile, root, "layers");
-        int heads = intField(jsonFile, root, "heads");
-        int kvHeads = intField(jsonFile, root, "kvHeads");
-        int headDim = intField(jsonFile, root, "headDim");
-        int ffn = intField(jsonFile, root, "ffn");
-        double theta = doubleField(jsonFile, root, "ropeTheta");
-        double eps = doubleField(jsonFile, root, "normEps");
-        JsonNode s = root.get("seed");
-        if (s == null || !s.isIntegralNumber() || !s.canConvertToLong()) {
-            throw new ModelSpecException(jsonFile + ": field \"seed\" must be an integer");
-        }
-        String problem = problem(vocab, hidden, layers, heads, kvHeads, headDim, ffn, theta, eps);
-        if (problem != null) {
-            throw new ModelSpecException(jsonFile + ": " + problem);
-        }
-        return new ModelSpec(n.asText(), vocab, hidden, layers, heads, kvHeads, headDim, ffn, theta, eps, s.asLong());
+        return ModelSpecFile.read(jsonFile);
     }
 
-    private static int intField(Path file, JsonNode root, String field) throws ModelSpecException {
-        JsonNode v = root.get(field);
-        if (v == null || !v.isIntegralNumber() || !v.canConvertToInt()) {
-            throw new ModelSpecException(file + ": field \"" + field + "\" must be a 32-bit integer");
-        }
-        return v.asInt();
+    /** Writes this spec as a model spec file's JSON (what {@link #read} reads back equal): the {@code model.json} of an authored directory. */
+    public void writeJson(java.io.OutputStream out) throws java.io.IOException {
+        ModelSpecFile.write(this, out);
     }
 
-    private static double doubleField(Path file, JsonNode root, String field) throws ModelSpecException {
-        JsonNode v = root.get(field);
-        if (v == null || !v.isNumber()) {
-            throw new ModelSpecException(file + ": field \"" + field + "\" must be a number");
-        }
-        return v.asDouble();
+    /** The number of weight values (embedding, every layer, final norm, head; not the rotary tables). */
+    public long weightCount() {
+        return weightCount(vocab, hidden, layers, heads, kvHeads, headDim, ffn);
+    }
+
+    private static long weightCount(long vocab, long hidden, long layers, long heads, long kvHeads, long headDim, long ffn) {
+        long q = heads * headDim;
+        long kv = kvHeads * headDim;
+        long perLayer = 2 * hidden + hidden * q + 2 * hidden * kv + q * hidden + 3 * hidden * ffn;
+        return 2 * vocab * hidden + layers * perLayer + hidden;
     }
 
     /** The first thing wrong with these sizes, or null. */
-    private static String problem(int vocab, int hidden, int layers, int heads, int kvHeads, int headDim, int ffn,
-                                  double theta, double eps) {
+    static String problem(String name, int vocab, int hidden, int layers, int heads, int kvHeads, int headDim, int ffn,
+                          double theta, double eps) {
+        String nameProblem = NameRules.problem(name);
+        if (nameProblem != null) {
+            return "the model name " + NameRules.quote(name) + " " + nameProblem;
+        }
         if (vocab < 1 || hidden < 1 || layers < 1 || heads < 1 || kvHeads < 1 || headDim < 1 || ffn < 1) {
             return "every size (vocab, hidden, layers, heads, kvHeads, headDim, ffn) must be at least 1";
+        }
+        if (layers > MAX_LAYERS) {
+            return "layers is " + layers + "; at most " + MAX_LAYERS + " are authored";
+        }
+        if (vocab > MAX_VOCAB) {
+            return "vocab is " + vocab + "; at most " + MAX_VOCAB + " is authored";
+        }
+        if (hidden > MAX_WIDTH || ffn > MAX_WIDTH || (long) heads * headDim > MAX_WIDTH || (long) kvHeads * headDim > MAX_WIDTH) {
+            return "a width (hidden, ffn, heads x headDim, kvHeads x headDim) is over the limit of " + MAX_WIDTH;
+        }
+        long count = weightCount(vocab, hidden, layers, heads, kvHeads, headDim, ffn);
+        if (count > MAX_WEIGHT_BYTES / 4) {
+            return String.format(java.util.Locale.ROOT, "the weights would take %.1f GiB as f32 (%d values); at most %d GiB are authored",
+                    count * 4.0 / (1L << 30), count, MAX_WEIGHT_BYTES >> 30);
         }
         if (headDim % 2 != 0) {
             return "headDim must be even (rotary embedding rotates pairs), not " + headDim;

@@ -19,8 +19,8 @@ final class SampleInputs {
 
     /** Unsplit (logical) sample inputs and state for {@code cut}, by logical name. */
     static Map<String, Tensor> logical(ModelSpec spec, Cut cut) {
-        int rows = Author.rowsOf(cut);
-        int ctx = Author.ctxOf(cut);
+        int rows = cut.rows();
+        int ctx = cut.ctx();
         Map<String, Tensor> out = new LinkedHashMap<>();
         int[] tokens = new int[rows];
         int[] positions = new int[rows];
@@ -37,7 +37,7 @@ final class SampleInputs {
         }
         out.put("h_in", Tensor.fromFloats(DType.F32, Shape.of(rows, spec.hidden()), h));
         if (ctx > 0) {
-            int cacheRows = cut instanceof Cut.Batch || cut instanceof Cut.BatchLayer ? rows * ctx : ctx;
+            int cacheRows = cut.step() instanceof Cut.Step.Batch ? rows * ctx : ctx;
             for (int l = 0; l < spec.layers(); l++) {
                 out.put("kv_k.l" + l, Tensor.zeros(DType.F32, Shape.of(cacheRows, spec.kvWidth())));
                 out.put("kv_v.l" + l, Tensor.zeros(DType.F32, Shape.of(cacheRows, spec.kvWidth())));

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.numeric.RoundFromDouble;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
 
@@ -99,8 +100,12 @@ public final class Weights {
                                   DType dtype) {
         long stream = spec.seed() ^ fnv1a64(name);
         float[] v = new float[rows * cols];
+        boolean narrower = dtype != DType.F32;
         for (int i = 0; i < v.length; i++) {
-            v[i] = (float) (shift + scale * unit(stream, i));
+            double x = shift + scale * unit(stream, i);
+            // f32: nearest. Narrower: round-to-odd here, so that fromFloats' nearest-even rounding
+            // to the 16-bit (or 8-bit) format is the one and only rounding of the double.
+            v[i] = narrower ? RoundFromDouble.toOddFloat(x) : (float) x;
         }
         return Tensor.fromFloats(dtype, Shape.of(rows, cols), v);
     }

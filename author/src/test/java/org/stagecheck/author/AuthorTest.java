@@ -28,15 +28,15 @@ class AuthorTest {
     private final Interpreter interpreter = new Interpreter(RunOptions.defaults());
 
     static List<Cut> everyCut() {
-        return List.of(new Cut.Decode(8), new Cut.Prefill(3, 8), new Cut.Batch(2, 8), new Cut.Forward(),
-                new Cut.ForwardLayer(1), new Cut.ForwardHead(), new Cut.DecodeEmbed(), new Cut.DecodeLayer(0, 8),
-                new Cut.DecodeHead(), new Cut.BatchEmbed(3), new Cut.BatchLayer(1, 2, 8), new Cut.BatchHead(2),
-                new Cut.PrefillLayer(0, 3, 8), new Cut.PrefillHead(3));
+        return List.of(Cut.decode(8), Cut.prefill(3, 8), Cut.batch(2, 8), Cut.forward(),
+                Cut.forwardLayer(1), Cut.forwardHead(), Cut.decodeEmbed(), Cut.decodeLayer(0, 8),
+                Cut.decodeHead(), Cut.batchEmbed(3), Cut.batchLayer(1, 2, 8), Cut.batchHead(2),
+                Cut.prefillLayer(0, 3, 8), Cut.prefillHead(3));
     }
 
     static Stream<Arguments> splitCuts() {
-        return Stream.of(2, 4).flatMap(tp -> Stream.of(new Cut.Decode(8), new Cut.Batch(2, 8), new Cut.DecodeLayer(1, 8),
-                new Cut.BatchLayer(0, 3, 4)).map(c -> Arguments.of(c, tp)));
+        return Stream.of(2, 4).flatMap(tp -> Stream.of(Cut.decode(8), Cut.batch(2, 8), Cut.decodeLayer(1, 8),
+                Cut.batchLayer(0, 3, 4)).map(c -> Arguments.of(c, tp)));
     }
 
     @ParameterizedTest
@@ -62,14 +62,14 @@ class AuthorTest {
         assertOutputsWritten(a.program(), r);
         assertEveryBoundTensorSupplied(a);
         long reduces = a.program().stages().stream().filter(s -> s.kind() instanceof StageKind.AllReduce).count();
-        int layers = cut instanceof Cut.DecodeLayer || cut instanceof Cut.BatchLayer ? 1 : TINY.layers();
+        int layers = cut.part() instanceof Cut.Part.Layer ? 1 : TINY.layers();
         assertThat(reduces).as("two all-reduces per layer").isEqualTo(2L * layers);
     }
 
     @org.junit.jupiter.params.provider.ValueSource(ints = {1, 3})
     @ParameterizedTest
     void otherGridsValidateAndRunToo(int width) {
-        for (Cut cut : List.of(new Cut.Decode(4), new Cut.Batch(2, 4))) {
+        for (Cut cut : List.of(Cut.decode(4), Cut.batch(2, 4))) {
             AuthorOutcome.Authored a = authored(cut, new AuthorOptions(2, width, 2));
             assertThat(new Validator().validate(a.program())).as("validator findings").isEmpty();
             assertThat(interpreter.run(a.program(), a.bound(), a.params()).faults()).isEmpty();
@@ -79,7 +79,7 @@ class AuthorTest {
     @Test
     void bf16WeightsValidateRunAndSplit() {
         for (AuthorOptions o : List.of(AuthorOptions.single(), AuthorOptions.split(2))) {
-            AuthorOutcome.Authored a = authored(new Cut.Batch(2, 4), o.withWeights(org.stagecheck.spec.ir.DType.BF16));
+            AuthorOutcome.Authored a = authored(Cut.batch(2, 4), o.withWeights(org.stagecheck.spec.ir.DType.BF16));
             assertThat(new Validator().validate(a.program())).isEmpty();
             assertThat(a.weights().values()).allSatisfy(t -> assertThat(t.dtype())
                     .isIn(org.stagecheck.spec.ir.DType.BF16, org.stagecheck.spec.ir.DType.F32));
@@ -87,18 +87,18 @@ class AuthorTest {
             assertThat(a.weights().get("rope_cos").dtype()).isEqualTo(org.stagecheck.spec.ir.DType.F32);
             assertThat(interpreter.run(a.program(), a.bound(), a.params()).faults()).isEmpty();
         }
-        assertRefused(new Cut.Decode(4), AuthorOptions.single().withWeights(org.stagecheck.spec.ir.DType.I32), RefusalReason.BAD_OPTION);
+        assertRefused(Cut.decode(4), AuthorOptions.single().withWeights(org.stagecheck.spec.ir.DType.I32), RefusalReason.BAD_OPTION);
     }
 
     @Test
     void theSmallModelValidates() {
-        AuthorOutcome.Authored a = authoredFor(ModelSpec.small(), new Cut.Decode(16), AuthorOptions.split(4));
+        AuthorOutcome.Authored a = authoredFor(ModelSpec.small(), Cut.decode(16), AuthorOptions.split(4));
         assertThat(new Validator().validate(a.program())).isEmpty();
     }
 
     @Test
     void theCertificateDeclaresTheRowShardsOfWoAndWDown() {
-        AuthorOutcome.Authored a = authored(new Cut.DecodeLayer(1, 8), AuthorOptions.split(2));
+        AuthorOutcome.Authored a = authored(Cut.decodeLayer(1, 8), AuthorOptions.split(2));
         int q = TINY.qWidth();
         int f = TINY.ffn();
         assertThat(a.certificate().shards()).contains(
@@ -120,7 +120,7 @@ class AuthorTest {
 
     @Test
     void theEmbeddingIsAnIndirectLoadAndMatmulsAreMulticast() {
-        Program p = authored(new Cut.Decode(8), AuthorOptions.single()).program();
+        Program p = authored(Cut.decode(8), AuthorOptions.single()).program();
         assertThat(p.stages()).anySatisfy(s -> assertThat(s.kind()).isInstanceOfSatisfying(StageKind.Load.class,
                 l -> assertThat(l.tensor()).isEqualTo("embed")));
         assertThat(p.groups()).isNotEmpty();
@@ -132,8 +132,8 @@ class AuthorTest {
     @Test
     void authoringIsDeterministicAndTheProgramRoundTrips() throws JsonFormatException {
         ProgramCodec codec = new ProgramCodec();
-        AuthorOutcome.Authored a = authored(new Cut.Batch(2, 8), AuthorOptions.split(2));
-        AuthorOutcome.Authored b = authored(new Cut.Batch(2, 8), AuthorOptions.split(2));
+        AuthorOutcome.Authored a = authored(Cut.batch(2, 8), AuthorOptions.split(2));
+        AuthorOutcome.Authored b = authored(Cut.batch(2, 8), AuthorOptions.split(2));
         assertThat(codec.write(a.program())).isEqualTo(codec.write(b.program()));
         a.weights().forEach((n, t) -> assertThat(t.checksum()).as(n).isEqualTo(b.weights().get(n).checksum()));
         assertThat(codec.read(codec.writeString(a.program()))).isEqualTo(a.program());
@@ -141,16 +141,16 @@ class AuthorTest {
 
     @Test
     void refusalsAreValuesWithTheirReason() {
-        assertRefused(new Cut.Prefill(2, 8), AuthorOptions.split(2), RefusalReason.CUT_NOT_SPLITTABLE);
-        assertRefused(new Cut.DecodeHead(), AuthorOptions.split(2), RefusalReason.CUT_NOT_SPLITTABLE);
-        assertRefused(new Cut.Decode(8), AuthorOptions.split(3), RefusalReason.WIDTH_NOT_DIVISIBLE);
-        assertRefused(new Cut.Decode(8), AuthorOptions.split(8), RefusalReason.WIDTH_NOT_DIVISIBLE);
-        assertRefused(new Cut.DecodeLayer(2, 8), AuthorOptions.single(), RefusalReason.LAYER_OUT_OF_RANGE);
-        assertRefused(new Cut.ForwardLayer(-1), AuthorOptions.single(), RefusalReason.LAYER_OUT_OF_RANGE);
-        assertRefused(new Cut.Prefill(9, 8), AuthorOptions.single(), RefusalReason.BAD_OPTION);
-        assertRefused(new Cut.Decode(0), AuthorOptions.single(), RefusalReason.BAD_OPTION);
-        assertRefused(new Cut.Decode(8), new AuthorOptions(0, 2, 2), RefusalReason.BAD_OPTION);
-        AuthorOutcome.Refused r = (AuthorOutcome.Refused) Author.author(TINY, new Cut.Decode(8), AuthorOptions.split(3));
+        assertRefused(Cut.prefill(2, 8), AuthorOptions.split(2), RefusalReason.CUT_NOT_SPLITTABLE);
+        assertRefused(Cut.decodeHead(), AuthorOptions.split(2), RefusalReason.CUT_NOT_SPLITTABLE);
+        assertRefused(Cut.decode(8), AuthorOptions.split(3), RefusalReason.WIDTH_NOT_DIVISIBLE);
+        assertRefused(Cut.decode(8), AuthorOptions.split(8), RefusalReason.WIDTH_NOT_DIVISIBLE);
+        assertRefused(Cut.decodeLayer(2, 8), AuthorOptions.single(), RefusalReason.LAYER_OUT_OF_RANGE);
+        assertRefused(Cut.forwardLayer(-1), AuthorOptions.single(), RefusalReason.LAYER_OUT_OF_RANGE);
+        assertRefused(Cut.prefill(9, 8), AuthorOptions.single(), RefusalReason.BAD_OPTION);
+        assertRefused(Cut.decode(0), AuthorOptions.single(), RefusalReason.BAD_OPTION);
+        assertRefused(Cut.decode(8), new AuthorOptions(0, 2, 2), RefusalReason.BAD_OPTION);
+        AuthorOutcome.Refused r = (AuthorOutcome.Refused) Author.author(TINY, Cut.decode(8), AuthorOptions.split(3));
         assertThat(r.message()).isEqualTo("tp 3 does not divide the model's heads (8), kvHeads (4) and ffn (64)");
     }
 

@@ -46,12 +46,12 @@ class ModelSpecTest {
         assertThatThrownBy(() -> ModelSpec.read(odd)).isInstanceOf(ModelSpecException.class)
                 .hasMessage(odd + ": headDim must be even (rotary embedding rotates pairs), not 7");
         Path typo = write("{\"name\":\"m\",\"vocabulary\":64}");
-        assertThatThrownBy(() -> ModelSpec.read(typo)).hasMessageContaining("unknown field(s) [vocabulary]");
+        assertThatThrownBy(() -> ModelSpec.read(typo)).hasMessageStartingWith(typo + ":1:26: unknown field \"vocabulary\"");
         Path missing = write("{\"name\":\"m\"}");
-        assertThatThrownBy(() -> ModelSpec.read(missing)).hasMessage(missing + ": field \"vocab\" must be a 32-bit integer");
+        assertThatThrownBy(() -> ModelSpec.read(missing)).hasMessage(missing + ":1:1: field \"vocab\" must be an integer (it is missing)");
         Path notJson = write("{nope");
         assertThatThrownBy(() -> ModelSpec.read(notJson)).isInstanceOf(ModelSpecException.class)
-                .hasMessageStartingWith(notJson + ": cannot read a JSON model spec");
+                .hasMessageStartingWith(notJson + ":1:2: malformed JSON");
         assertThatThrownBy(() -> ModelSpec.read(dir.resolve("absent.json"))).isInstanceOf(ModelSpecException.class);
     }
 
@@ -59,5 +59,55 @@ class ModelSpecTest {
         Path f = Files.createTempFile(dir, "spec", ".json");
         Files.writeString(f, text);
         return f;
+    }
+
+    private static final String GOOD = "{\"name\":\"m\",\"vocab\":64,\"hidden\":32,\"layers\":2,\"heads\":8,\"kvHeads\":4,\"headDim\":8,"
+            + "\"ffn\":64,\"ropeTheta\":10000,\"normEps\":1e-5,\"seed\":1}";
+
+    @Test
+    void theSpecReaderKeepsEveryReadersRules() throws IOException {
+        Path dup = write(GOOD.replace("\"seed\":1}", "\"seed\":1,\"vocab\":65}"));
+        assertThatThrownBy(() -> ModelSpec.read(dup)).isInstanceOf(ModelSpecException.class)
+                .hasMessageStartingWith(dup + ":1:").hasMessageContaining("Duplicate field 'vocab'");
+        Path junk = write(GOOD + " {}");
+        assertThatThrownBy(() -> ModelSpec.read(junk)).hasMessageStartingWith(junk + ":1:").hasMessageContaining("unexpected content after the end of the JSON value");
+        Path wrongType = write(GOOD.replace("\"layers\":2", "\"layers\":\"2\""));
+        assertThatThrownBy(() -> ModelSpec.read(wrongType)).hasMessage(wrongType + ":1:45: field \"layers\" must be an integer, not a string");
+        Path big = dir.resolve("big.json");
+        try (var f = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+            f.setLength(org.stagecheck.spec.json.JsonReader.MAX_FILE_BYTES + 1);
+        }
+        assertThatThrownBy(() -> ModelSpec.read(big)).hasMessageContaining("the limit for a JSON file is");
+        Path array = write("[]");
+        assertThatThrownBy(() -> ModelSpec.read(array)).hasMessage(array + ":1:1: a model spec is a JSON object, not an array");
+    }
+
+    @Test
+    void modelsBeyondTheLimitsAreRefusedBeforeAnyWork() throws IOException {
+        Path layers = write(GOOD.replace("\"layers\":2", "\"layers\":1000000"));
+        assertThatThrownBy(() -> ModelSpec.read(layers)).hasMessage(layers + ": layers is 1000000; at most 256 are authored");
+        Path wide = write(GOOD.replace("\"hidden\":32", "\"hidden\":70000"));
+        assertThatThrownBy(() -> ModelSpec.read(wide)).hasMessageContaining("over the limit of 65536");
+        Path vocab = write(GOOD.replace("\"vocab\":64", "\"vocab\":2000000"));
+        assertThatThrownBy(() -> ModelSpec.read(vocab)).hasMessageContaining("vocab is 2000000; at most 1048576");
+        Path heavy = write(GOOD.replace("\"hidden\":32", "\"hidden\":8192").replace("\"ffn\":64", "\"ffn\":32768").replace("\"layers\":2", "\"layers\":8"));
+        assertThatThrownBy(() -> ModelSpec.read(heavy)).hasMessageContaining("GiB as f32").hasMessageContaining("at most 2 GiB are authored");
+        assertThatThrownBy(() -> new ModelSpec("m", 64, 32, 257, 8, 4, 8, 64, 1e4, 1e-5, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(ModelSpec.small().weightCount() * 4).isLessThan(ModelSpec.MAX_WEIGHT_BYTES);
+        // the count is every weight: embed + head, and per layer two norms and seven matrices, plus the final norm
+        ModelSpec t = ModelSpec.tiny();
+        assertThat(t.weightCount()).isEqualTo(2L * 64 * 32 + 2 * (2 * 32 + 32 * 64 + 2 * 32 * 32 + 64 * 32 + 3 * 32 * 64) + 32);
+    }
+
+    @Test
+    void modelJsonIsASpecFileThatReadsBackEqual() throws Exception {
+        for (ModelSpec m : new ModelSpec[] {ModelSpec.tiny(), ModelSpec.small(), new ModelSpec("odd", 7, 6, 1, 3, 1, 2, 10, 500.5, 1e-6, -99L)}) {
+            Path f = dir.resolve(m.name() + ".json");
+            try (var out = Files.newOutputStream(f)) {
+                m.writeJson(out);
+            }
+            assertThat(Files.readString(f)).contains("\"format\" : \"stagecheck-model\"");
+            assertThat(ModelSpec.read(f)).isEqualTo(m);
+        }
     }
 }

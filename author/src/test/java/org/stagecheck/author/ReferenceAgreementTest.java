@@ -15,7 +15,7 @@ import org.stagecheck.spec.ir.Shape;
 
 /**
  * The authored Decode and Prefill agree with the independent double-precision forward pass
- * (issue #4, item 5) within f32 rounding: |logit - reference| <= 1e-4 * max(1, max |reference|).
+ * within f32 rounding: |logit - reference| <= 1e-4 * max(1, max |reference|).
  */
 class ReferenceAgreementTest {
     private static final ModelSpec SPEC = ModelSpec.tiny();
@@ -26,7 +26,7 @@ class ReferenceAgreementTest {
     @ValueSource(ints = {1, 2, 4})
     void decodeMatchesTheReferenceAtEveryStep(int gridWidth) {
         int ctx = 8;
-        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(SPEC, new Cut.Decode(ctx),
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(SPEC, Cut.decode(ctx),
                 new AuthorOptions(1, gridWidth, 2));
         ReferenceTransformer ref = new ReferenceTransformer(SPEC);
         Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
@@ -48,7 +48,7 @@ class ReferenceAgreementTest {
     @org.junit.jupiter.params.provider.EnumSource(value = org.stagecheck.spec.ir.DType.class, names = {"BF16", "F16"})
     void narrowWeightsMatchTheReferenceOverTheSameRoundedWeights(org.stagecheck.spec.ir.DType dtype) {
         int ctx = 8;
-        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(SPEC, new Cut.Decode(ctx),
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(SPEC, Cut.decode(ctx),
                 AuthorOptions.single().withWeights(dtype));
         assertThat(a.weights().get("wq.l0").dtype()).isEqualTo(dtype);
         ReferenceTransformer ref = new ReferenceTransformer(SPEC, dtype);
@@ -78,7 +78,7 @@ class ReferenceAgreementTest {
     @Test
     void prefillLastRowMatchesTheReference() {
         int rows = 5;
-        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(SPEC, new Cut.Prefill(rows, 8), AuthorOptions.single());
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(SPEC, Cut.prefill(rows, 8), AuthorOptions.single());
         Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
         int[] tokens = java.util.Arrays.copyOf(TOKENS, rows);
         bound.put("tokens", Tensor.fromInts(Shape.of(rows), tokens));
@@ -95,7 +95,7 @@ class ReferenceAgreementTest {
 
     @Test
     void forwardMatchesTheReferenceFirstStep() {
-        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(SPEC, new Cut.Forward(), AuthorOptions.single());
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(SPEC, Cut.forward(), AuthorOptions.single());
         Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
         bound.put("tokens", Tensor.fromInts(Shape.of(1), new int[] {42}));
         RunResult r = interpreter.run(a.program(), bound, Map.of());
@@ -107,7 +107,7 @@ class ReferenceAgreementTest {
     void anOddSizedModelMatchesTheReferenceToo() {
         // widths with few divisors: tiles of 3, 5, 7 columns, or none; 3 query heads on 1 KV head
         ModelSpec odd = new ModelSpec("odd", 7, 6, 1, 3, 1, 2, 10, 500.0, 1e-6, 99L);
-        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(odd, new Cut.Decode(4), new AuthorOptions(1, 3, 2));
+        AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(odd, Cut.decode(4), new AuthorOptions(1, 3, 2));
         assertThat(new org.stagecheck.spec.validate.Validator().validate(a.program())).isEmpty();
         ReferenceTransformer ref = new ReferenceTransformer(odd);
         Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());

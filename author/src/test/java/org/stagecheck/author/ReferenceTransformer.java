@@ -7,7 +7,7 @@ import org.stagecheck.tensor.Tensor;
 
 /**
  * An independent forward pass of a {@link ModelSpec}, written from the model's math in plain
- * double-precision Java (issue #4, item 5): no builder, no stages, no interpreter; rotary angles
+ * double-precision Java: no builder, no stages, no interpreter; rotary angles
  * computed from the formula rather than read from the f32 tables. The authored programs must
  * match it within f32 rounding, so a wrong program and a wrong law cannot agree by accident.
  */

@@ -21,8 +21,8 @@ import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
 
 /**
- * Regression for the finding "attention reads unused KV-cache rows" (issue #4 follow-up,
- * docs/author.md "Lowering"): the authored attention reads the whole cache, so what the rows past
+ * Regression for the finding "attention reads unused KV-cache rows"
+ * (docs/author.md "Lowering"): the authored attention reads the whole cache, so what the rows past
  * each sequence's position hold must not reach any result. Real backends allocate caches
  * uninitialised and read only the valid rows; a reference that depended on those rows would
  * report false mismatches against them.
@@ -54,34 +54,33 @@ class UnusedCacheRowsTest {
         }
 
         boolean batch() {
-            return cut instanceof Cut.Batch || cut instanceof Cut.BatchLayer;
+            return cut.step() instanceof Cut.Step.Batch;
         }
 
         /** Rows the step writes per sequence: a prefill writes its chunk, a decode and a batch row one. */
         int written() {
-            return switch (cut) {
-                case Cut.Prefill p -> p.rows();
-                case Cut.PrefillLayer p -> p.rows();
-                default -> 1;
+            return switch (cut.step()) {
+                case Cut.Step.Prefill p -> p.rows();
+                case Cut.Step.Decode _, Cut.Step.Batch _, Cut.Step.Forward _ -> 1;
             };
         }
     }
 
     static Stream<Arguments> cases() {
         return Stream.of(
-                new Case(new Cut.Decode(CTX), 1, new int[] {5}),
-                new Case(new Cut.Decode(CTX), 1, new int[] {0}),
-                new Case(new Cut.Prefill(3, CTX), 1, new int[] {2}),
-                new Case(new Cut.Prefill(4, CTX), 1, new int[] {0}),
-                new Case(new Cut.Batch(3, CTX), 1, new int[] {0, 5, 2}),
-                new Case(new Cut.DecodeLayer(1, CTX), 1, new int[] {3}),
-                new Case(new Cut.PrefillLayer(0, 3, CTX), 1, new int[] {1}),
-                new Case(new Cut.BatchLayer(1, 3, CTX), 1, new int[] {4, 0, 6}),
+                new Case(Cut.decode(CTX), 1, new int[] {5}),
+                new Case(Cut.decode(CTX), 1, new int[] {0}),
+                new Case(Cut.prefill(3, CTX), 1, new int[] {2}),
+                new Case(Cut.prefill(4, CTX), 1, new int[] {0}),
+                new Case(Cut.batch(3, CTX), 1, new int[] {0, 5, 2}),
+                new Case(Cut.decodeLayer(1, CTX), 1, new int[] {3}),
+                new Case(Cut.prefillLayer(0, 3, CTX), 1, new int[] {1}),
+                new Case(Cut.batchLayer(1, 3, CTX), 1, new int[] {4, 0, 6}),
                 // split: each chip's cache shard is masked on its own
-                new Case(new Cut.Decode(CTX), 2, new int[] {5}),
-                new Case(new Cut.Batch(3, CTX), 4, new int[] {0, 5, 2}),
-                new Case(new Cut.DecodeLayer(0, CTX), 4, new int[] {2}),
-                new Case(new Cut.BatchLayer(0, 2, CTX), 2, new int[] {6, 1})
+                new Case(Cut.decode(CTX), 2, new int[] {5}),
+                new Case(Cut.batch(3, CTX), 4, new int[] {0, 5, 2}),
+                new Case(Cut.decodeLayer(0, CTX), 4, new int[] {2}),
+                new Case(Cut.batchLayer(0, 2, CTX), 2, new int[] {6, 1})
         ).flatMap(c -> {
             List<Arguments> out = new ArrayList<>();
             for (float f : FILLERS) {

@@ -30,7 +30,7 @@ class WriteToTest {
 
     @Test
     void writesEveryBoundTensorAndTheManifest() throws Exception {
-        AuthorOutcome.Authored a = AuthorTest.authored(new Cut.Decode(8), AuthorOptions.split(2));
+        AuthorOutcome.Authored a = AuthorTest.authored(Cut.decode(8), AuthorOptions.split(2));
         Path dir = tmp.resolve("out");
         a.writeTo(dir);
         assertThat(Files.readAllBytes(dir.resolve("program.json"))).isEqualTo(new ProgramCodec().write(a.program()));
@@ -59,7 +59,7 @@ class WriteToTest {
     /** What {@code stagecheck run DIR/program.json --inputs DIR} does, done by hand: same tokens and logits. */
     @Test
     void theDirectoryAloneReproducesTheRun() throws Exception {
-        AuthorOutcome.Authored a = AuthorTest.authored(new Cut.Batch(2, 8),
+        AuthorOutcome.Authored a = AuthorTest.authored(Cut.batch(2, 8),
                 AuthorOptions.split(2).withWeights(org.stagecheck.spec.ir.DType.BF16)); // bf16 .npy as <u2 bit patterns
         Path dir = tmp.resolve("batch");
         a.writeTo(dir);
@@ -83,7 +83,7 @@ class WriteToTest {
     @Test
     void anUnsplitCutHasNoCertificate() throws IOException {
         Path dir = tmp.resolve("single");
-        AuthorTest.authored(new Cut.DecodeHead(), AuthorOptions.single()).writeTo(dir);
+        AuthorTest.authored(Cut.decodeHead(), AuthorOptions.single()).writeTo(dir);
         assertThat(dir.resolve("certificate.json")).doesNotExist();
         assertThat(dir.resolve("inputs/h_in.npy")).exists();
     }
@@ -93,7 +93,7 @@ class WriteToTest {
         Path dir = tmp.resolve("taken");
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("program.json"), "mine");
-        AuthorOutcome.Authored a = AuthorTest.authored(new Cut.DecodeEmbed(), AuthorOptions.single());
+        AuthorOutcome.Authored a = AuthorTest.authored(Cut.decodeEmbed(), AuthorOptions.single());
         assertThatThrownBy(() -> a.writeTo(dir)).isInstanceOf(IOException.class)
                 .hasMessageContaining("refusing to overwrite an existing output directory");
         assertThat(Files.readString(dir.resolve("program.json"))).isEqualTo("mine");

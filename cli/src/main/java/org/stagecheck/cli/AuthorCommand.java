@@ -10,13 +10,15 @@ import org.stagecheck.author.AuthorOutcome;
 import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
 import org.stagecheck.author.ModelSpecException;
+import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.json.ProgramCodec;
+import org.stagecheck.tensor.npy.IoMessages;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code stagecheck author}: write the program of a cut of a model (issue #4). */
+/** {@code stagecheck author}: write the program of a cut of a model. */
 @Command(name = "author", mixinStandardHelpOptions = true,
         description = {"Write the stage program of a cut of a small transformer, with deterministic weights, sample",
                 "inputs and (with --tp) the tensor-parallel split and its certificate, into a new directory that",
@@ -47,6 +49,10 @@ final class AuthorCommand implements Callable<Integer> {
     @Option(names = "--grid", paramLabel = "WxH", defaultValue = "2x2", description = "each chip's core grid; default 2x2")
     String grid;
 
+    @Option(names = "--weights", paramLabel = "DTYPE", defaultValue = "f32",
+            description = "the dtype weights are stored in: f32 (default), bf16 or f16; each value rounded once from its exact (double) value")
+    String weights;
+
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "a new (or empty) output directory")
     Path out;
 
@@ -55,56 +61,96 @@ final class AuthorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        try {
+            return author();
+        } catch (BadInputException e) {
+            return Reply.badInput(spec.commandLine(), json, e.getMessage());
+        }
+    }
+
+    private int author() throws BadInputException {
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try {
-            ModelSpec m = model(model);
-            int[] wh = grid(grid);
-            Cut c = switch (Cut.fromOptions(cut, ctx, rows, layer)) {
-                case Cut.CutOrRefusal.Ok ok -> ok.cut();
-                case Cut.CutOrRefusal.Refused r -> throw new BadInputException("refused (" + r.reason() + "): " + r.message());
-            };
-            AuthorOutcome outcome = Author.author(m, c, new AuthorOptions(tp, wh[0], wh[1]));
-            AuthorOutcome.Authored a = switch (outcome) {
-                case AuthorOutcome.Authored authored -> authored;
-                case AuthorOutcome.Refused r -> throw new BadInputException("refused (" + r.reason() + "): " + r.message());
-            };
-            try {
-                a.writeTo(out);
-            } catch (IOException e) {
-                throw new BadInputException("cannot write " + out + ": " + e.getMessage());
-            }
-            String hash = new ProgramCodec().hash(a.program());
-            if (json) {
-                Json.print(o, g -> {
-                    g.writeStartObject();
-                    g.writeStringField("command", "author");
-                    g.writeStringField("model", m.name());
-                    g.writeStringField("cut", c.toString());
-                    g.writeNumberField("tp", tp);
-                    g.writeStringField("dir", out.toString());
-                    g.writeStringField("programHash", hash);
-                    g.writeNumberField("stages", a.program().stages().size());
-                    g.writeNumberField("weights", a.weights().size());
-                    g.writeBooleanField("certificate", a.certificate() != null);
-                    g.writeEndObject();
-                });
-            } else {
-                o.println("authored " + m.name() + " " + c + (tp > 1 ? " split over " + tp + " chips" : "") + ": "
-                        + a.program().stages().size() + " stages, " + a.weights().size() + " weight tensors");
-                o.println("  " + out.resolve("program.json") + "  " + hash);
-                if (a.certificate() != null) {
-                    o.println("  " + out.resolve("certificate.json"));
-                }
-                o.println("  " + out.resolve("inputs.json") + "  (run: stagecheck run " + out.resolve("program.json") + " --inputs " + out + " --out OUT)");
-                o.flush();
-            }
-            return ExitCode.OK;
-        } catch (BadInputException e) {
-            err.println("error: " + e.getMessage());
-            err.flush();
-            return ExitCode.BAD_INPUT;
+        // Everything is refused before the work: the output directory, the model's size, the options.
+        OutputPaths.OutputDir dir = OutputPaths.newDirectory("--out", out);
+        ModelSpec m = model(model);
+        int[] wh = grid(grid);
+        DType weightType = weightType(weights);
+        Cut c = switch (Cut.fromOptions(cut, ctx, rows, layer)) {
+            case Cut.CutOrRefusal.Ok ok -> ok.cut();
+            case Cut.CutOrRefusal.Refused r -> throw new BadInputException("refused (" + r.reason() + "): " + r.message());
+        };
+        long weightBytes = m.weightCount() * 4;
+        long heap = Runtime.getRuntime().maxMemory();
+        if (weightBytes * 3 > heap) {
+            // the weights are made in f32, then bound (sliced per chip) and encoded: about three copies
+            throw new BadInputException(String.format(java.util.Locale.ROOT,
+                    "model '%s' has %.1f GiB of f32 weights; authoring needs about three times that, more than this JVM's %.1f GiB; "
+                            + "give more with STAGECHECK_JAVA_OPTS=-Xmx<size>", m.name(), weightBytes / (double) (1L << 30), heap / (double) (1L << 30)));
         }
+        boolean large = weightBytes >= PROGRESS_FROM_BYTES;
+        if (large) {
+            err.printf(java.util.Locale.ROOT, "authoring %s %s: %d weight values (%.0f MiB as f32)...%n", m.name(), c, m.weightCount(), weightBytes / 1048576.0);
+            err.flush();
+        }
+        AuthorOutcome outcome = Author.author(m, c, new AuthorOptions(tp, wh[0], wh[1], weightType));
+        AuthorOutcome.Authored a = switch (outcome) {
+            case AuthorOutcome.Authored authored -> authored;
+            case AuthorOutcome.Refused r -> throw new BadInputException("refused (" + r.reason() + "): " + r.message());
+        };
+        AuthorOutcome.WriteProgress progress = !large ? AuthorOutcome.WriteProgress.NONE : (done, total, bytes) -> {
+            if (done == total || done % Math.max(1, total / 10) == 0) {
+                err.printf(java.util.Locale.ROOT, "  wrote %d/%d tensor files (%.0f MiB)%n", done, total, bytes / 1048576.0);
+                err.flush();
+            }
+        };
+        try {
+            a.writeTo(dir.path(), progress);
+        } catch (IOException e) {
+            throw new BadInputException("--out " + out + ": cannot write: " + IoMessages.describe(e));
+        }
+        String hash = new ProgramCodec().hash(a.program());
+        if (json) {
+            Json.print(o, g -> {
+                g.writeStartObject();
+                g.writeStringField("command", "author");
+                g.writeBooleanField("holds", true);
+                g.writeStringField("status", "authored");
+                g.writeNumberField("exitCode", ExitCode.OK);
+                g.writeStringField("model", m.name());
+                g.writeStringField("cut", c.toString());
+                g.writeNumberField("tp", tp);
+                g.writeStringField("weightDType", weightType.toString());
+                g.writeStringField("dir", out.toString());
+                g.writeStringField("programHash", hash);
+                g.writeNumberField("stages", a.program().stages().size());
+                g.writeNumberField("weights", a.weights().size());
+                g.writeBooleanField("certificate", a.certificate() != null);
+                g.writeEndObject();
+            });
+        } else {
+            o.println("authored " + m.name() + " " + c + (tp > 1 ? " split over " + tp + " chips" : "") + ": "
+                    + a.program().stages().size() + " stages, " + a.weights().size() + " " + weightType + " weight tensors");
+            o.println("  " + out.resolve("program.json") + "  " + hash);
+            if (a.certificate() != null) {
+                o.println("  " + out.resolve("certificate.json"));
+            }
+            o.println("  " + out.resolve("model.json"));
+            o.println("  " + out.resolve("inputs.json") + "  (run: stagecheck run " + out.resolve("program.json") + " --inputs " + out + " --out OUT)");
+            o.flush();
+        }
+        return ExitCode.OK;
+    }
+
+    /** Authoring at least this many bytes of weights prints progress on stderr. */
+    static final long PROGRESS_FROM_BYTES = 64L << 20;
+
+    private static DType weightType(String text) throws BadInputException {
+        DType d = DType.fromJsonName(text);
+        if (d == null || !d.isFloating()) {
+            throw new BadInputException("--weights takes a floating dtype (f32, bf16, f16), not '" + text + "'");
+        }
+        return d;
     }
 
     private static ModelSpec model(String name) throws BadInputException {

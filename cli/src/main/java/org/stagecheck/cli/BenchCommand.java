@@ -35,14 +35,33 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Measure the evaluator, the verifier's scaling, or the time per token of an authored decode step.",
-        subcommands = {BenchCommand.Interp.class, BenchCommand.Verifier.class, BenchCommand.Decode.class})
+        subcommands = {BenchCommand.Interp.class, BenchCommand.Verifier.class, BenchCommand.Decode.class, BenchCompareCommand.class})
 final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "name a bench: interp, verifier or decode");
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "name a bench: interp, verifier, decode or compare");
+    }
+
+    /** The report as text, or with --json as one document {"command", "holds", "status", "exitCode", "report"}. */
+    private static void emit(CommandSpec spec, boolean json, String report) {
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            Json.print(out, g -> {
+                g.writeStartObject();
+                g.writeStringField("command", Reply.commandName(spec.commandLine()));
+                g.writeBooleanField("holds", true);
+                g.writeStringField("status", "measured");
+                g.writeNumberField("exitCode", ExitCode.OK);
+                g.writeStringField("report", report);
+                g.writeEndObject();
+            });
+        } else {
+            out.print(report);
+            out.flush();
+        }
     }
 
     private static PrintStream stream(PrintWriter w) {
@@ -78,6 +97,8 @@ final class BenchCommand implements Runnable {
         Integer threads;
         @Option(names = "--repeats", defaultValue = "5", description = "timed repetitions, best reported; default 5")
         int repeats;
+        @Option(names = "--json", description = "print one JSON document instead of text")
+        boolean json;
 
         @Override
         public Integer call() {
@@ -85,9 +106,7 @@ final class BenchCommand implements Runnable {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), "sizes, rows, threads and repeats must be positive, and size*size must fit in memory");
             }
             int t = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
-            PrintWriter out = spec.commandLine().getOut();
-            out.print(EvaluatorBench.run(new BenchOptions(size, rows, t, repeats, null)).toTable());
-            out.flush();
+            emit(spec, json, EvaluatorBench.run(new BenchOptions(size, rows, t, repeats, null)).toTable());
             return ExitCode.OK;
         }
     }
@@ -99,6 +118,8 @@ final class BenchCommand implements Runnable {
         CommandSpec spec;
         @Parameters(paramLabel = "STAGES", description = "program sizes; default 1000 10000 100000 1000000")
         List<Integer> sizes = new ArrayList<>();
+        @Option(names = "--json", description = "print one JSON document instead of text")
+        boolean json;
 
         @Override
         public Integer call() {
@@ -106,7 +127,13 @@ final class BenchCommand implements Runnable {
             if (s.stream().anyMatch(n -> n < 8 || n > 20_000_000)) {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), "each size is between 8 and 20000000 stages");
             }
-            ScaleBench.run(s, stream(spec.commandLine().getOut()));
+            if (json) {
+                java.io.StringWriter text = new java.io.StringWriter();
+                ScaleBench.run(s, stream(new PrintWriter(text)));
+                emit(spec, true, text.toString());
+            } else {
+                ScaleBench.run(s, stream(spec.commandLine().getOut()));
+            }
             return ExitCode.OK;
         }
     }
@@ -124,34 +151,26 @@ final class BenchCommand implements Runnable {
         int steps;
         @Option(names = "--tp", defaultValue = "1", description = "tensor-parallel chips; default 1")
         int tp;
+        @Option(names = "--json", description = "print one JSON document instead of text")
+        boolean json;
 
         @Override
         public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            PrintWriter err = spec.commandLine().getErr();
             if (steps < 1 || steps + 2 > ctx) {
-                err.println("error: --steps must be at least 1 and steps + 2 warm-up tokens must fit in --ctx");
-                err.flush();
-                return ExitCode.BAD_INPUT;
+                return Reply.badInput(spec.commandLine(), json, "--steps must be at least 1 and steps + 2 warm-up tokens must fit in --ctx");
             }
             ModelSpec m;
             try {
                 m = ModelSpec.resolve(model);
             } catch (org.stagecheck.author.ModelSpecException e) {
-                err.println("error: " + e.getMessage());
-                err.flush();
-                return ExitCode.BAD_INPUT;
+                return Reply.badInput(spec.commandLine(), json, e.getMessage());
             }
-            AuthorOutcome.Authored a = switch (Author.author(m, new Cut.Decode(ctx), AuthorOptions.single().withTp(tp))) {
-                case AuthorOutcome.Authored ok -> ok;
+            AuthorOutcome.Authored a;
+            switch (Author.author(m, Cut.decode(ctx), AuthorOptions.single().withTp(tp))) {
+                case AuthorOutcome.Authored ok -> a = ok;
                 case AuthorOutcome.Refused r -> {
-                    err.println("error: refused (" + r.reason() + "): " + r.message());
-                    err.flush();
-                    yield null;
+                    return Reply.badInput(spec.commandLine(), json, "refused (" + r.reason() + "): " + r.message());
                 }
-            };
-            if (a == null) {
-                return ExitCode.BAD_INPUT;
             }
             Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
             Interpreter interp = new Interpreter(RunOptions.defaults());
@@ -167,9 +186,7 @@ final class BenchCommand implements Runnable {
                 RunResult r = interp.run(a.program(), bound, Map.of("pos", (long) pos));
                 long t1 = System.nanoTime();
                 if (!r.ok()) {
-                    err.println("error: the decode step faulted: " + r.faults().get(0).render());
-                    err.flush();
-                    return ExitCode.CHECK_FAILED;
+                    return Reply.failure(spec.commandLine(), json, "fault", ExitCode.CHECK_FAILED, "the decode step faulted: " + r.faults().get(0).render());
                 }
                 for (TensorDecl t : a.program().tensors()) {
                     if (t.role() == TensorRole.STATE) {
@@ -183,9 +200,8 @@ final class BenchCommand implements Runnable {
             }
             double mean = ms.stream().mapToDouble(Double::doubleValue).average().orElse(0);
             double best = ms.stream().mapToDouble(Double::doubleValue).min().orElse(0);
-            out.printf(Locale.ROOT, "%s decode, ctx %d, tp %d: %d stages; %d tokens timed after 2 warm-up: mean %.1f ms/token, best %.1f ms/token%n",
-                    m.name(), ctx, tp, a.program().stages().size(), ms.size(), mean, best);
-            out.flush();
+            emit(spec, json, String.format(Locale.ROOT, "%s decode, ctx %d, tp %d: %d stages; %d tokens timed after 2 warm-up: mean %.1f ms/token, best %.1f ms/token%n",
+                    m.name(), ctx, tp, a.program().stages().size(), ms.size(), mean, best));
             return ExitCode.OK;
         }
     }

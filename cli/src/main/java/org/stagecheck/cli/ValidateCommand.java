@@ -13,7 +13,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code stagecheck validate FILE...}: structural validation of programs (issue #2). */
+/** {@code stagecheck validate FILE...}: structural validation of programs. */
 @Command(name = "validate", mixinStandardHelpOptions = true,
         description = {"Check that programs are well-formed: references resolve, shapes and dtypes fit each stage kind,",
                 "expressions type-check, sub-blocks tile, blocks stay inside their tensors for every parameter value.",
@@ -53,6 +53,11 @@ final class ValidateCommand implements Callable<Integer> {
                 g.writeStartObject();
                 g.writeStringField("command", "validate");
                 g.writeBooleanField("holds", code == ExitCode.OK);
+                g.writeStringField("status", code == ExitCode.OK ? "valid" : code == ExitCode.CHECK_FAILED ? "invalid" : "bad-input");
+                g.writeNumberField("exitCode", code);
+                if (code == ExitCode.BAD_INPUT) {
+                    g.writeStringField("error", String.join("; ", outcomes.stream().filter(o -> o.badInput() != null).map(Outcome::badInput).toList()));
+                }
                 g.writeArrayFieldStart("files");
                 for (Outcome o : outcomes) {
                     g.writeStartObject();

@@ -1,10 +1,7 @@
 package org.stagecheck.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -24,7 +21,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code stagecheck verify}: check a program's certificate (issue #5). */
+/** {@code stagecheck verify}: check a program's certificate. */
 @Command(name = "verify", mixinStandardHelpOptions = true,
         description = {"Check the obligations of a program and its certificate: well-formedness, UnreducedShard,",
                 "buffer remap (against --parent), multicast and ordering. Trusts no claim of the certificate.",
@@ -51,36 +48,33 @@ final class VerifyCommand implements Callable<Integer> {
     Path sarif;
 
     @Override
-    public Integer call() throws IOException {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        LoadedProgram lp;
-        LoadedProgram parent;
-        Certificate cert;
-        JNode certTree;
+    public Integer call() {
         try {
-            lp = LoadedProgram.read(programFile);
-            parent = parentFile == null ? null : LoadedProgram.read(parentFile);
-            certTree = certFile == null ? null : readJson(certFile);
-            cert = certTree == null ? null : readCertificate(certFile, certTree);
+            return verify();
         } catch (BadInputException e) {
-            err.println("error: " + e.getMessage());
-            err.flush();
-            return ExitCode.BAD_INPUT;
+            return Reply.badInput(spec.commandLine(), json, e.getMessage());
         }
+    }
+
+    private int verify() throws BadInputException {
+        PrintWriter out = spec.commandLine().getOut();
+        // the output is checked before the work: a bad --sarif path fails fast, leaving nothing
+        OutputPaths.OutputFile sarifOut = sarif == null ? null : OutputPaths.file("--sarif", sarif);
+        LoadedProgram lp = LoadedProgram.read(programFile);
+        LoadedProgram parent = parentFile == null ? null : LoadedProgram.read(parentFile);
+        JNode certTree = certFile == null ? null : readJson(certFile);
+        Certificate cert = certTree == null ? null : readCertificate(certFile, certTree);
         // The verifier points into the certificate with "cert:" pointers, into the program otherwise.
         Locator locator = field -> field != null && field.startsWith(CERT_PREFIX) && certTree != null
                 ? new Locator.Where(certFile.toString(), JNode.at(certTree, field.substring(CERT_PREFIX.length())).pos())
                 : lp.where(field);
         // The verifier decides every obligation, well-formedness included; this command only renders.
         VerifyReport report = new Verifier().verify(lp.program(), cert, parent == null ? null : parent.program());
-        List<Diagnostic> all = report.diagnostics();
         List<ObligationResult> obligations = report.obligations();
+        List<Diagnostic> all = report.diagnostics();
         boolean holds = report.holds();
-        if (sarif != null) {
-            Path tmp = Files.createTempFile(sarif.toAbsolutePath().getParent(), ".sarif", ".tmp");
-            Files.write(tmp, new SarifWriter().write(report, programFile.toString()));
-            Files.move(tmp, sarif, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        if (sarifOut != null) {
+            sarifOut.write(new SarifWriter().write(report, programFile.toString()));
         }
         if (json) {
             Json.print(out, g -> {
@@ -88,6 +82,8 @@ final class VerifyCommand implements Callable<Integer> {
                 g.writeStringField("command", "verify");
                 g.writeStringField("program", programFile.toString());
                 g.writeBooleanField("holds", holds);
+                g.writeStringField("status", holds ? "verified" : "not-verified");
+                g.writeNumberField("exitCode", holds ? ExitCode.OK : ExitCode.CHECK_FAILED);
                 g.writeArrayFieldStart("obligations");
                 for (ObligationResult o : obligations) {
                     g.writeStartObject();

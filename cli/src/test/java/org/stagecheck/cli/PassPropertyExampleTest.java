@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
 import org.stagecheck.interp.Interpreter;
+import org.stagecheck.proptest.SeededProperty;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.tensor.RandomBindings;
@@ -36,8 +35,8 @@ class PassPropertyExampleTest {
         return p.remapBuffers(mapOut);
     }
 
-    @Property(tries = 30)
-    void renumberingBuffersKeepsTheAnswerAndVerifies(@ForAll long seed) {
+    @SeededProperty(tries = 30)
+    void renumberingBuffersKeepsTheAnswerAndVerifies(long seed) {
         Generated g = RandomPrograms.generateWithCertificate(seed, GenOptions.small());
         Program parent = g.program();
         Map<String, String> map = new LinkedHashMap<>();
@@ -64,8 +63,8 @@ class PassPropertyExampleTest {
         }
     }
 
-    @Property(tries = 10)
-    void aRenumberingThatForgetsKindInternalReferencesIsCaught(@ForAll long seed) {
+    @SeededProperty(tries = 10)
+    void aRenumberingThatForgetsKindInternalReferencesIsCaught(long seed) {
         Generated g = RandomPrograms.generateWithCertificate(seed, GenOptions.small());
         Program parent = g.program();
         Map<String, String> map = new LinkedHashMap<>();

@@ -116,7 +116,7 @@ class RunCommandTest {
         Files.writeString(in.resolve("inputs.json"), "{\"format\": \"stagecheck-inputs\", \"version\": 1, \"tensors\": {\"tokens\": \"../../etc/passwd\"}}");
         CliRunner r = CliRunner.run("run", "../examples/embedding-lookup.json", "--inputs", in.toString(), "--out", tmp.resolve("o").toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("leaves the inputs directory");
+        assertThat(r.err()).contains("inputs.json:1:69: path \"../../etc/passwd\" for tensor \"tokens\" leaves the manifest's directory (at /tensors/tokens)");
     }
 
     @Test

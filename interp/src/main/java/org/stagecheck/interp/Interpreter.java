@@ -84,7 +84,7 @@ public final class Interpreter implements Backend {
                         trace.put(st.id(), List.copyOf(outs));
                     }
                     if (options.stopAtNonFinite()) {
-                        Diagnostic nf = NonFinite.check(i, st, outs);
+                        Diagnostic nf = NonFinite.check(i, st, outs, options.stopAt());
                         if (nf != null) {
                             return new RunResult(state.tensors(), trace, List.of(nf), st.id());
                         }

@@ -6,12 +6,12 @@ import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Stage;
 
-/** The stop-at-first-NaN/Inf check (brief, "Reference semantics"): the first non-finite output element. */
+/** The stop-at-first-NaN/Inf check (brief, "Reference semantics"): the first output element the mode stops at. */
 final class NonFinite {
     private NonFinite() {
     }
 
-    static Diagnostic check(int index, Stage st, List<Tensor> outs) {
+    static Diagnostic check(int index, Stage st, List<Tensor> outs, NonFiniteStop mode) {
         for (int p = 0; p < outs.size(); p++) {
             Tensor t = outs.get(p);
             if (!t.dtype().isFloating()) {
@@ -19,14 +19,22 @@ final class NonFinite {
             }
             for (long e = 0; e < t.size(); e++) {
                 double v = t.getDouble(e);
-                if (!Double.isFinite(v)) {
+                if (mode.stopsAt(v)) {
                     String buffer = st.outs().get(p);
                     return Diagnostic.atStage("NON_FINITE", index, st.id(), "/stages/" + index + "/outs/" + p, buffer,
                             "Stage '" + st.id() + "' wrote " + v + " to buffer '" + buffer + "' at element " + e
-                                    + " (the first non-finite value of the run).");
+                                    + " (the first " + what(mode) + " value of the run).");
                 }
             }
         }
         return null;
+    }
+
+    private static String what(NonFiniteStop mode) {
+        return switch (mode) {
+            case NAN -> "NaN";
+            case INF -> "infinite";
+            case ANY, NONE -> "non-finite";
+        };
     }
 }

@@ -1,39 +1,34 @@
 package org.stagecheck.interp;
 
 import org.stagecheck.backend.RunResult;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.stagecheck.tensor.Tensor;
-import org.stagecheck.spec.ir.AccessPattern;
-import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Expr;
-import org.stagecheck.spec.ir.Group;
 import org.stagecheck.spec.ir.Machine;
 import org.stagecheck.spec.ir.Offset;
-import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.ProgramBuilder;
+import org.stagecheck.spec.ir.Rect;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Site;
-import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
 
-/** Small builders so that each test reads as a sentence: declare, add stages, run. */
+/**
+ * The project's program builder ({@link ProgramBuilder}) with the tensors and parameter values a
+ * run binds, so that each evaluator test reads as a sentence: declare, add stages, run. Every
+ * declaration goes to the one builder; this class adds only the bindings and {@link #run}.
+ */
 public final class Fixtures {
-    public static final Site CORE = Site.of(0, 0, 0);
+    public static final Site CORE = ProgramBuilder.CORE;
 
-    private Machine machine = new Machine(1, 4, 4);
-    private final List<Param> params = new ArrayList<>();
-    private final List<TensorDecl> tensors = new ArrayList<>();
-    private final List<BufferDecl> buffers = new ArrayList<>();
-    private final List<Group> groups = new ArrayList<>();
-    private final List<Stage> stages = new ArrayList<>();
+    private final ProgramBuilder program = new ProgramBuilder("test", new Machine(1, 4, 4));
     private final Map<String, Tensor> bound = new HashMap<>();
     private final Map<String, Long> paramValues = new HashMap<>();
 
@@ -42,19 +37,19 @@ public final class Fixtures {
     }
 
     public Fixtures machine(int chips, int w, int h) {
-        machine = new Machine(chips, w, h);
+        program.machine(chips, w, h);
         return this;
     }
 
     public Fixtures param(String name, long min, long max, long value) {
-        params.add(new Param(name, min, max));
+        program.param(name, min, max);
         paramValues.put(name, value);
         return this;
     }
 
-    /** A tensor bound to {@code value} (role input/weight/state) or declared only (value null). */
+    /** A tensor declared with the dtype and shape of {@code value}, bound to it when its role is bound before a run. */
     public Fixtures tensor(String name, TensorRole role, int chip, Tensor value) {
-        tensors.add(new TensorDecl(name, value.dtype(), value.shape(), chip, role));
+        program.tensor(new TensorDecl(name, value.dtype(), value.shape(), chip, role));
         if (role.isBoundBeforeRun()) {
             bound.put(name, value);
         }
@@ -66,12 +61,12 @@ public final class Fixtures {
     }
 
     public Fixtures output(String name, DType dtype, int... dims) {
-        tensors.add(new TensorDecl(name, dtype, Shape.of(dims), 0, TensorRole.OUTPUT));
+        program.tensor(name, dtype, TensorRole.OUTPUT, dims);
         return this;
     }
 
     public Fixtures buffer(String name, DType dtype, Site site, int... dims) {
-        buffers.add(new BufferDecl(name, dtype, Shape.of(dims), site));
+        program.bufferAt(name, dtype, site, dims);
         return this;
     }
 
@@ -79,13 +74,13 @@ public final class Fixtures {
         return buffer(name, dtype, CORE, dims);
     }
 
-    public Fixtures group(String name, int chip, org.stagecheck.spec.ir.Rect rect, Site sender) {
-        groups.add(new Group(name, chip, rect, sender));
+    public Fixtures group(String name, int chip, Rect rect, Site sender) {
+        program.group(name, chip, rect, sender);
         return this;
     }
 
     public Fixtures stage(String id, Site site, List<String> ins, List<String> outs, StageKind kind) {
-        stages.add(new Stage(id, site, ins, outs, kind));
+        program.stageAt(id, site, ins, outs, kind);
         return this;
     }
 
@@ -93,25 +88,25 @@ public final class Fixtures {
         return stage(id, CORE, ins, outs, kind);
     }
 
-    /** Load the whole of a 2-D-or-any tensor into a buffer of its shape. */
+    /** Load the whole of a declared tensor into a buffer of its shape. */
     public Fixtures loadAll(String id, String tensor, String buffer, Site site) {
-        TensorDecl t = tensors.stream().filter(d -> d.name().equals(tensor)).findFirst().orElseThrow();
-        List<Offset> zero = t.shape().dims().stream().map(d -> Offset.constant(0)).toList();
-        return stage(id, site, List.of(), List.of(buffer), new StageKind.Load(tensor, new AccessPattern.Block(zero, t.shape()), 1, null));
+        program.loadAll(id, tensor, buffer, site);
+        return this;
     }
 
     public Fixtures storeAll(String id, String buffer, String tensor, Site site) {
-        TensorDecl t = tensors.stream().filter(d -> d.name().equals(tensor)).findFirst().orElseThrow();
-        List<Offset> zero = t.shape().dims().stream().map(d -> Offset.constant(0)).toList();
-        return stage(id, site, List.of(buffer), List.of(), new StageKind.Store(tensor, new AccessPattern.Block(zero, t.shape()), 1, 1));
+        program.storeAll(id, buffer, tensor, site);
+        return this;
     }
 
     public Fixtures compute(String id, List<String> ins, String out, ComputeOp op) {
-        return stage(id, ins, List.of(out), new StageKind.Compute(op));
+        program.compute(id, ins, out, op);
+        return this;
     }
 
     public Fixtures generic(String id, List<String> ins, String out, Expr e) {
-        return compute(id, ins, out, new ComputeOp.Generic(e));
+        program.generic(id, ins, out, e);
+        return this;
     }
 
     public Fixtures bind(String name, Tensor t) {
@@ -125,7 +120,7 @@ public final class Fixtures {
     }
 
     public Program build() {
-        return new Program("test", machine, params, tensors, buffers, groups, stages);
+        return program.build();
     }
 
     public Map<String, Tensor> bound() {
@@ -157,10 +152,6 @@ public final class Fixtures {
     }
 
     public static List<Offset> at(long... o) {
-        List<Offset> out = new ArrayList<>();
-        for (long x : o) {
-            out.add(Offset.constant(x));
-        }
-        return out;
+        return ProgramBuilder.at(o);
     }
 }

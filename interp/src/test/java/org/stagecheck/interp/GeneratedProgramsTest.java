@@ -1,5 +1,7 @@
 package org.stagecheck.interp;
 
+import java.util.SplittableRandom;
+import org.stagecheck.proptest.SeededProperty;
 import org.stagecheck.backend.RunResult;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,10 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.statistics.Statistics;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.gen.GenOptions;
@@ -63,15 +61,15 @@ class GeneratedProgramsTest {
         return out;
     }
 
-    @Property(tries = 40)
-    void validGeneratedProgramsRunAndAreThreadCountIndependent(@ForAll long seed, @ForAll @IntRange(min = 0, max = 120) int stages) {
+    @SeededProperty(tries = 40)
+    void validGeneratedProgramsRunAndAreThreadCountIndependent(long seed) {
+        int stages = new SplittableRandom(seed).nextInt(0, 121);
         Program p = RandomPrograms.generate(seed, new GenOptions(2, 2, 2, stages, 8));
         assertThat(new Validator().validate(p)).as("the generator's programs validate").isEmpty();
         Map<String, Tensor> bound = bindings(p, seed);
         Map<String, Long> params = params(p, seed);
         RunResult one = new Interpreter(RunOptions.defaults().withThreads(1).withTrace(true)).run(p, bound, params);
         assertThat(one.faults()).extracting(Diagnostic::code).allMatch(DATA_FAULTS::contains);
-        Statistics.collect(one.ok() ? "completed" : "stopped by " + one.faults().getFirst().code());
         RunResult three = new Interpreter(RunOptions.defaults().withThreads(3).withTrace(true)).run(p, bound, params);
         assertThat(three.trace().keySet()).isEqualTo(one.trace().keySet());
         one.trace().forEach((id, outs) -> {

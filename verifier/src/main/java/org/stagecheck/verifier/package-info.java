@@ -1,5 +1,5 @@
 /**
- * The certificate checker (brief, "Certificates"; docs/verifier.md; issue #5).
+ * The certificate checker (brief, "Certificates"; docs/verifier.md).
  *
  * <p>Entry point: {@link org.stagecheck.verifier.Verifier#verify}, giving a
  * {@link org.stagecheck.verifier.VerifyReport} of collected {@code Diagnostic}s with stable

@@ -21,7 +21,7 @@ import org.stagecheck.verifier.soundness.AuthoredRuns;
 import org.stagecheck.verifier.soundness.Outcome;
 
 /**
- * Issue #5 over the model author's programs: no false alarms on any cut of {@code tiny} (unsplit,
+ * The verifier over the model author's programs: no false alarms on any cut of {@code tiny} (unsplit,
  * and split over 2 and 4 chips); every bug class that fits is rejected with its code when planted
  * into an authored split; and on the evaluator, the authored splits equal the unsplit cuts while
  * every planted mutant differs or faults.
@@ -35,10 +35,10 @@ class AuthoredCorpusTest {
 
     /** One of each of the 14 cuts. */
     static List<Cut> allCuts() {
-        return List.of(new Cut.Decode(CTX), new Cut.Prefill(ROWS, CTX), new Cut.Batch(ROWS, CTX), new Cut.Forward(),
-                new Cut.ForwardLayer(LAYER), new Cut.ForwardHead(), new Cut.DecodeEmbed(), new Cut.DecodeLayer(LAYER, CTX),
-                new Cut.DecodeHead(), new Cut.BatchEmbed(ROWS), new Cut.BatchLayer(LAYER, ROWS, CTX), new Cut.BatchHead(ROWS),
-                new Cut.PrefillLayer(LAYER, ROWS, CTX), new Cut.PrefillHead(ROWS));
+        return List.of(Cut.decode(CTX), Cut.prefill(ROWS, CTX), Cut.batch(ROWS, CTX), Cut.forward(),
+                Cut.forwardLayer(LAYER), Cut.forwardHead(), Cut.decodeEmbed(), Cut.decodeLayer(LAYER, CTX),
+                Cut.decodeHead(), Cut.batchEmbed(ROWS), Cut.batchLayer(LAYER, ROWS, CTX), Cut.batchHead(ROWS),
+                Cut.prefillLayer(LAYER, ROWS, CTX), Cut.prefillHead(ROWS));
     }
 
     /** The cuts the author splits, each over 2 and 4 chips. */
@@ -64,7 +64,7 @@ class AuthoredCorpusTest {
             assertThat(verifier.verify(a.program(), null, a.program()).diagnostics()).as("unsplit %s against itself", cut).isEmpty();
         }
         List<AuthoredCase> splits = validSplits();
-        assertThat(splits).extracting(c -> c.cut().getClass().getSimpleName()).containsOnly("Decode", "Batch", "DecodeLayer", "BatchLayer").hasSize(8);
+        assertThat(splits).extracting(c -> c.cut().name()).containsOnly("Decode", "Batch", "DecodeLayer", "BatchLayer").hasSize(8);
         for (AuthoredCase c : splits) {
             assertThat(c.certificate().shards()).as("%s declares its row shards", c.name()).isNotEmpty();
             assertThat(verifier.verify(c.program(), c.certificate(), null).diagnostics()).as(c.name()).isEmpty();
@@ -149,7 +149,7 @@ class AuthoredCorpusTest {
      */
     @Test
     void an_unmapped_reference_to_an_equal_valued_buffer_is_rejected_though_the_outputs_agree() {
-        AuthoredCase valid = AuthoredMutants.valid(TINY, new Cut.BatchLayer(LAYER, ROWS, CTX), 2);
+        AuthoredCase valid = AuthoredMutants.valid(TINY, Cut.batchLayer(LAYER, ROWS, CTX), 2);
         AuthoredRuns.Reference ref = AuthoredRuns.reference(valid);
 
         AuthoredCase row0 = AuthoredMutants.unmappedInternalRef(valid, "cache_row.l1.r0", "pos_r0");

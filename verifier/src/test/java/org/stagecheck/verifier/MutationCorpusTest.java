@@ -13,7 +13,7 @@ import org.stagecheck.verifier.corpus.TpPrograms;
 import org.stagecheck.verifier.corpus.TpSpec;
 
 /**
- * Issue #5, item 4: every planted bug is rejected with its code, and no valid split raises a
+ * The mutation corpus: every planted bug is rejected with its code, and no valid split raises a
  * diagnostic. The corpus is every plant that fits each of a fixed set of random specs plus
  * hand-picked specs that every plant fits.
  */

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
+import java.util.SplittableRandom;
+import org.stagecheck.proptest.SeededProperty;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.verifier.corpus.Plant;
@@ -18,25 +16,31 @@ import org.stagecheck.verifier.corpus.TpSpec;
 /** Laws: valid splits verify; ill-formed input gives findings, never an exception or a checker fault. */
 class RobustnessPropertiesTest {
 
-    @Property(tries = 200)
-    void every_random_valid_split_verifies(@ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
-        TpCase c = TpPrograms.split(TpSpec.random(seed), Plant.NONE);
+    /** A spec seed in the range the corpus specs are drawn from, 1..1 000 000. */
+    static long specSeed(SplittableRandom r) {
+        return r.nextLong(1, 1_000_001);
+    }
+
+    @SeededProperty(tries = 200)
+    void every_random_valid_split_verifies(long seed) {
+        TpCase c = TpPrograms.split(TpSpec.random(specSeed(new SplittableRandom(seed))), Plant.NONE);
         assertThat(new Verifier().verify(c.program(), c.certificate(), null).diagnostics()).isEmpty();
     }
 
-    @Property(tries = 300)
-    void dangling_names_and_reordered_stages_are_reported_not_thrown(
-            @ForAll @LongRange(min = 1, max = 1_000_000) long seed,
-            @ForAll @IntRange(min = 0, max = 2) int damage,
-            @ForAll @IntRange(min = 0, max = 10_000) int where) {
-        TpCase c = TpPrograms.split(TpSpec.random(seed), Plant.NONE);
+    @SeededProperty(tries = 300)
+    void dangling_names_and_reordered_stages_are_reported_not_thrown(long seed) {
+        SplittableRandom draw = new SplittableRandom(seed);
+        TpCase c = TpPrograms.split(TpSpec.random(specSeed(draw)), Plant.NONE);
+        int damage = draw.nextInt(3);
+        int where = draw.nextInt(10_001);
         List<Stage> stages = new ArrayList<>(c.program().stages());
         int i = where % stages.size();
         Stage s = stages.get(i);
         switch (damage) {
             case 0 -> stages.set(i, s.remapBuffers(b -> "ghost"));             // every reference dangles
             case 1 -> stages.remove(i);                                         // a producer disappears
-            default -> stages.add(0, stages.remove(stages.size() - 1 - i % 3)); // a consumer runs first
+            case 2 -> stages.add(0, stages.remove(stages.size() - 1 - i % 3)); // a consumer runs first
+            default -> throw new AssertionError("damage " + damage);
         }
         Program broken = c.program().withStages(stages);
         VerifyReport r = new Verifier().verify(broken, c.certificate(), c.program());

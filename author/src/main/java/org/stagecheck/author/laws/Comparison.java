@@ -1,5 +1,6 @@
 package org.stagecheck.author.laws;
 
+import java.util.Map;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 
@@ -74,6 +75,16 @@ final class Comparison {
             if (d > tol && firstFailure == null) {
                 firstFailure = what + "[" + i + "] is " + a[i] + ", expected " + e[i] + " (|diff| " + d + " > " + tol + ")";
             }
+        }
+    }
+
+    /** Compares every tensor of {@code expected} with the same name in {@code actual}; an empty {@code expected} fails. */
+    void compareAll(String prefix, Map<String, Tensor> expected, Map<String, Tensor> actual) {
+        for (Map.Entry<String, Tensor> e : expected.entrySet()) {
+            compare(prefix + e.getKey(), e.getValue(), actual.get(e.getKey()));
+        }
+        if (expected.isEmpty()) {
+            fail("nothing to compare");
         }
     }
 

@@ -8,7 +8,7 @@ import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.AuthorOutcome;
 import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
-import org.stagecheck.interp.Interpreter;
+import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.Param;
@@ -18,21 +18,21 @@ import org.stagecheck.spec.ir.TensorDecl;
 /**
  * How the laws run a cut: author it (cached per cut and chip count), pass it through the
  * compiler under test (cached), bind its weights and the inputs it declares, run it on the
- * interpreter. A fault or a missing binding is a {@link RunFailed}, which fails the law.
+ * backend. A fault or a missing binding is a {@link RunFailed}, which fails the law.
  */
 final class CutRunner {
     private final ModelSpec spec;
     private final AuthorOptions options;
     private final CutCompiler compiler;
-    private final Interpreter interpreter;
+    private final Backend backend;
     private final Map<String, AuthorOutcome.Authored> authored = new HashMap<>();
     private final Map<String, Program> compiled = new HashMap<>();
 
-    CutRunner(ModelSpec spec, AuthorOptions options, CutCompiler compiler, Interpreter interpreter) {
+    CutRunner(ModelSpec spec, AuthorOptions options, CutCompiler compiler, Backend backend) {
         this.spec = spec;
         this.options = options;
         this.compiler = compiler;
-        this.interpreter = interpreter;
+        this.backend = backend;
     }
 
     /** Runs the whole-step cut; returns its outputs and state tensors. */
@@ -63,65 +63,24 @@ final class CutRunner {
     }
 
     static Cut embedOf(Cut whole) {
-        return switch (whole) {
-            case Cut.Decode d -> new Cut.DecodeEmbed();
-            case Cut.Forward f -> new Cut.DecodeEmbed();
-            case Cut.Batch b -> new Cut.BatchEmbed(b.rows());
-            case Cut.Prefill p -> new Cut.BatchEmbed(p.rows());
-            case Cut.ForwardLayer c -> notWhole(c);
-            case Cut.ForwardHead c -> notWhole(c);
-            case Cut.DecodeEmbed c -> notWhole(c);
-            case Cut.DecodeLayer c -> notWhole(c);
-            case Cut.DecodeHead c -> notWhole(c);
-            case Cut.BatchEmbed c -> notWhole(c);
-            case Cut.BatchLayer c -> notWhole(c);
-            case Cut.BatchHead c -> notWhole(c);
-            case Cut.PrefillLayer c -> notWhole(c);
-            case Cut.PrefillHead c -> notWhole(c);
-        };
+        return partOf(whole, Cut.Part.EMBED);
     }
 
     static Cut layerOf(Cut whole, int l) {
-        return switch (whole) {
-            case Cut.Decode d -> new Cut.DecodeLayer(l, d.ctx());
-            case Cut.Forward f -> new Cut.ForwardLayer(l);
-            case Cut.Batch b -> new Cut.BatchLayer(l, b.rows(), b.ctx());
-            case Cut.Prefill p -> new Cut.PrefillLayer(l, p.rows(), p.ctx());
-            case Cut.ForwardLayer c -> notWhole(c);
-            case Cut.ForwardHead c -> notWhole(c);
-            case Cut.DecodeEmbed c -> notWhole(c);
-            case Cut.DecodeLayer c -> notWhole(c);
-            case Cut.DecodeHead c -> notWhole(c);
-            case Cut.BatchEmbed c -> notWhole(c);
-            case Cut.BatchLayer c -> notWhole(c);
-            case Cut.BatchHead c -> notWhole(c);
-            case Cut.PrefillLayer c -> notWhole(c);
-            case Cut.PrefillHead c -> notWhole(c);
-        };
+        return partOf(whole, new Cut.Part.Layer(l));
     }
 
     static Cut headOf(Cut whole) {
-        return switch (whole) {
-            case Cut.Decode d -> new Cut.DecodeHead();
-            case Cut.Forward f -> new Cut.ForwardHead();
-            case Cut.Batch b -> new Cut.BatchHead(b.rows());
-            case Cut.Prefill p -> new Cut.PrefillHead(p.rows());
-            case Cut.ForwardLayer c -> notWhole(c);
-            case Cut.ForwardHead c -> notWhole(c);
-            case Cut.DecodeEmbed c -> notWhole(c);
-            case Cut.DecodeLayer c -> notWhole(c);
-            case Cut.DecodeHead c -> notWhole(c);
-            case Cut.BatchEmbed c -> notWhole(c);
-            case Cut.BatchLayer c -> notWhole(c);
-            case Cut.BatchHead c -> notWhole(c);
-            case Cut.PrefillLayer c -> notWhole(c);
-            case Cut.PrefillHead c -> notWhole(c);
-        };
+        return partOf(whole, Cut.Part.HEAD);
     }
 
-    /** The composition law decomposes whole steps only; the public laws never pass a part here. */
-    static Cut notWhole(Cut part) {
-        throw new IllegalArgumentException(part.cliName() + " is a part of a step, not a whole step");
+    /** Part {@code part} of a whole step; the composition law decomposes whole steps only. */
+    private static Cut partOf(Cut whole, Cut.Part part) {
+        return switch (whole.part()) {
+            case Cut.Part.Whole _ -> whole.withPart(part);
+            case Cut.Part.Embed _, Cut.Part.Layer _, Cut.Part.Head _ ->
+                    throw new IllegalArgumentException(whole.cliName() + " is a part of a step, not a whole step");
+        };
     }
 
     /**
@@ -161,7 +120,7 @@ final class CutRunner {
             }
             ps.put(p.name(), v);
         }
-        RunResult r = interpreter.run(program, bound, ps);
+        RunResult r = backend.run(program, bound, ps);
         if (!r.ok()) {
             throw new RunFailed(cut.cliName() + (tp > 1 ? " (tp " + tp + ")" : "") + " faulted: " + r.faults().getFirst().render());
         }

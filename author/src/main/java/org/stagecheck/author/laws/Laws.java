@@ -1,26 +1,26 @@
 package org.stagecheck.author.laws;
 
+import static org.stagecheck.author.laws.LawStates.ints;
+import static org.stagecheck.author.laws.LawStates.with;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.stagecheck.author.Author;
 import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.AuthorOutcome;
 import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
+import org.stagecheck.backend.Backend;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
-import org.stagecheck.backend.RunResult;
 import org.stagecheck.tensor.Tensor;
-import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
-import org.stagecheck.spec.ir.TensorDecl;
 
 /**
  * The laws of the cuts, as reusable gates (brief, "Cuts of a model"; docs/author.md, "Laws").
  * Each law authors the cuts it needs, passes every program through the {@link CutCompiler}
- * under test, runs it on the reference interpreter and compares. A law returns a
+ * under test, runs it on a {@link Backend} (the reference interpreter unless told otherwise) and compares. A law returns a
  * {@link LawResult}; it never throws for a program that faults (that is a failed law).
  *
  * <ul>
@@ -46,8 +46,9 @@ public final class Laws {
     public static final double SPLIT_RELATIVE_TOLERANCE = 1e-4;
 
     private final ModelSpec spec;
-    private final AuthorOptions options;
     private final CutRunner runner;
+    private final LawStates states;
+    private final SplitEquivalence split;
 
     /** The laws of {@code spec}'s authored programs, as written, on one chip of 2x2 cores. */
     public Laws(ModelSpec spec) {
@@ -61,9 +62,20 @@ public final class Laws {
      * @param runOptions how the interpreter runs
      */
     public Laws(ModelSpec spec, AuthorOptions options, CutCompiler compiler, RunOptions runOptions) {
+        this(spec, options, compiler, new Interpreter(runOptions));
+    }
+
+    /**
+     * The laws checked on any {@link Backend}: the same gates hold a second implementation of the
+     * semantics (the split-equivalence tolerance is the only allowance for re-association).
+     *
+     * @param backend runs every program the laws author
+     */
+    public Laws(ModelSpec spec, AuthorOptions options, CutCompiler compiler, Backend backend) {
         this.spec = spec;
-        this.options = options;
-        this.runner = new CutRunner(spec, options, compiler, new Interpreter(runOptions));
+        this.runner = new CutRunner(spec, options, compiler, backend);
+        this.states = new LawStates(spec, runner);
+        this.split = new SplitEquivalence(spec, options, runner);
     }
 
     // ------------------------------------------------------------------ the laws
@@ -76,20 +88,20 @@ public final class Laws {
     public LawResult decodeComposition(int ctx, int[] tokens) {
         Comparison cmp = new Comparison("decode-composition", 0.0);
         try {
-            Map<String, Tensor> whole = zeroCaches(ctx, 1);
-            Map<String, Tensor> parts = zeroCaches(ctx, 1);
+            Map<String, Tensor> whole = states.zeroCaches(ctx);
+            Map<String, Tensor> parts = states.zeroCaches(ctx);
             for (int p = 0; p < tokens.length; p++) {
                 Map<String, Tensor> in = new LinkedHashMap<>();
                 in.put("tokens", ints(tokens[p]));
                 Map<String, Long> params = Map.of("pos", (long) p);
-                Map<String, Tensor> a = runner.runWhole(new Cut.Decode(ctx), with(whole, in), params);
-                Map<String, Tensor> b = runner.runComposed(new Cut.Decode(ctx), with(parts, in), params);
+                Map<String, Tensor> a = runner.runWhole(Cut.decode(ctx), with(whole, in), params);
+                Map<String, Tensor> b = runner.runComposed(Cut.decode(ctx), with(parts, in), params);
                 cmp.compare("step " + p + " logits", a.get("logits"), b.get("logits"));
                 cmp.compare("step " + p + " next_token", a.get("next_token"), b.get("next_token"));
                 whole = CutRunner.caches(a);
                 parts = CutRunner.caches(b);
             }
-            compareAll(cmp, "final ", whole, parts);
+            cmp.compareAll("final ", whole, parts);
         } catch (RunFailed e) {
             cmp.fail(e.getMessage());
         }
@@ -102,12 +114,12 @@ public final class Laws {
         Comparison cmp = new Comparison("prefill-composition", 0.0);
         int rows = tokens.length;
         try {
-            Map<String, Tensor> in = zeroCaches(ctx, 1);
+            Map<String, Tensor> in = states.zeroCaches(ctx);
             in.put("tokens", ints(tokens));
             Map<String, Long> params = Map.of("pos", 0L);
-            Map<String, Tensor> a = runner.runWhole(new Cut.Prefill(rows, ctx), in, params);
-            Map<String, Tensor> b = runner.runComposed(new Cut.Prefill(rows, ctx), in, params);
-            compareAll(cmp, "", a, b);
+            Map<String, Tensor> a = runner.runWhole(Cut.prefill(rows, ctx), in, params);
+            Map<String, Tensor> b = runner.runComposed(Cut.prefill(rows, ctx), in, params);
+            cmp.compareAll("", a, b);
         } catch (RunFailed e) {
             cmp.fail(e.getMessage());
         }
@@ -121,9 +133,9 @@ public final class Laws {
     public LawResult batchComposition(int ctx, int[][] histories) {
         Comparison cmp = new Comparison("batch-composition", 0.0);
         try {
-            BatchCase bc = prepareBatch(ctx, histories);
-            Cut cut = new Cut.Batch(histories.length, ctx);
-            compareAll(cmp, "", runner.runWhole(cut, bc.inputs, Map.of()), runner.runComposed(cut, bc.inputs, Map.of()));
+            LawStates.BatchCase bc = states.prepareBatch(ctx, histories);
+            Cut cut = Cut.batch(histories.length, ctx);
+            cmp.compareAll("", runner.runWhole(cut, bc.inputs(), Map.of()), runner.runComposed(cut, bc.inputs(), Map.of()));
         } catch (RunFailed e) {
             cmp.fail(e.getMessage());
         }
@@ -135,7 +147,7 @@ public final class Laws {
         Comparison cmp = new Comparison("forward-composition", 0.0);
         try {
             Map<String, Tensor> in = Map.of("tokens", ints(token));
-            compareAll(cmp, "", runner.runWhole(new Cut.Forward(), in, Map.of()), runner.runComposed(new Cut.Forward(), in, Map.of()));
+            cmp.compareAll("", runner.runWhole(Cut.forward(), in, Map.of()), runner.runComposed(Cut.forward(), in, Map.of()));
         } catch (RunFailed e) {
             cmp.fail(e.getMessage());
         }
@@ -149,10 +161,10 @@ public final class Laws {
     public LawResult forwardDecodeAgreement(int ctx, int token) {
         Comparison cmp = new Comparison("forward-decode-agreement", 0.0);
         try {
-            Map<String, Tensor> forward = runner.runWhole(new Cut.Forward(), Map.of("tokens", ints(token)), Map.of());
-            Map<String, Tensor> decode = runner.runWhole(new Cut.Decode(ctx),
-                    with(zeroCaches(ctx, 1), Map.of("tokens", ints(token))), Map.of("pos", 0L));
-            compareAll(cmp, "", forward, decode);
+            Map<String, Tensor> forward = runner.runWhole(Cut.forward(), Map.of("tokens", ints(token)), Map.of());
+            Map<String, Tensor> decode = runner.runWhole(Cut.decode(ctx),
+                    with(states.zeroCaches(ctx), Map.of("tokens", ints(token))), Map.of("pos", 0L));
+            cmp.compareAll("", forward, decode);
         } catch (RunFailed e) {
             cmp.fail(e.getMessage());
         }
@@ -166,16 +178,16 @@ public final class Laws {
     public LawResult prefillDecodeConsistency(int ctx, int[] tokens) {
         Comparison cmp = new Comparison("prefill-decode-consistency", 0.0);
         try {
-            Map<String, Tensor> in = zeroCaches(ctx, 1);
+            Map<String, Tensor> in = states.zeroCaches(ctx);
             in.put("tokens", ints(tokens));
-            Map<String, Tensor> prefill = runner.runWhole(new Cut.Prefill(tokens.length, ctx), in, Map.of("pos", 0L));
-            Map<String, Tensor> state = zeroCaches(ctx, 1);
+            Map<String, Tensor> prefill = runner.runWhole(Cut.prefill(tokens.length, ctx), in, Map.of("pos", 0L));
+            Map<String, Tensor> state = states.zeroCaches(ctx);
             Map<String, Tensor> last = null;
             for (int p = 0; p < tokens.length; p++) {
-                last = runner.runWhole(new Cut.Decode(ctx), with(state, Map.of("tokens", ints(tokens[p]))), Map.of("pos", (long) p));
+                last = runner.runWhole(Cut.decode(ctx), with(state, Map.of("tokens", ints(tokens[p]))), Map.of("pos", (long) p));
                 state = CutRunner.caches(last);
             }
-            compareAll(cmp, "", last, prefill);
+            cmp.compareAll("", last, prefill);
         } catch (RunFailed e) {
             cmp.fail(e.getMessage());
         }
@@ -192,15 +204,15 @@ public final class Laws {
     public LawResult batchInvariance(int ctx, int[][] histories) {
         Comparison cmp = new Comparison("batch-invariance", 0.0);
         try {
-            BatchCase bc = prepareBatch(ctx, histories);
-            Map<String, Tensor> batch = runner.runWhole(new Cut.Batch(histories.length, ctx), bc.inputs, Map.of());
+            LawStates.BatchCase bc = states.prepareBatch(ctx, histories);
+            Map<String, Tensor> batch = runner.runWhole(Cut.batch(histories.length, ctx), bc.inputs(), Map.of());
             for (int r = 0; r < histories.length; r++) {
-                Map<String, Tensor> alone = bc.alone.get(r);
-                cmp.compare("row " + r + " logits", alone.get("logits"), rowOf(batch.get("logits"), r, 1));
+                Map<String, Tensor> alone = bc.alone().get(r);
+                cmp.compare("row " + r + " logits", alone.get("logits"), LawStates.rowsOf(batch.get("logits"), r, 1));
                 cmp.compare("row " + r + " next_token", alone.get("next_token"),
                         Tensor.fromInts(Shape.of(1), new int[] {batch.get("next_token").getInt(r)}));
                 for (String name : CutRunner.caches(alone).keySet()) {
-                    cmp.compare("row " + r + " " + name, alone.get(name), rowOf(batch.get(name), r * ctx, ctx));
+                    cmp.compare("row " + r + " " + name, alone.get(name), LawStates.rowsOf(batch.get(name), r * ctx, ctx));
                 }
             }
         } catch (RunFailed e) {
@@ -230,44 +242,7 @@ public final class Laws {
      * the unsplit run's top two logits are closer than the tolerance.
      */
     public LawResult splitEquivalence(Cut cut, int tp, Map<String, Tensor> inputs, Map<String, Long> params) {
-        Comparison cmp = new Comparison("split-equivalence", SPLIT_RELATIVE_TOLERANCE);
-        try {
-            AuthorOutcome.Authored whole = runner.authored(cut, 1);
-            AuthorOutcome.Authored split = runner.authored(cut, tp);
-            Map<String, Tensor> logical = new LinkedHashMap<>(whole.weights());
-            logical.putAll(inputs);
-            RunResult a = runner.run(cut, 1, logical, params);
-            Map<String, Tensor> splitBound;
-            try {
-                splitBound = Author.bindSplit(spec, cut, options.withTp(tp), logical);
-            } catch (IllegalArgumentException e) {
-                throw new RunFailed("cannot bind the split program: " + e.getMessage());
-            }
-            RunResult b = runner.run(cut, tp, splitBound, params);
-            for (TensorDecl t : whole.program().tensors()) {
-                switch (t.role()) {
-                    case OUTPUT -> {
-                        if (t.name().equals("next_token")) {
-                            compareTokens(cmp, a.tensor("logits"), a.tensor("next_token"), b.tensor("next_token"));
-                        } else {
-                            cmp.compare(t.name(), a.tensor(t.name()), b.tensor(t.name()), relTol(a.tensor(t.name())));
-                        }
-                    }
-                    case STATE -> {
-                        // each chip's shard of the state vs the same slice of the unsplit state
-                        Map<String, Tensor> expectedShards = Author.shardsOf(spec, cut, options.withTp(tp),
-                                t.name(), a.tensor(t.name()));
-                        for (Map.Entry<String, Tensor> e : expectedShards.entrySet()) {
-                            cmp.compare(e.getKey(), e.getValue(), b.tensor(e.getKey()), relTol(a.tensor(t.name())));
-                        }
-                    }
-                    case INPUT, WEIGHT, SCRATCH -> { }
-                }
-            }
-        } catch (RunFailed e) {
-            cmp.fail(e.getMessage());
-        }
-        return cmp.result(cut.cliName() + " split over " + tp + " chips vs unsplit, outputs and state");
+        return split.check(cut, tp, inputs, params);
     }
 
     /**
@@ -300,10 +275,10 @@ public final class Laws {
             }
             Map<String, Tensor> decodeIn = new LinkedHashMap<>(decodeState(ctx, four));
             decodeIn.put("tokens", ints(five[4]));
-            out.add(splitEquivalence(new Cut.Decode(ctx), tp, decodeIn, Map.of("pos", 4L)));
-            out.add(splitEquivalence(new Cut.Batch(histories.length, ctx), tp, batchInputs(ctx, histories), Map.of()));
-            out.add(splitEquivalence(new Cut.DecodeLayer(0, ctx), tp));
-            out.add(splitEquivalence(new Cut.BatchLayer(0, 2, ctx), tp));
+            out.add(splitEquivalence(Cut.decode(ctx), tp, decodeIn, Map.of("pos", 4L)));
+            out.add(splitEquivalence(Cut.batch(histories.length, ctx), tp, batchInputs(ctx, histories), Map.of()));
+            out.add(splitEquivalence(Cut.decodeLayer(0, ctx), tp));
+            out.add(splitEquivalence(Cut.batchLayer(0, 2, ctx), tp));
         }
         return out;
     }
@@ -312,16 +287,11 @@ public final class Laws {
 
     /** The KV caches ({@code kv_k.l<i>}, {@code kv_v.l<i>}) after decoding {@code tokens} from position 0 with Decode{ctx}. */
     public Map<String, Tensor> decodeState(int ctx, int[] tokens) {
-        Map<String, Tensor> state = zeroCaches(ctx, 1);
-        for (int p = 0; p < tokens.length; p++) {
-            try {
-                state = CutRunner.caches(runner.runWhole(new Cut.Decode(ctx), with(state, Map.of("tokens", ints(tokens[p]))),
-                        Map.of("pos", (long) p)));
-            } catch (RunFailed e) {
-                throw new IllegalArgumentException("decoding the history failed: " + e.getMessage());
-            }
+        try {
+            return states.decoded(ctx, tokens);
+        } catch (RunFailed e) {
+            throw new IllegalArgumentException("decoding the history failed: " + e.getMessage());
         }
-        return state;
     }
 
     /**
@@ -330,134 +300,9 @@ public final class Laws {
      */
     public Map<String, Tensor> batchInputs(int ctx, int[][] histories) {
         try {
-            return prepareBatch(ctx, histories).inputs;
+            return states.prepareBatch(ctx, histories).inputs();
         } catch (RunFailed e) {
             throw new IllegalArgumentException("decoding the histories failed: " + e.getMessage());
         }
-    }
-
-    // ------------------------------------------------------------------ machinery
-
-    private record BatchCase(Map<String, Tensor> inputs, List<Map<String, Tensor>> alone) {}
-
-    private BatchCase prepareBatch(int ctx, int[][] histories) throws RunFailed {
-        int rows = histories.length;
-        int[] last = new int[rows];
-        int[] positions = new int[rows];
-        List<Map<String, Tensor>> before = new ArrayList<>();
-        List<Map<String, Tensor>> alone = new ArrayList<>();
-        for (int r = 0; r < rows; r++) {
-            int[] h = histories[r];
-            if (h.length < 1 || h.length > ctx) {
-                throw new RunFailed("history " + r + " has " + h.length + " tokens; it needs 1 to ctx = " + ctx);
-            }
-            Map<String, Tensor> state = zeroCaches(ctx, 1);
-            for (int p = 0; p < h.length - 1; p++) {
-                state = CutRunner.caches(runner.runWhole(new Cut.Decode(ctx), with(state, Map.of("tokens", ints(h[p]))), Map.of("pos", (long) p)));
-            }
-            before.add(state);
-            last[r] = h[h.length - 1];
-            positions[r] = h.length - 1;
-            alone.add(runner.runWhole(new Cut.Decode(ctx), with(state, Map.of("tokens", ints(last[r]))),
-                    Map.of("pos", (long) positions[r])));
-        }
-        Map<String, Tensor> inputs = new LinkedHashMap<>();
-        inputs.put("tokens", ints(last));
-        inputs.put("positions", ints(positions));
-        for (String name : before.getFirst().keySet()) {
-            List<Tensor> parts = new ArrayList<>();
-            before.forEach(s -> parts.add(s.get(name)));
-            inputs.put(name, stackRows(parts));
-        }
-        return new BatchCase(inputs, alone);
-    }
-
-    private Map<String, Tensor> zeroCaches(int ctx, int rows) {
-        Map<String, Tensor> out = new LinkedHashMap<>();
-        for (int l = 0; l < spec.layers(); l++) {
-            out.put("kv_k.l" + l, Tensor.zeros(DType.F32, Shape.of(rows * ctx, spec.kvWidth())));
-            out.put("kv_v.l" + l, Tensor.zeros(DType.F32, Shape.of(rows * ctx, spec.kvWidth())));
-        }
-        return out;
-    }
-
-    private static Map<String, Tensor> with(Map<String, Tensor> a, Map<String, Tensor> b) {
-        Map<String, Tensor> out = new LinkedHashMap<>(a);
-        out.putAll(b);
-        return out;
-    }
-
-    private static void compareAll(Comparison cmp, String prefix, Map<String, Tensor> expected, Map<String, Tensor> actual) {
-        for (Map.Entry<String, Tensor> e : expected.entrySet()) {
-            cmp.compare(prefix + e.getKey(), e.getValue(), actual.get(e.getKey()));
-        }
-        if (expected.isEmpty()) {
-            cmp.fail("nothing to compare");
-        }
-    }
-
-    /** Token ids must agree unless the reference's best two logits of that row are within the tolerance. */
-    private static void compareTokens(Comparison cmp, Tensor logits, Tensor expected, Tensor actual) {
-        if (actual == null || expected == null || logits == null) {
-            cmp.compare("next_token", expected, actual);
-            return;
-        }
-        int rows = (int) expected.size();
-        int vocab = (int) (logits.size() / rows);
-        for (int r = 0; r < rows; r++) {
-            if (expected.getInt(r) == actual.getInt(r)) {
-                continue;
-            }
-            double best = Double.NEGATIVE_INFINITY;
-            double second = Double.NEGATIVE_INFINITY;
-            for (int i = 0; i < vocab; i++) {
-                double v = logits.getFloat((long) r * vocab + i);
-                if (v > best) {
-                    second = best;
-                    best = v;
-                } else if (v > second) {
-                    second = v;
-                }
-            }
-            if (best - second > relTol(logits)) {
-                cmp.fail("next_token[" + r + "] is " + actual.getInt(r) + ", expected " + expected.getInt(r)
-                        + " (top-2 logit gap " + (best - second) + " exceeds the tolerance)");
-            }
-        }
-    }
-
-    private static double relTol(Tensor t) {
-        double max = 0;
-        if (t != null && t.dtype() != DType.I32) {
-            for (float v : t.toFloats()) {
-                max = Math.max(max, Math.abs(v));
-            }
-        }
-        return SPLIT_RELATIVE_TOLERANCE * Math.max(1.0, max);
-    }
-
-    private static Tensor ints(int... v) {
-        return Tensor.fromInts(Shape.of(v.length), v);
-    }
-
-    /** Rows {@code [start, start+count)} of a rank-2 tensor. */
-    private static Tensor rowOf(Tensor t, int start, int count) {
-        return org.stagecheck.author.model.Tensors.slice(t, 0, start, start + count);
-    }
-
-    private static Tensor stackRows(List<Tensor> parts) {
-        int cols = parts.getFirst().shape().dim(1);
-        int rows = 0;
-        for (Tensor p : parts) {
-            rows += p.shape().dim(0);
-        }
-        float[] all = new float[rows * cols];
-        int at = 0;
-        for (Tensor p : parts) {
-            float[] v = p.toFloats();
-            System.arraycopy(v, 0, all, at, v.length);
-            at += v.length;
-        }
-        return Tensor.fromFloats(DType.F32, Shape.of(rows, cols), all);
     }
 }

@@ -3,28 +3,27 @@ package org.stagecheck.author.model;
 import org.stagecheck.author.Cut;
 
 /**
- * What a cut's program contains: the step {@link Mode}, its rows and cache length, whether it
+ * What a cut's program contains: its step (which fixes rows, positions and the cache), whether it
  * starts at the embedding, which layers it runs, and whether it ends at the head.
  */
-record CutPlan(Mode mode, int rows, int ctx, boolean embed, int firstLayer, int endLayer, boolean head) {
+record CutPlan(Cut.Step step, boolean embed, int firstLayer, int endLayer, boolean head) {
 
     static CutPlan of(Cut cut, int layers) {
-        return switch (cut) {
-            case Cut.Decode d -> new CutPlan(Mode.DECODE, 1, d.ctx(), true, 0, layers, true);
-            case Cut.Prefill p -> new CutPlan(Mode.PREFILL, p.rows(), p.ctx(), true, 0, layers, true);
-            case Cut.Batch b -> new CutPlan(Mode.BATCH, b.rows(), b.ctx(), true, 0, layers, true);
-            case Cut.Forward f -> new CutPlan(Mode.FORWARD, 1, 0, true, 0, layers, true);
-            case Cut.ForwardLayer f -> new CutPlan(Mode.FORWARD, 1, 0, false, f.layer(), f.layer() + 1, false);
-            case Cut.ForwardHead f -> new CutPlan(Mode.FORWARD, 1, 0, false, 0, 0, true);
-            case Cut.DecodeEmbed d -> new CutPlan(Mode.DECODE, 1, 0, true, 0, 0, false);
-            case Cut.DecodeLayer d -> new CutPlan(Mode.DECODE, 1, d.ctx(), false, d.layer(), d.layer() + 1, false);
-            case Cut.DecodeHead d -> new CutPlan(Mode.DECODE, 1, 0, false, 0, 0, true);
-            case Cut.BatchEmbed b -> new CutPlan(Mode.BATCH, b.rows(), 0, true, 0, 0, false);
-            case Cut.BatchLayer b -> new CutPlan(Mode.BATCH, b.rows(), b.ctx(), false, b.layer(), b.layer() + 1, false);
-            case Cut.BatchHead b -> new CutPlan(Mode.BATCH, b.rows(), 0, false, 0, 0, true);
-            case Cut.PrefillLayer p -> new CutPlan(Mode.PREFILL, p.rows(), p.ctx(), false, p.layer(), p.layer() + 1, false);
-            case Cut.PrefillHead p -> new CutPlan(Mode.PREFILL, p.rows(), 0, false, 0, 0, true);
+        Cut.Step s = cut.step();
+        return switch (cut.part()) {
+            case Cut.Part.Whole _ -> new CutPlan(s, true, 0, layers, true);
+            case Cut.Part.Embed _ -> new CutPlan(s, true, 0, 0, false);
+            case Cut.Part.Layer(int l) -> new CutPlan(s, false, l, l + 1, false);
+            case Cut.Part.Head _ -> new CutPlan(s, false, 0, 0, true);
         };
+    }
+
+    int rows() {
+        return step.rows();
+    }
+
+    int ctx() {
+        return step.ctx();
     }
 
     boolean hasLayers() {
@@ -33,11 +32,14 @@ record CutPlan(Mode mode, int rows, int ctx, boolean embed, int firstLayer, int 
 
     /** Whether the cut attends over a KV cache (and so needs rotary tables and cache state). */
     boolean usesCache() {
-        return hasLayers() && mode != Mode.FORWARD;
+        return hasLayers() && !(step instanceof Cut.Step.Forward);
     }
 
     /** Rows of one layer's KV cache tensor: one sequence's ctx, or rows stacked sequences. */
     int cacheRows() {
-        return mode == Mode.BATCH ? rows * ctx : ctx;
+        return switch (step) {
+            case Cut.Step.Batch b -> b.rows() * b.ctx();
+            case Cut.Step.Forward _, Cut.Step.Decode _, Cut.Step.Prefill _ -> step.ctx();
+        };
     }
 }

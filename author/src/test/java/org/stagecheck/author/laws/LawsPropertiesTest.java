@@ -2,33 +2,39 @@ package org.stagecheck.author.laws;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
+import java.util.SplittableRandom;
 import org.stagecheck.author.ModelSpec;
+import org.stagecheck.proptest.SeededProperty;
 
 /**
- * The bit-exact laws as jqwik properties over arbitrary tokens and histories on the tiny model
- * (a class of its own: surefire reports one engine per class name).
+ * The bit-exact laws as seeded properties over arbitrary tokens and histories on the tiny model.
  */
 class LawsPropertiesTest {
     private final Laws laws = new Laws(ModelSpec.tiny());
 
-    /** jqwik: prefill/decode consistency for arbitrary token sequences and cache sizes. */
-    @Property(tries = 8)
-    void prefillDecodeConsistencyHoldsForAnyTokens(@ForAll @Size(min = 1, max = 6) List<@IntRange(min = 0, max = 63) Integer> tokens,
-                                                   @ForAll @IntRange(min = 0, max = 3) int slack) {
-        int[] t = tokens.stream().mapToInt(Integer::intValue).toArray();
+    /** Tokens of the tiny model's vocabulary (0..63), {@code min..max} of them. */
+    private static int[] tokens(SplittableRandom r, int min, int max) {
+        return r.ints(r.nextInt(min, max + 1), 0, 64).toArray();
+    }
+
+    /** Prefill/decode consistency for arbitrary token sequences (1-6 tokens) and cache sizes (0-3 rows of slack). */
+    @SeededProperty(tries = 8)
+    void prefillDecodeConsistencyHoldsForAnyTokens(long seed) {
+        SplittableRandom draw = new SplittableRandom(seed);
+        int[] t = tokens(draw, 1, 6);
+        int slack = draw.nextInt(4);
         LawResult r = laws.prefillDecodeConsistency(t.length + slack, t);
         assertThat(r.bitExact()).as(r.toString()).isTrue();
     }
 
-    /** jqwik: batch invariance for arbitrary histories of different lengths (rows at different positions). */
-    @Property(tries = 6)
-    void batchInvarianceHoldsForAnyHistories(@ForAll @Size(min = 1, max = 3) List<@Size(min = 1, max = 5) List<@IntRange(min = 0, max = 63) Integer>> histories) {
-        int[][] h = histories.stream().map(l -> l.stream().mapToInt(Integer::intValue).toArray()).toArray(int[][]::new);
+    /** Batch invariance for arbitrary histories (1-3 rows of 1-5 tokens) of different lengths (rows at different positions). */
+    @SeededProperty(tries = 6)
+    void batchInvarianceHoldsForAnyHistories(long seed) {
+        SplittableRandom draw = new SplittableRandom(seed);
+        int[][] h = new int[draw.nextInt(1, 4)][];
+        for (int i = 0; i < h.length; i++) {
+            h[i] = tokens(draw, 1, 5);
+        }
         LawResult r = laws.batchInvariance(5, h);
         assertThat(r.bitExact()).as(r.toString()).isTrue();
     }

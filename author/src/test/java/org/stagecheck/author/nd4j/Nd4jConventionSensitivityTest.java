@@ -77,7 +77,7 @@ class Nd4jConventionSensitivityTest {
      * the worst max |diff| / tolerance of the logits over the steps.
      */
     private static double worstLogitRatio(Conventions conventions, UnaryOperator<Map<String, Tensor>> tamper) {
-        Cut cut = new Cut.Decode(CTX);
+        Cut cut = Cut.decode(CTX);
         AuthorOptions options = AuthorOptions.single();
         AuthorOutcome.Authored authored = AuthoredRuns.author(TINY, cut, options);
         Nd4jTransformer reference = new Nd4jTransformer(TINY, authored.weights(), conventions);

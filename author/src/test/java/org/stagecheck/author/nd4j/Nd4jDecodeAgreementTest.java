@@ -57,12 +57,12 @@ class Nd4jDecodeAgreementTest {
     void tinyForwardAgreesWithAStepAtPositionZero() {
         ModelSpec spec = ModelSpec.tiny();
         AuthorOptions options = new AuthorOptions(1, 4, 2);
-        AuthorOutcome.Authored authored = AuthoredRuns.author(spec, new Cut.Forward(), options);
+        AuthorOutcome.Authored authored = AuthoredRuns.author(spec, Cut.forward(), options);
         Nd4jTransformer reference = new Nd4jTransformer(spec, authored.weights(), Nd4jTransformer.Conventions.llama());
         for (int token : new int[] {0, 31, 63}) {
             Map<String, Tensor> bound = new LinkedHashMap<>(authored.bound());
             bound.put("tokens", Tensor.fromInts(Shape.of(1), new int[] {token}));
-            Map<String, Tensor> after = AuthoredRuns.run(spec, new Cut.Forward(), options, bound, Map.of());
+            Map<String, Tensor> after = AuthoredRuns.run(spec, Cut.forward(), options, bound, Map.of());
             double[] expected = reference.step(token, 0, Nd4jTransformer.KvCache.zeros(spec, 1));
             Agreement.assertClose("tiny forward token " + token, expected, after.get("logits"), 0);
             Agreement.assertToken("tiny forward token " + token, expected, after.get("next_token").getInt(0));
@@ -71,7 +71,7 @@ class Nd4jDecodeAgreementTest {
 
     /** Returns the worst max |diff| / tolerance seen (printed for docs/author.md). */
     static double decodeAgrees(ModelSpec spec, int ctx, int steps, AuthorOptions options) {
-        Cut cut = new Cut.Decode(ctx);
+        Cut cut = Cut.decode(ctx);
         AuthorOutcome.Authored unsplit = AuthoredRuns.author(spec, cut, options.withTp(1));
         Map<String, Tensor> logical = new LinkedHashMap<>(unsplit.bound());
         AuthoredRuns.fillCachesWithNoise(spec, logical, ctx, 11);

@@ -44,7 +44,7 @@ class Nd4jPrefillBatchAgreementTest {
      * step carried on the prefill's caches, each against the reference.
      */
     private static void prefillThenDecodeAgrees(ModelSpec spec, int rows, int ctx, int pos, AuthorOptions options) {
-        Cut cut = new Cut.Prefill(rows, ctx);
+        Cut cut = Cut.prefill(rows, ctx);
         AuthorOutcome.Authored authored = AuthoredRuns.author(spec, cut, options);
         Map<String, Tensor> logical = new LinkedHashMap<>(authored.bound());
         AuthoredRuns.fillCachesWithNoise(spec, logical, ctx, 23 + pos);
@@ -67,7 +67,7 @@ class Nd4jPrefillBatchAgreementTest {
 
         int next = pos + rows;
         if (next < ctx) {
-            Cut decode = new Cut.Decode(ctx);
+            Cut decode = Cut.decode(ctx);
             Map<String, Tensor> state = new LinkedHashMap<>(AuthoredRuns.author(spec, decode, options).bound());
             int token = after.get("next_token").getInt(0);
             state.put("tokens", Tensor.fromInts(Shape.of(1), new int[] {token}));
@@ -107,7 +107,7 @@ class Nd4jPrefillBatchAgreementTest {
      */
     private static void batchAgrees(ModelSpec spec, int ctx, int[][] positions, AuthorOptions options) {
         int rows = positions[0].length;
-        Cut cut = new Cut.Batch(rows, ctx);
+        Cut cut = Cut.batch(rows, ctx);
         AuthorOutcome.Authored unsplit = AuthoredRuns.author(spec, cut, options.withTp(1));
         Map<String, Tensor> logical = new LinkedHashMap<>(unsplit.bound());
         AuthoredRuns.fillCachesWithNoise(spec, logical, rows * ctx, 37);

@@ -9,7 +9,7 @@ import org.stagecheck.author.ModelSpec;
 import org.stagecheck.tensor.Tensor;
 
 /**
- * A second reference forward pass of the authored decoder (issue #4 follow-up; docs/author.md,
+ * A second reference forward pass of the authored decoder (docs/author.md,
  * "The model" and "Second reference (ND4J)"), written from the math of a Llama-style decoder on
  * ND4J in float64, not from the author's programs nor from its first reference. It reads only the
  * weight tensors by their documented names and layouts (every projection stored {@code [in, out]},

@@ -26,7 +26,7 @@ import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
 
 /**
- * The evaluator's speed on the matvec/matmul of a transformer layer (issue #3, item 7; see
+ * The evaluator's speed on the matvec/matmul of a transformer layer (see
  * docs/bench.md): GFLOP/s and effective GB/s of the MatMul kernel and of a whole program run,
  * for f32 and bf16 weights, next to a STREAM-like copy bandwidth and, when given, a baseline
  * (ND4J) measured in the same process.

@@ -1,6 +1,7 @@
 package org.stagecheck.interp.eval;
 
 import org.stagecheck.tensor.numeric.Rounding;
+import org.stagecheck.tensor.Storage;
 import org.stagecheck.tensor.Tensor;
 
 /**
@@ -18,11 +19,7 @@ final class Copy {
             return;
         }
         if (!src.isFloat64() && !dst.isFloat64() && src.dtype() == dst.dtype()) {
-            switch (src.dtype()) {
-                case F32 -> System.arraycopy(src.rawFloats(), srcPos, dst.rawFloats(), dstPos, len);
-                case BF16, F16 -> System.arraycopy(src.rawBits16(), srcPos, dst.rawBits16(), dstPos, len);
-                case I32 -> System.arraycopy(src.rawInts(), srcPos, dst.rawInts(), dstPos, len);
-            }
+            Storage.copyBits(src.storage(), srcPos, dst.storage(), dstPos, len);
             return;
         }
         for (int e = 0; e < len; e++) {
@@ -31,14 +28,12 @@ final class Copy {
     }
 
     private static void set(Tensor dst, int d, Tensor src, int s) {
-        if (dst.isFloat64()) {
-            dst.rawDoubles()[d] = src.getDouble(s);
-            return;
-        }
-        switch (dst.dtype()) {
-            case F32 -> dst.rawFloats()[d] = src.getFloat(s);
-            case BF16, F16 -> dst.rawBits16()[d] = Rounding.narrow16(dst.dtype(), src.getFloat(s));
-            case I32 -> dst.rawInts()[d] = (int) src.getDouble(s);
+        switch (dst.storage()) {
+            case Storage.Doubles v -> v.values()[d] = src.getDouble(s);
+            case Storage.Floats v -> v.values()[d] = src.getFloat(s);
+            case Storage.Bits16 v -> v.bits()[d] = Rounding.narrow16(dst.dtype(), src.getFloat(s));
+            case Storage.Bits8 v -> v.bits()[d] = Rounding.narrow8(dst.dtype(), src.getFloat(s));
+            case Storage.Ints v -> v.values()[d] = (int) src.getDouble(s);
         }
     }
 }

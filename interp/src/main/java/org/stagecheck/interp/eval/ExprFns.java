@@ -7,6 +7,9 @@ import org.stagecheck.spec.ir.Fn;
  * FLOAT (f32): IEEE operations; max/min propagate NaN and order -0 below +0 ({@link Math#max});
  * rem is Java's {@code %} (truncated, sign of the dividend). Transcendentals: StrictMath in
  * double, rounded once to f32. INT: wrap-around; div/rem by zero is the fault DIV_BY_ZERO.
+ *
+ * <p>Every switch over {@link Fn} names every function, those of other families included, with no
+ * {@code default}: a new function does not compile until each family decides what it means.
  */
 final class ExprFns {
     private ExprFns() {
@@ -29,7 +32,9 @@ final class ExprFns {
                     case MAX -> Math.max(x[e], y[e]);
                     case MIN -> Math.min(x[e], y[e]);
                     case REM -> x[e] % y[e];
-                    default -> throw new IllegalArgumentException(fn + " is not arithmetic");
+                    case NEG, ABS, EXP, LOG, SQRT, RSQRT, TANH, SIGMOID, RECIP, SIN, COS, EQ, NE,
+                         LT, LE, GT, GE, AND, OR, NOT, SELECT
+                            -> throw new IllegalArgumentException(fn + " is not arithmetic");
                 };
             }
             return new Col.F(v);
@@ -45,7 +50,9 @@ final class ExprFns {
                     case MAX -> Math.max(x[e], y[e]);
                     case MIN -> Math.min(x[e], y[e]);
                     case REM -> x[e] % y[e];
-                    default -> throw new IllegalArgumentException(fn + " is not arithmetic");
+                    case NEG, ABS, EXP, LOG, SQRT, RSQRT, TANH, SIGMOID, RECIP, SIN, COS, EQ, NE,
+                         LT, LE, GT, GE, AND, OR, NOT, SELECT
+                            -> throw new IllegalArgumentException(fn + " is not arithmetic");
                 };
             }
             return new Col.D(v);
@@ -64,7 +71,9 @@ final class ExprFns {
                     case MAX -> Math.max(x[e], y[e]);
                     case MIN -> Math.min(x[e], y[e]);
                     case REM -> x[e] % y[e];
-                    default -> throw new IllegalArgumentException(fn + " is not arithmetic");
+                    case NEG, ABS, EXP, LOG, SQRT, RSQRT, TANH, SIGMOID, RECIP, SIN, COS, EQ, NE,
+                         LT, LE, GT, GE, AND, OR, NOT, SELECT
+                            -> throw new IllegalArgumentException(fn + " is not arithmetic");
                 };
             }
             return new Col.I(v);
@@ -73,25 +82,32 @@ final class ExprFns {
     }
 
     static Col numericUnary(Fn fn, Col a, int n) throws Fault {
+        boolean negate = switch (fn) {
+            case NEG -> true;
+            case ABS -> false;
+            case ADD, SUB, MUL, DIV, MAX, MIN, REM, EXP, LOG, SQRT, RSQRT, TANH, SIGMOID, RECIP, SIN, COS,
+                 EQ, NE, LT, LE, GT, GE, AND, OR, NOT, SELECT
+                    -> throw new IllegalArgumentException(fn + " is not a numeric unary function");
+        };
         return switch (a) {
             case Col.F(float[] x) -> {
                 float[] v = new float[n];
                 for (int e = 0; e < n; e++) {
-                    v[e] = fn == Fn.NEG ? -x[e] : Math.abs(x[e]);
+                    v[e] = negate ? -x[e] : Math.abs(x[e]);
                 }
                 yield new Col.F(v);
             }
             case Col.D(double[] x) -> {
                 double[] v = new double[n];
                 for (int e = 0; e < n; e++) {
-                    v[e] = fn == Fn.NEG ? -x[e] : Math.abs(x[e]);
+                    v[e] = negate ? -x[e] : Math.abs(x[e]);
                 }
                 yield new Col.D(v);
             }
             case Col.I(int[] x) -> {
                 int[] v = new int[n];
                 for (int e = 0; e < n; e++) {
-                    v[e] = fn == Fn.NEG ? -x[e] : Math.abs(x[e]); // abs(MIN_VALUE) wraps to MIN_VALUE
+                    v[e] = negate ? -x[e] : Math.abs(x[e]); // abs(MIN_VALUE) wraps to MIN_VALUE
                 }
                 yield new Col.I(v);
             }
@@ -111,7 +127,9 @@ final class ExprFns {
             case RECIP -> 1.0 / x;
             case SIN -> StrictMath.sin(x);
             case COS -> StrictMath.cos(x);
-            default -> throw new IllegalArgumentException(fn + " is not a float function");
+            case ADD, SUB, MUL, DIV, MAX, MIN, REM, NEG, ABS, EQ, NE, LT, LE, GT, GE, AND, OR,
+                 NOT, SELECT
+                    -> throw new IllegalArgumentException(fn + " is not a float function");
         };
     }
 
@@ -165,7 +183,9 @@ final class ExprFns {
             case LE -> x <= y;
             case GT -> x > y;
             case GE -> x >= y;
-            default -> throw new IllegalArgumentException(fn + " is not a comparison");
+            case ADD, SUB, MUL, DIV, MAX, MIN, REM, NEG, ABS, EXP, LOG, SQRT, RSQRT, TANH,
+                 SIGMOID, RECIP, SIN, COS, AND, OR, NOT, SELECT
+                    -> throw new IllegalArgumentException(fn + " is not a comparison");
         };
     }
 
@@ -180,7 +200,9 @@ final class ExprFns {
                 case AND -> x[e] && y[e];
                 case OR -> x[e] || y[e];
                 case NOT -> !x[e];
-                default -> throw new IllegalArgumentException(fn + " is not logic");
+                case ADD, SUB, MUL, DIV, MAX, MIN, REM, NEG, ABS, EXP, LOG, SQRT, RSQRT, TANH,
+                     SIGMOID, RECIP, SIN, COS, EQ, NE, LT, LE, GT, GE, SELECT
+                        -> throw new IllegalArgumentException(fn + " is not logic");
             };
         }
         return new Col.B(v);

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.stagecheck.tensor.numeric.F16;
+import org.stagecheck.tensor.numeric.Rounding;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 
@@ -123,7 +124,7 @@ public final class MatMulKernel {
             }
             return;
         }
-        if (!bT) {
+        if (!bT && b.rawBits16() != null) {
             short[] src = b.rawBits16();
             boolean bf16 = b.dtype() == DType.BF16;
             for (int kk = 0; kk < kc; kk++) {
@@ -143,6 +144,16 @@ public final class MatMulKernel {
             }
             return;
         }
+        if (!bT) {
+            // 8-bit floats: widened exactly, one element at a time
+            for (int kk = 0; kk < kc; kk++) {
+                int s0 = bOff + (k0 + kk) * n + j0;
+                for (int j = 0; j < w; j++) {
+                    panel[kk * w + j] = b.getFloat(s0 + j);
+                }
+            }
+            return;
+        }
         // B stored [N, K]: element (k, j) at j*K + k
         for (int j = 0; j < w; j++) {
             int s0 = bOff + (j0 + j) * k + k0;
@@ -151,6 +162,7 @@ public final class MatMulKernel {
                     case F32 -> b.rawFloats()[s0 + kk];
                     case BF16 -> Float.intBitsToFloat((b.rawBits16()[s0 + kk] & 0xFFFF) << 16);
                     case F16 -> F16.toFloat(b.rawBits16()[s0 + kk]);
+                    case E4M3, E5M2 -> Rounding.widen8(b.dtype(), b.rawBits8()[s0 + kk]);
                     case I32 -> throw new IllegalArgumentException("an i32 B takes the integer matmul");
                 };
             }

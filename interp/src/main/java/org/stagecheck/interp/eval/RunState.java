@@ -88,14 +88,7 @@ public final class RunState {
     }
 
     private static Tensor copyOf(Tensor t) {
-        if (t.isFloat64()) {
-            return Tensor.wrapDoubles(t.dtype(), t.shape(), t.rawDoubles().clone());
-        }
-        return switch (t.dtype()) {
-            case F32 -> Tensor.wrapFloats(t.shape(), t.rawFloats().clone());
-            case BF16, F16 -> Tensor.wrapBits16(t.dtype(), t.shape(), t.rawBits16().clone());
-            case I32 -> Tensor.wrapInts(t.shape(), t.rawInts().clone());
-        };
+        return t.copy();
     }
 
     /** The value of parameter {@code name} (bound and range-checked before the run). */

@@ -50,6 +50,14 @@ final class Values {
                 }
                 yield Tensor.wrapBits16(dtype, shape, s);
             }
+            case E4M3, E5M2 -> {
+                org.stagecheck.tensor.numeric.Fp8 f8 = Rounding.fp8(dtype);
+                byte[] s = new byte[v.length];
+                for (int i = 0; i < v.length; i++) {
+                    s[i] = f8.fromFloat(v[i]);
+                }
+                yield Tensor.wrapBits8(dtype, shape, s);
+            }
             case I32 -> {
                 int[] s = new int[v.length];
                 for (int i = 0; i < v.length; i++) {

@@ -7,7 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Regression test of the review of issue #3: a worker's OutOfMemoryError came back wrapped in an
+ * Regression test: a worker's OutOfMemoryError came back wrapped in an
  * IllegalStateException, so a MatMul that exhausted the heap on several threads was reported as
  * INTERNAL ("a bug in stagecheck-interp") instead of OUT_OF_MEMORY, as it is on one thread.
  */

@@ -20,7 +20,7 @@ final class GenContext {
     static final String POS = "pos";
     static final String LAYER = "layer";
     static final List<String> PARAMS = List.of(POS, LAYER);
-    private static final DType[] FLOATS = {DType.F32, DType.BF16, DType.F16};
+    private static final DType[] FLOATS = {DType.F32, DType.BF16, DType.F16, DType.E4M3, DType.E5M2};
 
     final SplittableRandom rnd;
     final ProgramBuilder b;

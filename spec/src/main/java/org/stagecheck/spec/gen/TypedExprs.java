@@ -20,7 +20,7 @@ final class TypedExprs {
     private static final Fn[] FLOAT_UNARY = {Fn.EXP, Fn.LOG, Fn.SQRT, Fn.RSQRT, Fn.TANH, Fn.SIGMOID, Fn.RECIP, Fn.SIN, Fn.COS};
     private static final Fn[] NUMERIC_UNARY = {Fn.NEG, Fn.ABS};
     private static final Fn[] COMPARE = {Fn.EQ, Fn.NE, Fn.LT, Fn.LE, Fn.GT, Fn.GE};
-    private static final DType[] FLOAT_DTYPES = {DType.F32, DType.BF16, DType.F16};
+    private static final DType[] FLOAT_DTYPES = {DType.F32, DType.BF16, DType.F16, DType.E4M3, DType.E5M2};
 
     private final SplittableRandom rnd;
     private final List<ValueType> inputs;

@@ -1,16 +1,23 @@
 package org.stagecheck.spec.ir;
 
 /**
- * Element types of tensors and buffers (brief, "The machine model": at least f32, bf16, f16, i32).
+ * Element types of tensors and buffers (brief, "The machine model"): f32, bf16, f16, i32, and the
+ * OCP 8-bit floats e4m3 and e5m2.
  *
  * <p>Floating types are computed in f32 and rounded to the storage type once per stage
- * (docs/semantics.md); i32 is two's-complement with wrap-around.
+ * (docs/semantics.md); i32 is two's-complement with wrap-around. How each is stored and converted
+ * is decided per dtype by exhaustive switches (the tensor module's storage and codecs), so a new
+ * constant here fails to compile wherever it is not yet handled.
  */
 public enum DType {
     F32("f32", 4, true),
     BF16("bf16", 2, true),
     F16("f16", 2, true),
-    I32("i32", 4, false);
+    I32("i32", 4, false),
+    /** OCP 8-bit float, 4 exponent and 3 mantissa bits, no infinities, largest finite 448. */
+    E4M3("e4m3", 1, true),
+    /** OCP 8-bit float, 5 exponent and 2 mantissa bits, IEEE-like infinities, largest finite 57344. */
+    E5M2("e5m2", 1, true);
 
     private final String jsonName;
     private final int byteSize;

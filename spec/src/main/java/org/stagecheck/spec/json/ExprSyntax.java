@@ -11,7 +11,7 @@ import org.stagecheck.spec.ir.Fn;
  * <pre>
  * expr   := number | "in" digits | "nan" | "inf" | "-inf"
  *         | "param(" name ")" | "index(" axis ")"
- *         | dtype "(" expr ")"             -- a cast: f32, bf16, f16, i32
+ *         | dtype "(" expr ")"             -- a cast: f32, bf16, f16, i32, e4m3, e5m2
  *         | fn "(" expr ("," expr)* ")"    -- add, sub, mul, ..., select
  * number := an integer (an i32 constant) or a decimal with "." or an exponent (a float constant)
  * </pre>

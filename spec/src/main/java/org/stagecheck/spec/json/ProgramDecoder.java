@@ -302,7 +302,7 @@ final class ProgramDecoder {
         String s = Fields.string(n, path);
         DType d = DType.fromJsonName(s);
         if (d == null) {
-            throw Fields.invalid(n, path, "unknown dtype \"" + s + "\"; expected one of f32, bf16, f16, i32");
+            throw Fields.invalid(n, path, "unknown dtype \"" + s + "\"; expected one of " + java.util.Arrays.stream(DType.values()).map(DType::jsonName).collect(java.util.stream.Collectors.joining(", ")));
         }
         return d;
     }

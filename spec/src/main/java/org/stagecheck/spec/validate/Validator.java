@@ -16,7 +16,7 @@ import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
 
 /**
- * Structural validation of a program (issue #2; brief "Stages"): every reference resolves, each
+ * Structural validation of a program (brief "Stages"): every reference resolves, each
  * kind's ports have the shapes and dtypes it needs, expressions type-check and broadcast, sub-blocks
  * tile, blocks fit their tensors for every parameter value in range, names are unique, sizes can be
  * held. It judges well-formedness only; the certificate's obligations (partial sums, remaps,
@@ -37,6 +37,10 @@ public final class Validator {
         Set<String> stageIds = new HashSet<>();
         for (int i = 0; i < p.stages().size(); i++) {
             Stage s = p.stages().get(i);
+            String idProblem = NameRules.problem(s.id());
+            if (idProblem != null) {
+                f.stage("BAD_NAME", i, s, "id", null, "stage id " + NameRules.quote(s.id()) + " " + idProblem);
+            }
             if (!stageIds.add(s.id())) {
                 f.stage("DUPLICATE_ID", i, s, "id", null, "stage id '" + s.id() + "' is used by an earlier stage");
             }
@@ -65,6 +69,10 @@ public final class Validator {
         for (int i = 0; i < p.tensors().size(); i++) {
             TensorDecl t = p.tensors().get(i);
             String at = "/tensors/" + i;
+            String nameProblem = NameRules.problem(t.name());
+            if (nameProblem != null) {
+                f.program("BAD_NAME", at + "/name", "tensor name " + NameRules.quote(t.name()) + " " + nameProblem);
+            }
             if (tensors.putIfAbsent(t.name(), t) != null) {
                 f.program("DUPLICATE_ID", at + "/name", "tensor '" + t.name() + "' is declared twice");
             }

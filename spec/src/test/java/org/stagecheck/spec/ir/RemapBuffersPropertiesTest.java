@@ -8,22 +8,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import org.stagecheck.spec.gen.ProgramArbitraries;
+import org.stagecheck.proptest.SeededProperty;
+import org.stagecheck.spec.gen.SmallPrograms;
 
 /**
  * {@link Program#remapBuffers} laws (brief, "Stages": a renumbering must map kind-internal
  * references with the ports, or a stage silently points at another buffer).
  */
 class RemapBuffersPropertiesTest {
-
-    @Provide
-    Arbitrary<Program> programs() {
-        return ProgramArbitraries.programs();
-    }
 
     /** A random permutation of the program's buffer names (a bijection of the names onto themselves). */
     private static Map<String, String> permutation(Program p, long seed) {
@@ -44,21 +36,24 @@ class RemapBuffersPropertiesTest {
         return inv;
     }
 
-    @Property(tries = 100)
-    void aPermutationThenItsInverseIsTheIdentity(@ForAll("programs") Program p, @ForAll long seed) {
+    @SeededProperty(tries = 100)
+    void aPermutationThenItsInverseIsTheIdentity(long seed) {
+        Program p = SmallPrograms.program(seed);
         Map<String, String> m = permutation(p, seed);
         assertThat(p.remapBuffers(m).remapBuffers(inverse(m))).isEqualTo(p);
     }
 
-    @Property(tries = 100)
-    void aRenamingToFreshNamesThenItsInverseIsTheIdentity(@ForAll("programs") Program p) {
+    @SeededProperty(tries = 100)
+    void aRenamingToFreshNamesThenItsInverseIsTheIdentity(long seed) {
+        Program p = SmallPrograms.program(seed);
         Map<String, String> m = new HashMap<>();
         p.buffers().forEach(b -> m.put(b.name(), "fresh/" + b.name()));
         assertThat(p.remapBuffers(m).remapBuffers(inverse(m))).isEqualTo(p);
     }
 
-    @Property(tries = 100)
-    void aRenamingChangesEveryPortAndEveryInternalReferenceExactlyByTheMap(@ForAll("programs") Program p, @ForAll long seed) {
+    @SeededProperty(tries = 100)
+    void aRenamingChangesEveryPortAndEveryInternalReferenceExactlyByTheMap(long seed) {
+        Program p = SmallPrograms.program(seed);
         Map<String, String> m = permutation(p, seed);
         Program q = p.remapBuffers(m);
         int internal = 0;
@@ -81,8 +76,9 @@ class RemapBuffersPropertiesTest {
         assertThat(internal).isGreaterThanOrEqualTo(4);
     }
 
-    @Property(tries = 100)
-    void aRenamingWithoutFixedPointsLeavesNoInternalReferenceUnchanged(@ForAll("programs") Program p) {
+    @SeededProperty(tries = 100)
+    void aRenamingWithoutFixedPointsLeavesNoInternalReferenceUnchanged(long seed) {
+        Program p = SmallPrograms.program(seed);
         Map<String, String> m = new HashMap<>();
         p.buffers().forEach(b -> m.put(b.name(), b.name() + "'"));
         Program q = p.remapBuffers(m);
@@ -99,8 +95,9 @@ class RemapBuffersPropertiesTest {
         assertThat(fields).contains("pattern/indexBuffer", "pattern/origin/0", "op/bias", "op/spill");
     }
 
-    @Property(tries = 50)
-    void theIdentityMapAndTheEmptyMapChangeNothing(@ForAll("programs") Program p) {
+    @SeededProperty(tries = 50)
+    void theIdentityMapAndTheEmptyMapChangeNothing(long seed) {
+        Program p = SmallPrograms.program(seed);
         Map<String, String> id = new HashMap<>();
         p.buffers().forEach(b -> id.put(b.name(), b.name()));
         assertThat(p.remapBuffers(id)).isEqualTo(p);

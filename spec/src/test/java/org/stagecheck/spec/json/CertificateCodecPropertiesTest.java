@@ -3,61 +3,68 @@ package org.stagecheck.spec.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.stagecheck.proptest.Draw;
+import org.stagecheck.proptest.SeededProperty;
 import org.stagecheck.spec.cert.BufferRemap;
 import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.cert.Obligation;
 import org.stagecheck.spec.cert.ShardDecl;
-import org.stagecheck.spec.gen.Generated;
-import org.stagecheck.spec.gen.ProgramArbitraries;
+import org.stagecheck.spec.gen.SmallPrograms;
 
 /** CertificateCodec laws: write/read identity and canonical bytes, for random and generated certificates. */
 class CertificateCodecPropertiesTest {
     private final CertificateCodec codec = new CertificateCodec();
 
-    private static Arbitrary<String> names() {
-        return Arbitraries.oneOf(
-                Arbitraries.strings().alpha().numeric().withChars("_.").ofMinLength(1).ofMaxLength(12),
-                Arbitraries.strings().withChars("\"\\\n\tπ/").ofMaxLength(6));
+    /** A name: half plain identifiers, half short strings of characters JSON must escape. */
+    private static String name(SplittableRandom r) {
+        return r.nextBoolean()
+                ? Draw.string(r, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.", 1, 12)
+                : Draw.string(r, "\"\\\n\tπ/", 0, 6);
     }
 
-    private static Arbitrary<ShardDecl> shards() {
-        Arbitrary<Long> extents = Arbitraries.longs().between(1, Long.MAX_VALUE);
-        return Combinators.combine(names(), names(), Arbitraries.integers().between(0, 7), extents, Arbitraries.longs(), Arbitraries.longs())
-                .as((t, l, axis, extent, a, b) -> {
-                    long start = Math.floorMod(a, extent);
-                    long end = start + 1 + Math.floorMod(b, extent - start);
-                    return new ShardDecl(t, l, axis, start, end, extent);
-                });
+    private static ShardDecl shard(SplittableRandom r) {
+        long extent = r.nextBoolean() ? Draw.between(r, 1L, 100L) : Draw.between(r, 1L, Long.MAX_VALUE);
+        long start = Math.floorMod(Draw.anyLong(r), extent);
+        long end = start + 1 + Math.floorMod(Draw.anyLong(r), extent - start);
+        return new ShardDecl(name(r), name(r), r.nextInt(8), start, end, extent);
     }
 
-    private static Arbitrary<BufferRemap> remaps() {
-        return Combinators.combine(
-                Arbitraries.strings().withChars("sha256:0123456789abcdef").ofLength(20).injectNull(0.3),
-                Arbitraries.maps(names(), names()).ofMaxSize(8)).as(BufferRemap::new);
+    private static BufferRemap remap(SplittableRandom r) {
+        String parentHash = Draw.chance(r, 0.3) ? null : Draw.string(r, "sha256:0123456789abcdef", 20, 20);
+        Map<String, String> map = new LinkedHashMap<>();
+        int n = r.nextInt(9);
+        for (int i = 0; i < n; i++) {
+            map.put(name(r), name(r));
+        }
+        return new BufferRemap(parentHash, map);
     }
 
-    @Provide
-    Arbitrary<Certificate> certificates() {
-        Arbitrary<Certificate> random = Combinators.combine(
-                shards().list().ofMaxSize(6),
-                remaps().injectNull(0.3),
-                Arbitraries.of(Obligation.class).list().ofMaxSize(5)).as(Certificate::new);
-        return Arbitraries.oneOf(random, ProgramArbitraries.generated().map(Generated::certificate));
+    /** Half random certificates (any shard bounds, remap and claims), half those of generated programs. */
+    static Certificate certificate(long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        if (r.nextBoolean()) {
+            return SmallPrograms.generated(r.nextLong()).certificate();
+        }
+        List<ShardDecl> shards = Draw.list(r, 0, 6, () -> shard(r));
+        BufferRemap remap = Draw.chance(r, 0.3) ? null : remap(r);
+        List<Obligation> claims = new ArrayList<>(Draw.list(r, 0, 5, () -> Draw.oneOf(r, Obligation.class)));
+        return new Certificate(shards, remap, claims);
     }
 
-    @Property(tries = 200)
-    void writeThenReadGivesAnEqualCertificate(@ForAll("certificates") Certificate c) throws JsonFormatException {
+    @SeededProperty(tries = 200)
+    void writeThenReadGivesAnEqualCertificate(long seed) throws JsonFormatException {
+        Certificate c = certificate(seed);
         assertThat(codec.read(new String(codec.write(c), StandardCharsets.UTF_8))).isEqualTo(c);
     }
 
-    @Property(tries = 200)
-    void canonicalBytesAreAFixedPoint(@ForAll("certificates") Certificate c) throws JsonFormatException {
+    @SeededProperty(tries = 200)
+    void canonicalBytesAreAFixedPoint(long seed) throws JsonFormatException {
+        Certificate c = certificate(seed);
         byte[] once = codec.write(c);
         byte[] twice = codec.write(codec.read(new String(once, StandardCharsets.UTF_8)));
         assertThat(twice).isEqualTo(once);

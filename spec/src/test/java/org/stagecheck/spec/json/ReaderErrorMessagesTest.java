@@ -8,7 +8,7 @@ import org.stagecheck.spec.ir.Program;
 
 /**
  * The exact text, with line:column and JSON pointer, of the error a person meets first for each
- * kind of bad program file (issue #2). A change of wording here is a visible decision.
+ * kind of bad program file. A change of wording here is a visible decision.
  */
 class ReaderErrorMessagesTest {
     /** A valid two-stage program; each test breaks one thing in it. Lines are 1-based as printed. */

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-/** Reader defects found by the issue #2 tests, each pinned so that it stays fixed. */
+/** Reader defects found by the reader tests, each pinned so that it stays fixed. */
 class ReaderRegressionTest {
 
     /**

@@ -32,6 +32,9 @@ import org.stagecheck.tensor.Tensor;
  * <tr><td>bf16</td><td>{@code <u2}</td><td>the raw bit patterns as uint16:
  *     {@code (a.astype(np.uint32) << 16).view(np.float32)} widens exactly, or
  *     {@code a.view(ml_dtypes.bfloat16)}</td></tr>
+ * <tr><td>e4m3, e5m2</td><td>{@code |u1}</td><td>the raw 8-bit codes as uint8 ({@code a.view(ml_dtypes.float8_e4m3fn)}
+ *     or {@code a.view(ml_dtypes.float8_e5m2)}); which of the two a file holds is the program's
+ *     declaration, so reading one needs the declared dtype</td></tr>
  * <tr><td>i32</td><td>{@code <i4}</td><td>int32</td></tr>
  * <tr><td>float64-mode values</td><td>{@code <f8}</td><td>float64 (read back with nominal dtype f32)</td></tr>
  * </table>
@@ -41,44 +44,89 @@ import org.stagecheck.tensor.Tensor;
 public final class Npy {
     /** The largest data size read from one .npy (or one .npz member, or an .npz in total): 2 GiB. */
     public static final long MAX_BYTES = 1L << 31;
+    /** The suffix of the temporary file a write goes through: {@code .<file>.stagecheck-tmp}. */
+    public static final String TMP_SUFFIX = ".stagecheck-tmp";
+    private static final int CHUNK_BYTES = 1 << 20;
 
     private Npy() {
     }
 
+    /** Reads a .npy whose dtype its header says (a {@code |u1} file, which needs a declared dtype, is refused). */
     public static Tensor read(Path file) throws TensorFileException {
+        return read(file, null);
+    }
+
+    /**
+     * Reads a .npy; {@code declared} (or null) is the dtype the program declares for it, which
+     * decides whether a {@code |u1} file holds e4m3 or e5m2 codes. Other dtypes come from the
+     * header, and the caller compares them with the declaration.
+     */
+    public static Tensor read(Path file, org.stagecheck.spec.ir.DType declared) throws TensorFileException {
         String name = file.toString();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            long size = ch.size();
-            ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, 12 + (1 << 16)));
-            while (head.hasRemaining() && ch.read(head) > 0) {
-                // fill what the header can need
-            }
-            byte[] h = java.util.Arrays.copyOf(head.array(), head.position());
-            NpyFormat.Header header = NpyFormat.header(h, size, name, MAX_BYTES);
-            ByteBuffer data = ByteBuffer.allocate((int) header.dataBytes());
+            NpyFormat.Header header = header(ch, name, declared);
             ch.position(header.dataStart());
-            while (data.hasRemaining()) {
-                if (ch.read(data) < 0) {
-                    throw new TensorFileException(name + ": truncated while reading the data.");
-                }
-            }
-            data.flip();
-            return NpyFormat.decode(header, data);
+            return NpyFormat.decode(header, ch, name, CHUNK_BYTES);
         } catch (NoSuchFileException e) {
             throw new TensorFileException(name + ": no such file.", e);
         } catch (IOException e) {
-            throw new TensorFileException(name + ": cannot be read: " + e.getMessage(), e);
+            throw new TensorFileException(name + ": cannot be read: " + IoMessages.describe(e), e);
         }
     }
 
-    /** Writes {@code t} as .npy v1.0 (v2.0 for a header over 64 KiB), atomically. */
+    /**
+     * The header of a .npy file, checked against the file's size (truncated or trailing data is
+     * an error here already), without reading the data.
+     */
+    public static NpyHeader readHeader(Path file) throws TensorFileException {
+        return readHeader(file, null);
+    }
+
+    /** As {@link #readHeader(Path)}; {@code declared} as in {@link #read(Path, org.stagecheck.spec.ir.DType)}. */
+    public static NpyHeader readHeader(Path file, org.stagecheck.spec.ir.DType declared) throws TensorFileException {
+        String name = file.toString();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            NpyFormat.Header h = header(ch, name, declared);
+            return new NpyHeader(h.dtype(), h.f64(), h.shape(), h.dataBytes());
+        } catch (NoSuchFileException e) {
+            throw new TensorFileException(name + ": no such file.", e);
+        } catch (IOException e) {
+            throw new TensorFileException(name + ": cannot be read: " + IoMessages.describe(e), e);
+        }
+    }
+
+    private static NpyFormat.Header header(FileChannel ch, String name, org.stagecheck.spec.ir.DType declared)
+            throws IOException, TensorFileException {
+        long size = ch.size();
+        ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, 12 + (1 << 16)));
+        while (head.hasRemaining() && ch.read(head) > 0) {
+            // fill what the header can need
+        }
+        byte[] h = java.util.Arrays.copyOf(head.array(), head.position());
+        return NpyFormat.header(h, size, name, MAX_BYTES, declared);
+    }
+
+    /**
+     * Writes {@code t} as .npy v1.0 (v2.0 for a header over 64 KiB), atomically: into
+     * {@code .<file>.stagecheck-tmp} beside it (a name a rerun replaces), then moved over
+     * {@code file}. Files are created with the process's umask. The data is streamed, so a tensor
+     * of more than 2 GiB is written too (though {@link #read} refuses it).
+     */
     public static void write(Path file, Tensor t) throws IOException {
-        byte[] bytes = NpyFormat.encode(t);
-        atomically(file, out -> out.write(bytes));
+        byte[] head = NpyFormat.headerBytes(t);
+        atomically(file, out -> {
+            out.write(head);
+            NpyFormat.writeData(t, out, CHUNK_BYTES);
+        });
     }
 
     /** Every member {@code NAME.npy} of an .npz (stored or deflated), by NAME, in archive order. */
     public static Map<String, Tensor> readNpz(Path file) throws TensorFileException {
+        return readNpz(file, member -> null);
+    }
+
+    /** As {@link #readNpz(Path)}; {@code declared} gives each member's declared dtype (or null), as in {@link #read(Path, org.stagecheck.spec.ir.DType)}. */
+    public static Map<String, Tensor> readNpz(Path file, java.util.function.Function<String, org.stagecheck.spec.ir.DType> declared) throws TensorFileException {
         String name = file.toString();
         Map<String, Tensor> out = new LinkedHashMap<>();
         long total = 0;
@@ -95,7 +143,7 @@ public final class Npy {
                     throw new TensorFileException(name + ": the archive's members exceed the limit of " + MAX_BYTES + " bytes.");
                 }
                 String key = member.substring(0, member.length() - 4);
-                NpyFormat.Header h = NpyFormat.header(bytes, bytes.length, name + "!" + member, MAX_BYTES);
+                NpyFormat.Header h = NpyFormat.header(bytes, bytes.length, name + "!" + member, MAX_BYTES, declared.apply(key));
                 if (out.put(key, NpyFormat.decode(h, ByteBuffer.wrap(bytes, h.dataStart(), (int) h.dataBytes()).slice())) != null) {
                     throw new TensorFileException(name + ": member '" + member + "' appears twice.");
                 }
@@ -153,9 +201,11 @@ public final class Npy {
     private static void atomically(Path file, Writer w) throws IOException {
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
+        Path tmp = dir.resolve("." + file.getFileName() + TMP_SUFFIX);
+        Files.deleteIfExists(tmp); // a killed earlier write; never followed if it is a link
         try {
-            try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp))) {
+            try (OutputStream out = new java.io.BufferedOutputStream(
+                    Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), 1 << 16)) {
                 w.write(out);
             }
             try {

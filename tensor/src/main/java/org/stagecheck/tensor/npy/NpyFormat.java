@@ -1,6 +1,9 @@
 package org.stagecheck.tensor.npy;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -8,6 +11,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.stagecheck.tensor.Storage;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
@@ -34,11 +38,21 @@ final class NpyFormat {
             case F32 -> "<f4";
             case F16 -> "<f2";
             case BF16 -> "<u2";
+            case E4M3, E5M2 -> "|u1";
             case I32 -> "<i4";
         };
     }
 
     static byte[] encode(Tensor t) {
+        byte[] head = headerBytes(t);
+        byte[] data = t.littleEndianBytes();
+        byte[] all = java.util.Arrays.copyOf(head, head.length + data.length);
+        System.arraycopy(data, 0, all, head.length, data.length);
+        return all;
+    }
+
+    /** Magic, version, header length and the padded header dict of {@code t}: everything before its data. */
+    static byte[] headerBytes(Tensor t) {
         StringBuilder shape = new StringBuilder("(");
         for (int d : t.shape().dims()) {
             shape.append(d).append(", ");
@@ -60,22 +74,25 @@ final class NpyFormat {
         }
         int padded = ((total + 63) / 64) * 64;
         String header = dict + " ".repeat(padded - total) + "\n";
-        byte[] data = t.littleEndianBytes();
-        ByteBuffer b = ByteBuffer.allocate(prefix + header.length() + data.length).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.allocate(prefix + header.length()).order(ByteOrder.LITTLE_ENDIAN);
         b.put(MAGIC).put((byte) (v2 ? 2 : 1)).put((byte) 0);
         if (v2) {
             b.putInt(header.length());
         } else {
             b.putShort((short) header.length());
         }
-        b.put(header.getBytes(StandardCharsets.US_ASCII)).put(data);
+        b.put(header.getBytes(StandardCharsets.US_ASCII));
         return b.array();
     }
 
     /** The header of an image: dtype, shape, where the data starts. */
     record Header(String descr, DType dtype, boolean f64, Shape shape, int dataStart, long dataBytes) {}
 
-    static Header header(byte[] head, long fileSize, String name, long maxBytes) throws TensorFileException {
+    /**
+     * Parses the header. {@code declared} is the dtype the reader expects (or null): it decides
+     * which 8-bit float a {@code |u1} file holds, since numpy has no type for either.
+     */
+    static Header header(byte[] head, long fileSize, String name, long maxBytes, DType declared) throws TensorFileException {
         if (head.length < 10) {
             throw new TensorFileException(name + ": truncated: " + head.length + " bytes is too short for a .npy header.");
         }
@@ -124,12 +141,19 @@ final class NpyFormat {
             case "<f2" -> dtype = DType.F16;
             case "<u2" -> dtype = DType.BF16;
             case "<i4" -> dtype = DType.I32;
+            case "|u1", "<u1", ">u1" -> {
+                if (declared != DType.E4M3 && declared != DType.E5M2) {
+                    throw new TensorFileException(name + ": uint8 data holds the codes of an 8-bit float (e4m3 or e5m2), but "
+                            + (declared == null ? "no dtype was declared for it" : "the program declares " + declared) + ".");
+                }
+                dtype = declared;
+            }
             case "<f8" -> {
                 dtype = DType.F32;
                 f64 = true;
             }
             default -> throw new TensorFileException(name + ": dtype '" + descr
-                    + "' is not supported (<f4 f32, <f2 f16, <u2 bf16 bit patterns, <i4 i32, <f8 float64-mode values).");
+                    + "' is not supported (<f4 f32, <f2 f16, <u2 bf16 bit patterns, |u1 e4m3/e5m2 codes, <i4 i32, <f8 float64-mode values).");
         }
         List<Integer> dims = new ArrayList<>();
         for (String part : s.group(1).split(",")) {
@@ -174,27 +198,50 @@ final class NpyFormat {
     static Tensor decode(Header h, ByteBuffer data) {
         ByteBuffer b = data.order(ByteOrder.LITTLE_ENDIAN);
         int n = (int) h.shape().elementCount();
-        if (h.f64()) {
-            double[] v = new double[n];
-            b.asDoubleBuffer().get(v);
-            return Tensor.wrapDoubles(h.dtype(), h.shape(), v);
+        Storage kind = h.f64() ? new Storage.Doubles(new double[0]) : Storage.allocate(h.dtype(), 0);
+        return Tensor.wrap(h.dtype(), h.shape(), Storage.readLittleEndian(kind, b, n));
+    }
+
+    /**
+     * The data of {@code h} read from {@code ch} (positioned at the data) in chunks of
+     * {@code chunkBytes}, straight into the tensor's storage: no buffer of the data's whole size,
+     * so data of exactly 2 GiB needs no int-sized buffer.
+     */
+    static Tensor decode(Header h, ReadableByteChannel ch, String name, int chunkBytes) throws IOException, TensorFileException {
+        int n = (int) h.shape().elementCount();
+        Storage all = h.f64() ? new Storage.Doubles(new double[n]) : Storage.allocate(h.dtype(), n);
+        int width = all.width();
+        ByteBuffer chunk = ByteBuffer.allocate(Math.max(8, chunkBytes - chunkBytes % 8)).order(ByteOrder.LITTLE_ENDIAN);
+        int perChunk = chunk.capacity() / width;
+        for (int at = 0; at < n; at += perChunk) {
+            int count = Math.min(perChunk, n - at);
+            chunk.clear().limit(count * width);
+            while (chunk.hasRemaining()) {
+                if (ch.read(chunk) < 0) {
+                    throw new TensorFileException(name + ": truncated while reading the data.");
+                }
+            }
+            chunk.flip();
+            Storage part = Storage.readLittleEndian(all, chunk.order(ByteOrder.LITTLE_ENDIAN), count);
+            Storage.copyBits(part, 0, all, at, count);
         }
-        return switch (h.dtype()) {
-            case F32 -> {
-                float[] v = new float[n];
-                b.asFloatBuffer().get(v);
-                yield Tensor.wrapFloats(h.shape(), v);
-            }
-            case BF16, F16 -> {
-                short[] v = new short[n];
-                b.asShortBuffer().get(v);
-                yield Tensor.wrapBits16(h.dtype(), h.shape(), v);
-            }
-            case I32 -> {
-                int[] v = new int[n];
-                b.asIntBuffer().get(v);
-                yield Tensor.wrapInts(h.shape(), v);
-            }
-        };
+        return Tensor.wrap(h.dtype(), h.shape(), all);
+    }
+
+    /** The data of {@code t}, little-endian, written in chunks of about {@code chunkBytes}. */
+    static void writeData(Tensor t, OutputStream out, int chunkBytes) throws IOException {
+        Storage all = t.storage();
+        int n = all.length();
+        int width = all.width();
+        ByteBuffer chunk = ByteBuffer.allocate(Math.max(8, chunkBytes - chunkBytes % 8)).order(ByteOrder.LITTLE_ENDIAN);
+        int perChunk = chunk.capacity() / width;
+        for (int at = 0; at < n; at += perChunk) {
+            int count = Math.min(perChunk, n - at);
+            Storage part = all instanceof Storage.Doubles ? new Storage.Doubles(new double[count]) : Storage.allocate(t.dtype(), count);
+            Storage.copyBits(all, at, part, 0, count);
+            chunk.clear();
+            part.putLittleEndian(chunk);
+            out.write(chunk.array(), 0, count * width);
+        }
     }
 }

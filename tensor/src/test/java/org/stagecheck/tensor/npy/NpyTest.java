@@ -34,7 +34,26 @@ class NpyTest {
         Tensor t = sample(d);
         Path f = dir.resolve(d + ".npy");
         Npy.write(f, t);
-        assertThat(Npy.read(f).bitEquals(t)).isTrue();
+        assertThat(Npy.read(f, d).bitEquals(t)).isTrue();
+    }
+
+    @Test
+    void fp8IsRawUint8ThatNeedsItsDeclaredDtype() throws Exception {
+        Tensor t = Tensor.fromFloats(DType.E4M3, Shape.of(3), new float[] {1, -448, Float.NaN});
+        Path f = dir.resolve("w.npy");
+        Npy.write(f, t);
+        byte[] bytes = java.nio.file.Files.readAllBytes(f);
+        String header = new String(bytes, 10, bytes.length - 13, java.nio.charset.StandardCharsets.US_ASCII);
+        assertThat(header).contains("'descr': '|u1'").contains("'shape': (3,)");
+        // 1.0 = 0x38, -448 = 0xFE, NaN = 0x7F: the codes themselves, one byte each
+        assertThat(java.util.Arrays.copyOfRange(bytes, bytes.length - 3, bytes.length)).containsExactly(0x38, 0xFE, 0x7F);
+        assertThat(Npy.read(f, DType.E4M3).bitEquals(t)).isTrue();
+        // the same bytes declared e5m2 are other values (0x38 is 0.5 there)
+        assertThat(Npy.read(f, DType.E5M2).getFloat(0)).isEqualTo(0.5f);
+        assertThatThrownBy(() -> Npy.read(f)).isInstanceOf(TensorFileException.class)
+                .hasMessageContaining("w.npy").hasMessageContaining("no dtype was declared");
+        assertThatThrownBy(() -> Npy.read(f, DType.F32)).isInstanceOf(TensorFileException.class)
+                .hasMessageContaining("the program declares f32");
     }
 
     @Test

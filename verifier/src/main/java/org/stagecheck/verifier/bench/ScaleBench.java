@@ -25,7 +25,7 @@ import org.stagecheck.verifier.VerifyReport;
 import org.stagecheck.verifier.Verifier;
 
 /**
- * The scaling benchmark of issue #5, item 5: generates tensor-parallel programs of 10^3 .. 10^6
+ * The verifier's scaling benchmark: generates tensor-parallel programs of 10^3 .. 10^6
  * stages, verifies each, and prints size, time and time per stage. A constant ns/stage across
  * sizes shows the check is linear. Run as {@code stagecheck bench verifier} or
  * {@code java -cp ... org.stagecheck.verifier.bench.ScaleBench [sizes...]}.

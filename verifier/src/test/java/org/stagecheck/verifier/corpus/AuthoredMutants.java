@@ -26,8 +26,7 @@ import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.json.ProgramCodec;
 
 /**
- * Plants each {@link Plant} bug class into a split program written by the model author (issue
- * #5, "a mutation corpus ... hand-written and authored"). The author's programs are not built for
+ * Plants each {@link Plant} bug class into a split program written by the model author ("a mutation corpus ... hand-written and authored"). The author's programs are not built for
  * planting, so the planter finds its targets by structure, not by name:
  *
  * <ul>

@@ -3,7 +3,7 @@ package org.stagecheck.verifier.corpus;
 import org.stagecheck.verifier.Code;
 
 /**
- * A bug class planted into a valid tensor-parallel program (issue #5, "mutation corpus"), with
+ * A bug class planted into a valid tensor-parallel program (the mutation corpus), with
  * the code the checker must reject it with. {@link #NONE} is the valid split.
  */
 public enum Plant {

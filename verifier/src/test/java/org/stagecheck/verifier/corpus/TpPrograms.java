@@ -15,6 +15,7 @@ import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Fn;
 import org.stagecheck.spec.ir.Machine;
 import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.ProgramBuilder;
 import org.stagecheck.spec.ir.Rect;
 import org.stagecheck.spec.ir.ReducePool;
 import org.stagecheck.spec.ir.Site;
@@ -24,7 +25,7 @@ import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.json.ProgramCodec;
 
 /**
- * The reference splitter and mutant planter of the verifier's tests (issue #5, item 4): writes
+ * The reference splitter and mutant planter of the verifier's tests: writes
  * {@link TpSpec}'s program unsplit on one chip, and split over {@code tp} chips with its
  * certificate, optionally with one {@link Plant}ed bug. Deterministic: names, order and shapes
  * depend on the spec and plant only.

@@ -10,7 +10,7 @@ import org.stagecheck.verifier.Verifier;
 import org.stagecheck.verifier.VerifyReport;
 import org.stagecheck.verifier.corpus.TpCase;
 import org.stagecheck.verifier.corpus.TpSpec;
-import org.stagecheck.verifier.review.SplitEdits;
+import org.stagecheck.verifier.shard.SplitEdits;
 import org.stagecheck.verifier.soundness.Outcome;
 import org.stagecheck.verifier.soundness.TpRuns;
 

@@ -17,7 +17,7 @@ import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.verifier.corpus.TpSpec;
-import org.stagecheck.verifier.review.SplitEdits;
+import org.stagecheck.verifier.shard.SplitEdits;
 
 /** Applies a {@link Mutation} to a valid split of the reference splitter, at a random chip. */
 public final class Mutator {

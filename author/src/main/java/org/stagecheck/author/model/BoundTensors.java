@@ -1,0 +1,114 @@
+package org.stagecheck.author.model;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.stagecheck.author.build.ProgramBuilder;
+import org.stagecheck.spec.cert.ShardDecl;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.ir.TensorRole;
+
+/**
+ * The bound tensors of a cut's program (weights, inputs, state), declared on first use, with
+ * where each comes from ({@link Binding}) and, split over chips, the certificate's shard
+ * declarations of the row-sharded weights. On one chip every tensor is whole and keeps its
+ * logical name; split, a replicated tensor is named {@code name.c<k>} on chip k > 0 and a
+ * sharded one {@code name.c<k>} on every chip.
+ */
+final class BoundTensors {
+    private final ProgramBuilder b;
+    private final int tp;
+    /** The storage dtype of the model weights (activations, caches and rotary tables are f32). */
+    private final DType wdt;
+    private final Map<String, Binding> bindings = new LinkedHashMap<>();
+    private final List<ShardDecl> shards = new ArrayList<>();
+
+    BoundTensors(ProgramBuilder b, int tp, DType weightDType) {
+        this.b = b;
+        this.tp = tp;
+        this.wdt = weightDType;
+    }
+
+    Map<String, Binding> bindings() {
+        return Map.copyOf(bindings);
+    }
+
+    List<ShardDecl> shards() {
+        return List.copyOf(shards);
+    }
+
+    DType weightDType() {
+        return wdt;
+    }
+
+    /** A tensor every chip holds whole: its logical name on chip 0, {@code name.c<k>} on chip k. */
+    String replicated(String logical, int chip, DType dtype, Shape shape, TensorRole role) {
+        String name = chip == 0 ? logical : logical + ".c" + chip;
+        if (b.tensorDecl(name) == null) {
+            b.tensor(name, dtype, shape, chip, role);
+            bindings.put(name, Binding.whole(logical));
+            if (tp > 1 && shape.rank() > 0 && shape.dim(0) > 0) {
+                // split: the certificate says every chip's copy is the whole logical tensor
+                shards.add(new ShardDecl(name, logical, 0, 0, shape.dim(0), shape.dim(0)));
+            }
+        }
+        return name;
+    }
+
+    /** A model weight every chip holds whole, in the weight dtype. */
+    String replicatedWeight(String logical, int chip, Shape shape) {
+        return replicated(logical, chip, wdt, shape, TensorRole.WEIGHT);
+    }
+
+    /** Columns {@code [chip*width, (chip+1)*width)} of weight {@code logical} ({@code [k, n]}). */
+    String columnShard(String logical, int chip, int k, int n, int width) {
+        if (tp == 1) {
+            return replicatedWeight(logical, chip, Shape.of(k, n));
+        }
+        String name = logical + ".c" + chip;
+        if (b.tensorDecl(name) == null) {
+            b.tensor(name, wdt, Shape.of(k, width), chip, TensorRole.WEIGHT);
+            bindings.put(name, new Binding(logical, 1, chip * width, (chip + 1) * width));
+            shards.add(new ShardDecl(name, logical, 1, (long) chip * width, (long) (chip + 1) * width, (long) width * tp));
+        }
+        return name;
+    }
+
+    /** A KV cache state tensor, sharded by columns (this chip's KV heads) when split. */
+    String columnShardState(String logical, int chip, Shape shape, int width) {
+        if (tp == 1) {
+            return replicated(logical, chip, DType.F32, shape, TensorRole.STATE);
+        }
+        String name = logical + ".c" + chip;
+        if (b.tensorDecl(name) == null) {
+            b.tensor(name, DType.F32, shape, chip, TensorRole.STATE);
+            bindings.put(name, new Binding(logical, 1, chip * width, (chip + 1) * width));
+            shards.add(new ShardDecl(name, logical, 1, (long) chip * width, (long) (chip + 1) * width, (long) width * tp));
+        }
+        return name;
+    }
+
+    /**
+     * Rows {@code [chip*height, (chip+1)*height)} of weight {@code logical} ({@code [k, n]}), its
+     * contraction axis: the product is a partial, declared in the certificate as a shard.
+     */
+    String rowShard(String logical, int chip, int k, int n, int height) {
+        if (tp == 1) {
+            return replicatedWeight(logical, chip, Shape.of(k, n));
+        }
+        String name = logical + ".c" + chip;
+        if (b.tensorDecl(name) == null) {
+            b.tensor(name, wdt, Shape.of(height, n), chip, TensorRole.WEIGHT);
+            bindings.put(name, new Binding(logical, 0, chip * height, (chip + 1) * height));
+            shards.add(new ShardDecl(name, logical, 0, (long) chip * height, (long) (chip + 1) * height, k));
+        }
+        return name;
+    }
+
+    /** Whether {@code tensor} is a row shard, whose products are partials (the certificate also declares replicas and column shards). */
+    boolean isRowShard(String tensor) {
+        return shards.stream().anyMatch(d -> d.tensor().equals(tensor) && d.axis() == 0 && d.end() - d.start() != d.extent());
+    }
+}

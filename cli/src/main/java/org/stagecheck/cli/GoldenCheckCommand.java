@@ -1,0 +1,160 @@
+package org.stagecheck.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+
+import org.stagecheck.backend.Backend;
+import org.stagecheck.golden.Actuals;
+import org.stagecheck.golden.CaseResult;
+import org.stagecheck.golden.Golden;
+import org.stagecheck.golden.GoldenException;
+import org.stagecheck.golden.report.HtmlReport;
+import org.stagecheck.golden.report.JsonReport;
+import org.stagecheck.golden.report.JunitReport;
+import org.stagecheck.golden.report.TextReport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code stagecheck golden check}: compare a backend's outputs with golden cases. */
+@Command(name = "check", mixinStandardHelpOptions = true,
+        description = {"Check golden cases: run each case's program on --backend (default interp), or read the outputs a",
+                "backend wrote as .npy from --actual DIR (DIR/<tensor>.npy; with several cases DIR/<case>/<tensor>.npy),",
+                "and compare each output under its recorded policy. A directory of cases is a suite, checked in parallel.",
+                "Exit 0 all pass, 1 any mismatch or stale case, 2 bad input."})
+final class GoldenCheckCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(arity = "1..*", paramLabel = "CASE_OR_DIR", description = "case directories or suites (directories of cases)")
+    List<Path> paths = new ArrayList<>();
+
+    @Option(names = "--actual", paramLabel = "DIR", description = "compare the .npy files in DIR instead of running a backend")
+    Path actual;
+
+    @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run (default interp)")
+    String backend;
+
+    @Option(names = "--json", description = "print one JSON document instead of text")
+    boolean json;
+
+    @Option(names = "--junit", paramLabel = "FILE", description = "also write a JUnit XML report (each case a test)")
+    Path junit;
+
+    @Option(names = "--html", paramLabel = "FILE", description = "also write a self-contained HTML report with error heat maps")
+    Path html;
+
+    @Option(names = "--threads", paramLabel = "N", description = "cases checked at once (default: the number of cores)")
+    Integer threads;
+
+    @Override
+    public Integer call() {
+        PrintWriter stdout = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        List<CaseResult> results;
+        try {
+            if (actual != null && backend != null) {
+                throw new BadInputException("give --actual DIR or --backend NAME, not both");
+            }
+            if (threads != null && threads < 1) {
+                throw new BadInputException("--threads must be at least 1");
+            }
+            String name = backend == null ? "interp" : backend;
+            Backends.named(name);
+            List<Path> cases = Golden.expand(paths);
+            results = new ArrayList<>();
+            int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+            if (actual != null) {
+                if (!Files.isDirectory(actual)) {
+                    throw new BadInputException("--actual " + actual + ": no such directory");
+                }
+                for (Path c : cases) {
+                    Path dir = cases.size() == 1 ? actual : actual.resolve(c.toAbsolutePath().normalize().getFileName().toString());
+                    results.add(Golden.check(c, new Actuals.FromDirectory(dir)));
+                }
+            } else {
+                Supplier<Actuals> fresh = () -> new Actuals.FromBackend(backendOrThrow(name));
+                results.addAll(Golden.checkAll(cases, fresh, n));
+            }
+            writeFile(junit, JunitReport.of(results));
+            writeFile(html, HtmlReport.of(results));
+        } catch (BadInputException | GoldenException e) {
+            return fail(stdout, err, e.getMessage());
+        } catch (IOException e) {
+            return fail(stdout, err, e.getMessage());
+        }
+        int code = CaseResult.exitCode(results);
+        if (json) {
+            Json.print(stdout, g -> {
+                g.writeStartObject();
+                g.writeStringField("command", "golden check");
+                g.writeBooleanField("holds", code == ExitCode.OK);
+                g.writeNumberField("exitCode", code);
+                JsonReport.write(g, results);
+                g.writeEndObject();
+            });
+        } else {
+            stdout.print(TextReport.of(results));
+            stdout.flush();
+        }
+        return code;
+    }
+
+    private static Backend backendOrThrow(String name) {
+        try {
+            return Backends.named(name);
+        } catch (BadInputException e) {
+            throw new IllegalStateException("checked before the cases ran", e);
+        }
+    }
+
+    /** Writes {@code text} to {@code file} (nothing when null) through a temporary file, so no half-written report remains. */
+    private static void writeFile(Path file, String text) throws IOException {
+        if (file == null) {
+            return;
+        }
+        Path abs = file.toAbsolutePath().normalize();
+        Path parent = abs.getParent();
+        try {
+            Files.createDirectories(parent);
+            Path tmp = Files.createTempFile(parent, "." + abs.getFileName(), ".tmp");
+            try {
+                Files.writeString(tmp, text, StandardCharsets.UTF_8);
+                Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        } catch (IOException e) {
+            throw new IOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private int fail(PrintWriter stdout, PrintWriter err, String message) {
+        if (json) {
+            Json.print(stdout, g -> {
+                g.writeStartObject();
+                g.writeStringField("command", "golden check");
+                g.writeBooleanField("holds", false);
+                g.writeNumberField("exitCode", ExitCode.BAD_INPUT);
+                g.writeStringField("error", message);
+                g.writeArrayFieldStart("cases");
+                g.writeEndArray();
+                g.writeEndObject();
+            });
+        } else {
+            err.println("error: " + message);
+            err.flush();
+        }
+        return ExitCode.BAD_INPUT;
+    }
+}

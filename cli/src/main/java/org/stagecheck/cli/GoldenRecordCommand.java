@@ -1,0 +1,170 @@
+package org.stagecheck.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import org.stagecheck.golden.Golden;
+import org.stagecheck.golden.GoldenException;
+import org.stagecheck.golden.RecordOptions;
+import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.golden.store.Manifest;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.tensor.Tensor;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code stagecheck golden record}: a golden case from the reference interpreter. */
+@Command(name = "record", mixinStandardHelpOptions = true,
+        description = {"Run PROGRAM on the reference interpreter and record a golden case into --out: the program, its inputs",
+                "and parameters, the expected outputs, their derived tolerances and (with --trace) every stage's outputs.",
+                "Inputs as for `stagecheck run`. Atomic and deterministic; an existing case is replaced only with --update.",
+                "Exit 0 recorded, 2 bad input."})
+final class GoldenRecordCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "PROGRAM", description = "program file (.json)")
+    Path programFile;
+
+    @Option(names = "--inputs", paramLabel = "DIR", description = "directory of bound tensors (.npy) and optional inputs.json")
+    Path inputs;
+
+    @Option(names = "--random", paramLabel = "SEED", description = "generate every bound tensor not found in --inputs from this seed")
+    Long seed;
+
+    @Option(names = "--param", paramLabel = "NAME=VALUE", description = "bind a program parameter (repeatable; overrides inputs.json)")
+    Map<String, Long> paramOverrides = new LinkedHashMap<>();
+
+    @Option(names = "--trace", description = "also record every stage's outputs")
+    boolean trace;
+
+    @Option(names = "--tolerance", paramLabel = "POLICY", description = "policy of every output: exact | ulp N | allclose [RTOL ATOL] | pcc MIN | derived [SCALE] (default derived)")
+    String tolerance = "derived";
+
+    @Option(names = "--output-tolerance", paramLabel = "TENSOR=POLICY", description = "policy of one output (repeatable)")
+    Map<String, String> outputTolerance = new LinkedHashMap<>();
+
+    @Option(names = "--math", paramLabel = "MODE", description = "function budgets the derived tolerance allows a backend: fast (default) or precise")
+    String math = "fast";
+
+    @Option(names = "--update", description = "replace the case in --out if there is one")
+    boolean update;
+
+    @Option(names = "--out", paramLabel = "CASE", required = true, description = "the case directory to write")
+    Path out;
+
+    @Option(names = "--json", description = "print one JSON document instead of text")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        PrintWriter stdout = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            LoadedProgram lp = LoadedProgram.read(programFile);
+            Program program = lp.program();
+            RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs), null, Map.of(), seed, false);
+            InputsManifest manifest = in.manifest();
+            Map<String, Long> params = RunInputs.params(program, manifest, paramOverrides);
+            Map<String, Tensor> bound = in.bind(program, manifest);
+            RecordOptions options = RecordOptions.defaults().withPolicy(policy("--tolerance", tolerance)).withTrace(trace)
+                    .withMathMode(mathMode()).withUpdate(update);
+            for (var e : outputTolerance.entrySet()) {
+                if (program.tensorsByName().get(e.getKey()) == null) {
+                    throw new BadInputException("--output-tolerance: the program has no tensor '" + e.getKey() + "'");
+                }
+                options = options.withPolicy(e.getKey(), policy("--output-tolerance " + e.getKey(), e.getValue()));
+            }
+            Manifest m = Golden.record(program, bound, params, options, out);
+            report(stdout, m);
+            return ExitCode.OK;
+        } catch (BadInputException | GoldenException e) {
+            return fail(stdout, err, e.getMessage());
+        } catch (IOException e) {
+            return fail(stdout, err, "cannot write " + out + ": " + e.getMessage());
+        }
+    }
+
+    private MathMode mathMode() throws BadInputException {
+        for (MathMode m : MathMode.values()) {
+            if (m.spelling().equals(math)) {
+                return m;
+            }
+        }
+        throw new BadInputException("--math: unknown mode '" + math + "'; fast or precise");
+    }
+
+    private static Policy policy(String option, String text) throws BadInputException {
+        try {
+            return Policy.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(option + ": " + e.getMessage());
+        }
+    }
+
+    private int fail(PrintWriter stdout, PrintWriter err, String message) {
+        if (json) {
+            Json.print(stdout, g -> {
+                g.writeStartObject();
+                g.writeStringField("command", "golden record");
+                g.writeBooleanField("holds", false);
+                g.writeNumberField("exitCode", ExitCode.BAD_INPUT);
+                g.writeStringField("error", message);
+                g.writeEndObject();
+            });
+        } else {
+            err.println("error: " + message);
+            err.flush();
+        }
+        return ExitCode.BAD_INPUT;
+    }
+
+    private void report(PrintWriter o, Manifest m) {
+        if (json) {
+            Json.print(o, g -> {
+                g.writeStartObject();
+                g.writeStringField("command", "golden record");
+                g.writeBooleanField("holds", true);
+                g.writeNumberField("exitCode", ExitCode.OK);
+                g.writeStringField("case", out.toString());
+                g.writeStringField("programHash", m.programHash());
+                g.writeArrayFieldStart("outputs");
+                for (Manifest.Output x : m.outputs()) {
+                    g.writeStartObject();
+                    g.writeStringField("tensor", x.tensor());
+                    g.writeStringField("file", x.file());
+                    g.writeStringField("policy", x.policy().spelling());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeNumberField("traced", m.trace().size());
+                g.writeArrayFieldStart("warnings");
+                for (String w : m.warnings()) {
+                    g.writeString(w);
+                }
+                g.writeEndArray();
+                g.writeEndObject();
+            });
+            return;
+        }
+        for (Manifest.Output x : m.outputs()) {
+            o.println(x.tensor() + "  " + x.dtype() + x.shape() + "  [" + x.policy().spelling() + "]  " + x.file());
+        }
+        for (String w : m.warnings()) {
+            o.println("note: " + w);
+        }
+        o.println("recorded " + m.outputs().size() + " output(s)" + (m.trace().isEmpty() ? "" : " and " + m.trace().size() + " traced stage output(s)")
+                + " into " + out + " (program " + m.programHash() + ")");
+        o.flush();
+    }
+
+}

@@ -1,0 +1,262 @@
+package org.stagecheck.cli;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.stagecheck.tensor.npy.IoMessages;
+import org.stagecheck.tensor.npy.Npy;
+
+/**
+ * Every output path of every command (--out, --sarif, --junit, --html, ...) goes through here, so
+ * that they all fail the same way and never destroy anything (docs/format.md, "Output paths").
+ *
+ * <ul>
+ * <li>Checked <b>before</b> the command does its work: a file output's directory must exist and
+ *     be writable (tried by creating and removing a probe file); a path that is a directory, a
+ *     device ({@code /dev/null}), a pipe or a socket is refused. Each problem is a
+ *     {@link BadInputException} (exit 2) with a one-line reason.</li>
+ * <li>Written atomically: into {@code .<name>.stagecheck-tmp} beside the target, then renamed over
+ *     it; the temporary name is fixed, so a killed write's leftover is replaced by the next write
+ *     and removed by the next check of the directory. Nothing is left behind on failure.</li>
+ * <li>Only a regular file (or a symbolic link to one, which the rename replaces, never its
+ *     target) is ever replaced: naming a file as an output asks for it to be replaced.</li>
+ * <li>Files and directories are created with the user's umask, like any other program's.</li>
+ * </ul>
+ */
+public final class OutputPaths {
+    /** The suffix of temporary files and directories: {@code .<name>.stagecheck-tmp}. */
+    public static final String TMP_SUFFIX = Npy.TMP_SUFFIX;
+
+    private OutputPaths() {
+    }
+
+    /** Writes the content of an output file to a stream. */
+    @FunctionalInterface
+    public interface Content {
+        void write(OutputStream out) throws IOException;
+    }
+
+    /** A checked output file: {@link #write} replaces it atomically. */
+    public record OutputFile(String option, Path path) {
+        public void write(byte[] bytes) throws BadInputException {
+            write(out -> out.write(bytes));
+        }
+
+        public void write(Content content) throws BadInputException {
+            Path tmp = tmpFor(path);
+            try {
+                Files.deleteIfExists(tmp);
+                try (OutputStream out = new java.io.BufferedOutputStream(
+                        Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), 1 << 16)) {
+                    content.write(out);
+                }
+                refuseUnreplaceable(option, path); // it may have changed while the command worked
+                try {
+                    Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING);
+                }
+            } catch (IOException e) {
+                throw new BadInputException(option + " " + path + ": cannot write: " + IoMessages.describe(e));
+            } finally {
+                try {
+                    Files.deleteIfExists(tmp);
+                } catch (IOException ignored) {
+                    // the next write or check of this directory removes it
+                }
+            }
+        }
+    }
+
+    /** A checked output directory, created (with its parents) by {@link #create}. */
+    public record OutputDir(String option, Path path) {
+        /** Creates the directory when missing; the first step of writing into it. */
+        public Path create() throws BadInputException {
+            try {
+                Files.createDirectories(path);
+            } catch (IOException e) {
+                throw new BadInputException(option + " " + path + ": cannot create the directory: " + IoMessages.describe(e));
+            }
+            return path;
+        }
+
+        /**
+         * Checks, before the work, that {@code child} (a plain file name such as one from
+         * {@code SafeNames}) can be written in this directory: absent, or a file this command may
+         * replace.
+         */
+        public void checkFile(String child) throws BadInputException {
+            refuseUnreplaceable(option, org.stagecheck.tensor.npy.SafeNames.child(path, child));
+        }
+
+        /**
+         * Checks a subdirectory the command will write into: absent, or a real directory (never a
+         * symbolic link, which could lead out of this directory); removes killed writes' leftovers in it.
+         */
+        public OutputDir subdirectory(String child) throws BadInputException {
+            Path sub = org.stagecheck.tensor.npy.SafeNames.child(path, child);
+            BasicFileAttributes a = attributes(sub);
+            if (a != null && (a.isSymbolicLink() || !a.isDirectory())) {
+                throw new BadInputException(option + " " + sub + " exists and is not a directory"
+                        + (a.isSymbolicLink() ? " but a symbolic link; stagecheck writes only inside " + path : ""));
+            }
+            if (a != null) {
+                removeLeftovers(sub);
+            }
+            return new OutputDir(option, sub);
+        }
+    }
+
+    /**
+     * An output file, checked now: its directory exists and is writable, and the path is absent
+     * or a regular file.
+     */
+    public static OutputFile file(String option, Path path) throws BadInputException {
+        Path abs = absolute(option, path);
+        if (abs.getFileName() == null) {
+            throw new BadInputException(option + " " + path + " is a directory, not a file");
+        }
+        refuseUnreplaceable(option, abs);
+        Path dir = abs.getParent();
+        BasicFileAttributes d = attributesFollowing(dir);
+        if (d == null) {
+            throw new BadInputException(option + " " + path + ": the directory " + dir + " does not exist");
+        }
+        if (!d.isDirectory()) {
+            throw new BadInputException(option + " " + path + ": " + dir + " is not a directory");
+        }
+        probe(option, path, dir);
+        return new OutputFile(option, abs);
+    }
+
+    /**
+     * A directory the command writes files into (created with its parents when missing): an
+     * existing path must be a directory; the nearest existing ancestor must be writable. Leftovers
+     * of killed writes ({@code .*.stagecheck-tmp}) in it are removed.
+     */
+    public static OutputDir directory(String option, Path path) throws BadInputException {
+        Path abs = absolute(option, path);
+        BasicFileAttributes a = attributesFollowing(abs);
+        if (a != null) {
+            if (!a.isDirectory()) {
+                throw new BadInputException(option + " " + path + " exists and is not a directory");
+            }
+            probe(option, path, abs);
+            removeLeftovers(abs);
+            return new OutputDir(option, abs);
+        }
+        Path ancestor = abs.getParent();
+        while (ancestor != null && attributesFollowing(ancestor) == null) {
+            ancestor = ancestor.getParent();
+        }
+        if (ancestor == null || !attributesFollowing(ancestor).isDirectory()) {
+            throw new BadInputException(option + " " + path + ": " + ancestor + " is not a directory");
+        }
+        probe(option, path, ancestor);
+        return new OutputDir(option, abs);
+    }
+
+    /**
+     * A directory the command creates whole and moves into place (author --out): absent, or an
+     * empty directory; never an existing non-empty one. Its parent is created when missing.
+     */
+    public static OutputDir newDirectory(String option, Path path) throws BadInputException {
+        OutputDir d = directory(option, path);
+        if (Files.isDirectory(d.path())) {
+            try (Stream<Path> s = Files.list(d.path())) {
+                if (s.findAny().isPresent()) {
+                    throw new BadInputException(option + " " + path
+                            + " is a directory that is not empty; stagecheck does not overwrite it (remove it or choose another)");
+                }
+            } catch (IOException e) {
+                throw new BadInputException(option + " " + path + ": " + IoMessages.describe(e));
+            }
+        }
+        return d;
+    }
+
+    /** The temporary file or directory beside {@code target} that a write goes through. */
+    public static Path tmpFor(Path target) {
+        return target.toAbsolutePath().resolveSibling("." + target.getFileName() + TMP_SUFFIX);
+    }
+
+    /** Deletes a file or a whole directory tree, never following a symbolic link out of it. */
+    public static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Removes {@code dir/.*.stagecheck-tmp}: what a killed write left. */
+    static void removeLeftovers(Path dir) throws BadInputException {
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, ".*" + TMP_SUFFIX)) {
+            for (Path p : s) {
+                deleteTree(p);
+            }
+        } catch (IOException e) {
+            throw new BadInputException("cannot clean " + dir + ": " + IoMessages.describe(e));
+        }
+    }
+
+    private static Path absolute(String option, Path path) throws BadInputException {
+        if (path.toString().isEmpty()) {
+            throw new BadInputException(option + " needs a path, not an empty string");
+        }
+        return path.toAbsolutePath().normalize();
+    }
+
+    /** Refuses a path that exists as anything but a regular file or a symbolic link. */
+    private static void refuseUnreplaceable(String option, Path p) throws BadInputException {
+        BasicFileAttributes a = attributes(p);
+        if (a != null && a.isSymbolicLink()) {
+            a = attributesFollowing(p); // the rename replaces the link, but a link to a device says where output was meant to go
+        }
+        if (a == null || a.isRegularFile()) {
+            return;
+        }
+        String what = a.isDirectory() ? "a directory" : "not a regular file (a device, pipe or socket)";
+        throw new BadInputException(option + " " + p + " is " + what + "; stagecheck replaces only regular files");
+    }
+
+    /** Tries to create and remove a file in {@code dir}: the only sure test of writing there. */
+    private static void probe(String option, Path given, Path dir) throws BadInputException {
+        Path probe = dir.resolve(".stagecheck-probe" + TMP_SUFFIX);
+        try {
+            Files.deleteIfExists(probe);
+            Files.newOutputStream(probe, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
+            Files.delete(probe);
+        } catch (IOException e) {
+            throw new BadInputException(option + " " + given + ": cannot write in " + dir + ": " + IoMessages.reason(e));
+        }
+    }
+
+    private static BasicFileAttributes attributes(Path p) {
+        try {
+            return Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static BasicFileAttributes attributesFollowing(Path p) {
+        try {
+            return Files.readAttributes(p, BasicFileAttributes.class);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package org.stagecheck.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+
+/**
+ * The outcome of a command that did not get to its own report: bad input, a usage error, an
+ * internal error. Always one line on stderr; with {@code --json} also the one JSON document on
+ * stdout, {@code {"command", "holds": false, "status", "exitCode", "error"}} (README, "Exit codes").
+ */
+final class Reply {
+    private Reply() {
+    }
+
+    /** Prints the failure and returns {@code exitCode}. */
+    static int failure(CommandLine cl, boolean json, String status, int exitCode, String message) {
+        PrintWriter err = cl.getErr();
+        err.println("error: " + message);
+        err.flush();
+        if (json) {
+            Json.print(cl.getOut(), g -> {
+                g.writeStartObject();
+                g.writeStringField("command", commandName(cl));
+                g.writeBooleanField("holds", false);
+                g.writeStringField("status", status);
+                g.writeNumberField("exitCode", exitCode);
+                g.writeStringField("error", message);
+                g.writeEndObject();
+            });
+        }
+        return exitCode;
+    }
+
+    /** Bad input: exit 2, status {@code bad-input}. */
+    static int badInput(CommandLine cl, boolean json, String message) {
+        return failure(cl, json, "bad-input", ExitCode.BAD_INPUT, message);
+    }
+
+    /** E.g. {@code run} or {@code bench interp}; empty for the top-level command. */
+    static String commandName(CommandLine cl) {
+        String q = cl.getCommandSpec().qualifiedName(" ");
+        int space = q.indexOf(' ');
+        return space < 0 ? "" : q.substring(space + 1);
+    }
+}

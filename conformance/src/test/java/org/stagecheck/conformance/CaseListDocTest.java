@@ -1,0 +1,33 @@
+package org.stagecheck.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+/** docs/conformance.md lists exactly the suite's cases, each with its rule; the README gives their number. */
+class CaseListDocTest {
+
+    @Test
+    void theDocumentedCaseListIsTheSuite() throws IOException {
+        String doc = Files.readString(Path.of("..", "docs", "conformance.md"));
+        Matcher m = Pattern.compile("(?m)^\\| `([a-z0-9-]+/[a-z0-9-]+)` \\| (.*) \\|$").matcher(doc);
+        List<String> rows = m.results().map(r -> r.group(1) + " | " + r.group(2)).toList();
+        List<String> cases = Conformance.allCases().stream()
+                .map(c -> c.name() + " | " + c.what() + (c.scope() == Scope.LENIENT ? " (lenient)" : "")).toList();
+        assertThat(rows).containsExactlyElementsOf(cases);
+    }
+
+    @Test
+    void theReadmeStatesTheSuitesSize() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md")).replaceAll("\\s+", " ");
+        int n = Conformance.allCases().size();
+        assertThat(readme).contains(n + " small programs with hand-worked expected tensors").contains(n + " cases over every stage kind");
+    }
+}

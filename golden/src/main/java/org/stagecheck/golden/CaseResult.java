@@ -1,0 +1,52 @@
+package org.stagecheck.golden;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import org.stagecheck.golden.compare.Comparison;
+
+/**
+ * The outcome of checking one golden case.
+ *
+ * @param name     the case's directory name
+ * @param dir      the case directory
+ * @param status   PASS, FAIL (a mismatch or a backend fault), STALE (the program no longer hashes
+ *                 to the recorded hash; nothing compared) or BAD_INPUT (the case or the actual
+ *                 files cannot be used)
+ * @param message  why it did not pass, or null
+ * @param outputs  one comparison per expected output (empty unless compared)
+ * @param warnings the case's recorded warnings (integer results a conforming backend may compute differently)
+ * @param backend  what produced the actual values: a backend's name or {@code files DIR}
+ */
+public record CaseResult(String name, Path dir, Status status, String message, List<OutputResult> outputs,
+                         List<String> warnings, String backend) {
+    public CaseResult {
+        outputs = List.copyOf(outputs);
+        warnings = List.copyOf(warnings);
+    }
+
+    public enum Status { PASS, FAIL, STALE, BAD_INPUT }
+
+    /**
+     * One output's comparison.
+     *
+     * @param errorMap the error as a matrix for a heat map (outputs of rank 2 or more), or null
+     */
+    public record OutputResult(String tensor, Comparison comparison, org.stagecheck.golden.compare.ErrorMap errorMap) {}
+
+    public boolean passed() {
+        return status == Status.PASS;
+    }
+
+    /** The command-line exit code of a set of results: 2 if any is bad input, else 1 if any failed or is stale, else 0. */
+    public static int exitCode(List<CaseResult> results) {
+        boolean bad = results.stream().anyMatch(r -> r.status() == Status.BAD_INPUT);
+        boolean failed = results.stream().anyMatch(r -> r.status() == Status.FAIL || r.status() == Status.STALE);
+        return bad ? 2 : failed ? 1 : 0;
+    }
+
+    static CaseResult bad(Path dir, String backend, GoldenException e) {
+        return new CaseResult(dir.getFileName() == null ? dir.toString() : dir.getFileName().toString(), dir, Status.BAD_INPUT,
+                e.getMessage(), List.of(), List.of(), backend);
+    }
+}

@@ -1,0 +1,138 @@
+package org.stagecheck.golden;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.golden.compare.Comparator;
+import org.stagecheck.golden.compare.Comparison;
+import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.golden.store.Manifest;
+import org.stagecheck.tensor.Tensor;
+
+/** Checks one case: load, get the actual values, compare each output under its policy. */
+final class Checker {
+    /** The largest heat map kept per output, in cells per side. */
+    static final int HEAT_MAP_SIDE = 256;
+
+    private Checker() {
+    }
+
+    static CaseResult check(Path dir, Actuals actuals, Policy override) {
+        String name = dir.toAbsolutePath().normalize().getFileName().toString();
+        String backend = actuals.describe();
+        LoadedCase c;
+        try {
+            c = LoadedCase.read(dir);
+        } catch (GoldenException e) {
+            return CaseResult.bad(dir, backend, e);
+        }
+        Manifest m = c.manifest();
+        if (c.stale()) {
+            return new CaseResult(name, dir, CaseResult.Status.STALE, "stale: " + m.programFile() + " hashes to " + c.actualHash()
+                    + ", the case was recorded for " + m.programHash() + "; re-record it (golden record --update)", List.of(), m.warnings(), backend);
+        }
+        Map<String, Tensor> actual;
+        try {
+            actual = actuals(c, actuals);
+        } catch (GoldenException e) {
+            return CaseResult.bad(dir, backend, e);
+        } catch (BackendFault f) {
+            return new CaseResult(name, dir, CaseResult.Status.FAIL, f.getMessage(), List.of(), m.warnings(), backend);
+        }
+        List<CaseResult.OutputResult> outs = new ArrayList<>();
+        boolean pass = true;
+        for (Manifest.Output o : m.outputs()) {
+            Tensor expected = c.expected().get(o.tensor());
+            Tensor tol = c.tolerances().get(o.tensor());
+            Policy p = override != null ? override : o.policy();
+            if (tol == null && p instanceof Policy.Derived) {
+                // an integer output: its derived tolerance is zero
+                tol = Tensor.zerosFloat64(org.stagecheck.spec.ir.DType.F32, expected.shape());
+            }
+            Comparison cmp = Comparator.compare(expected, actual.get(o.tensor()), p, tol);
+            outs.add(new CaseResult.OutputResult(o.tensor(), cmp,
+                    org.stagecheck.golden.compare.ErrorMap.of(expected, actual.get(o.tensor()), p, tol, HEAT_MAP_SIDE)));
+            pass &= cmp.passed();
+        }
+        long failed = outs.stream().filter(x -> !x.comparison().passed()).count();
+        return new CaseResult(name, dir, pass ? CaseResult.Status.PASS : CaseResult.Status.FAIL,
+                pass ? null : failed + " of " + outs.size() + " output(s) mismatch", outs, m.warnings(), backend);
+    }
+
+    /** A backend run that faulted: the case fails (the backend could not produce outputs). */
+    private static final class BackendFault extends Exception {
+        BackendFault(String message) {
+            super(message);
+        }
+    }
+
+    private static Map<String, Tensor> actuals(LoadedCase c, Actuals a) throws GoldenException, BackendFault {
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        switch (a) {
+            case Actuals.FromBackend b -> {
+                RunResult r = b.backend().run(c.program(), c.inputs(), c.manifest().params());
+                if (!r.ok()) {
+                    throw new BackendFault("backend " + b.backend().name() + " faulted at stage '" + r.stoppedAtStage() + "': " + r.faults().get(0).render());
+                }
+                for (Manifest.Output o : c.manifest().outputs()) {
+                    Tensor t = r.tensor(o.tensor());
+                    if (t == null) {
+                        throw new BackendFault("backend " + b.backend().name() + " produced no tensor '" + o.tensor() + "'");
+                    }
+                    out.put(o.tensor(), t);
+                }
+            }
+            case Actuals.FromDirectory d -> {
+                for (int i = 0; i < c.manifest().outputs().size(); i++) {
+                    Manifest.Output o = c.manifest().outputs().get(i);
+                    Path f = actualFile(d.dir(), o);
+                    Tensor t = LoadedCase.readNpy(f, c.dir().resolve(Manifest.FILE_NAME), "/outputs/" + i, o.dtype());
+                    if (t.dtype() != o.dtype() || !t.shape().equals(o.shape()) || t.isFloat64()) {
+                        throw new GoldenException(f, "/outputs/" + i, "holds " + (t.isFloat64() ? "float64" : t.dtype().toString()) + t.shape()
+                                + " but output '" + o.tensor() + "' is " + o.dtype() + o.shape());
+                    }
+                    out.put(o.tensor(), t);
+                }
+            }
+            case Actuals.FromTensors t -> {
+                for (int i = 0; i < c.manifest().outputs().size(); i++) {
+                    Manifest.Output o = c.manifest().outputs().get(i);
+                    Tensor v = t.tensors().get(o.tensor());
+                    if (v == null) {
+                        throw new GoldenException(null, "/outputs/" + i, "no actual value for output '" + o.tensor() + "'");
+                    }
+                    out.put(o.tensor(), v);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * {@code dir/<tensor>.npy} when the tensor's name is a plain file name, else (or when that file
+     * does not exist) the expected file's own name in {@code dir}. A name is never allowed to
+     * reach outside {@code dir}.
+     */
+    static Path actualFile(Path dir, Manifest.Output o) {
+        Path base = dir.toAbsolutePath().normalize();
+        String n = o.tensor();
+        boolean plain = !n.isEmpty() && !n.equals(".") && !n.equals("..") && n.chars().noneMatch(ch -> ch == '/' || ch == '\\' || ch == 0 || ch == ':');
+        if (plain) {
+            Path p = base.resolve(n + ".npy").normalize();
+            if (p.getParent().equals(base) && Files.exists(p)) {
+                return p;
+            }
+        }
+        String fileName = Path.of(o.file()).getFileName().toString();
+        Path byCaseName = base.resolve(fileName).normalize();
+        if (!plain || Files.exists(byCaseName)) {
+            return byCaseName;
+        }
+        return base.resolve(n + ".npy").normalize();
+    }
+}

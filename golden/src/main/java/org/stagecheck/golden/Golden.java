@@ -1,0 +1,138 @@
+package org.stagecheck.golden;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.golden.store.Manifest;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.tensor.Tensor;
+
+/**
+ * Golden cases as a library (brief, "Golden cases"; docs/golden.md): record the reference's
+ * outputs of a program with their tolerances, and check any backend's (or any {@code .npy}
+ * files') outputs against them.
+ *
+ * <pre>{@code
+ * Golden.record(program, bound, params, RecordOptions.defaults(), Path.of("golden/cases/mm"));
+ * CaseResult r = Golden.check(Path.of("golden/cases/mm"), new Actuals.FromBackend(myBackend));
+ * System.out.println(Reports.text(List.of(r)));
+ * }</pre>
+ */
+public final class Golden {
+    /** The version written into every case's provenance. */
+    public static final String STAGECHECK_VERSION = "0.1.0";
+
+    private Golden() {
+    }
+
+    /**
+     * Records a case into {@code out}: the program, its bound tensors and parameters, the reference
+     * interpreter's f32 outputs, their derived tolerances and (optionally) the trace. Atomic: an
+     * interrupted record leaves the previous case or none. Deterministic: recording twice gives the
+     * same bytes.
+     *
+     * @throws GoldenException bad input: an existing case without {@code update}, a program that is
+     *                         not well-formed or faults, missing or mistyped bindings
+     * @throws IOException     the file system failed
+     */
+    public static Manifest record(Program program, Map<String, Tensor> bound, Map<String, Long> params, RecordOptions options, Path out)
+            throws GoldenException, IOException {
+        return Recorder.record(program, bound, params, options, out);
+    }
+
+    /** Checks one case with each output's recorded policy. Never throws: bad input is a {@link CaseResult.Status#BAD_INPUT} result. */
+    public static CaseResult check(Path caseDir, Actuals actuals) {
+        return Checker.check(caseDir, actuals, null);
+    }
+
+    /** Checks one case with {@code policy} for every output instead of the recorded ones. */
+    public static CaseResult check(Path caseDir, Actuals actuals, Policy policy) {
+        return Checker.check(caseDir, actuals, policy);
+    }
+
+    /**
+     * Checks every case under {@code paths} (a case directory, or a suite: a directory whose
+     * subdirectories are cases), in parallel, results in path order. {@code actuals} is asked once
+     * per case (a backend need not be thread-safe across cases).
+     */
+    public static List<CaseResult> checkAll(List<Path> cases, Supplier<Actuals> actuals, int threads) {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, cases.size())));
+        try {
+            List<Future<CaseResult>> futures = new ArrayList<>();
+            for (Path c : cases) {
+                futures.add(pool.submit(() -> Checker.check(c, actuals.get(), null)));
+            }
+            List<CaseResult> out = new ArrayList<>();
+            for (Future<CaseResult> f : futures) {
+                out.add(f.get());
+            }
+            return out;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while checking cases", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a case check failed unexpectedly: " + e.getCause(), e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * The case directories named by {@code paths}: a directory holding a manifest is a case; any
+     * other directory is a suite whose subdirectories holding a manifest are its cases (sorted by
+     * name; hidden ones, such as an interrupted record's temporary directory, skipped).
+     *
+     * @throws GoldenException a path that is neither
+     */
+    public static List<Path> expand(List<Path> paths) throws GoldenException {
+        List<Path> out = new ArrayList<>();
+        for (Path p : paths) {
+            if (Files.isRegularFile(p.resolve(Manifest.FILE_NAME))) {
+                out.add(p);
+                continue;
+            }
+            if (!Files.isDirectory(p)) {
+                throw new GoldenException(p, null, "no such case or suite directory");
+            }
+            try (Stream<Path> s = Files.list(p)) {
+                List<Path> cases = s.filter(x -> !x.getFileName().toString().startsWith("."))
+                        .filter(x -> Files.isRegularFile(x.resolve(Manifest.FILE_NAME))).sorted().toList();
+                if (cases.isEmpty()) {
+                    throw new GoldenException(p, null, "neither a golden case (no " + Manifest.FILE_NAME + ") nor a suite of cases");
+                }
+                out.addAll(cases);
+            } catch (IOException e) {
+                throw new GoldenException(p, null, "cannot be listed: " + e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The tolerance of a derived comparison between two conforming implementations: each is within
+     * the bound B of the true value, so they are within 2B of each other. Stored as f32, each
+     * element rounded up so the stored tolerance is never below 2B.
+     */
+    static Tensor toleranceOf(Tensor bound) {
+        int n = Math.toIntExact(bound.size());
+        float[] t = new float[n];
+        for (int i = 0; i < n; i++) {
+            double b = 2 * bound.getDouble(i);
+            float f = (float) b;
+            t[i] = Double.isNaN(b) ? Float.NaN : f < b ? Math.nextUp(f) : f;
+        }
+        return Tensor.wrapFloats(Shape.of(bound.shape().toArray()), t);
+    }
+}

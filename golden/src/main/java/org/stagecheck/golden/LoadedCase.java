@@ -1,0 +1,136 @@
+package org.stagecheck.golden;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.stagecheck.golden.store.CasePaths;
+import org.stagecheck.golden.store.Manifest;
+import org.stagecheck.golden.store.ManifestCodec;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Param;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.ir.TensorRole;
+import org.stagecheck.spec.json.JsonFormatException;
+import org.stagecheck.spec.json.ProgramCodec;
+import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.npy.Npy;
+import org.stagecheck.tensor.npy.TensorFileException;
+
+/**
+ * A golden case read from disk and checked for consistency: every file inside the case
+ * directory and readable, every tensor of the dtype and shape the manifest and the program say,
+ * every bound tensor and parameter present. {@link #stale()} says whether the program file still
+ * hashes to the recorded hash; a stale case is not loaded further.
+ */
+record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, String actualHash,
+                  Map<String, Tensor> inputs, Map<String, Tensor> expected, Map<String, Tensor> tolerances) {
+
+    static LoadedCase read(Path dir) throws GoldenException {
+        Path mf = dir.resolve(Manifest.FILE_NAME);
+        if (!Files.isRegularFile(mf)) {
+            throw new GoldenException(dir, null, "not a golden case: no " + Manifest.FILE_NAME);
+        }
+        Manifest m = ManifestCodec.read(mf);
+        Path programPath = CasePaths.inside(dir, m.programFile(), mf, "/program/file");
+        Program program;
+        try {
+            program = new ProgramCodec().read(Files.readString(programPath));
+        } catch (JsonFormatException e) {
+            throw new GoldenException(programPath, null, "not a readable program: " + e.getMessage(), e);
+        } catch (java.io.IOException e) {
+            throw new GoldenException(programPath, "/program/file", "cannot be read: " + e.getMessage(), e);
+        }
+        String hash = new ProgramCodec().hash(program);
+        if (!hash.equals(m.programHash())) {
+            return new LoadedCase(dir, m, program, true, hash, Map.of(), Map.of(), Map.of());
+        }
+        Map<String, TensorDecl> decls = program.tensorsByName();
+        Map<String, Tensor> inputs = new LinkedHashMap<>();
+        for (int i = 0; i < m.inputs().size(); i++) {
+            Manifest.TensorFile t = m.inputs().get(i);
+            String at = "/inputs/" + i;
+            TensorDecl d = decl(decls, t.tensor(), mf, at);
+            if (!d.role().isBoundBeforeRun()) {
+                throw new GoldenException(mf, at + "/tensor", "tensor '" + t.tensor() + "' is " + d.role().jsonName() + ", not bound before a run");
+            }
+            inputs.put(t.tensor(), tensor(dir, mf, at, t.file(), t.dtype(), t.shape(), d));
+        }
+        for (TensorDecl d : program.tensors()) {
+            if (d.role().isBoundBeforeRun() && !inputs.containsKey(d.name())) {
+                throw new GoldenException(mf, "/inputs", "no input file for tensor '" + d.name() + "' (" + d.role().jsonName() + ")");
+            }
+        }
+        for (Param p : program.params()) {
+            Long v = m.params().get(p.name());
+            if (v == null || v < p.min() || v > p.max()) {
+                throw new GoldenException(mf, "/params/" + p.name(), "needs a value in [" + p.min() + ", " + p.max() + "], not " + v);
+            }
+        }
+        for (String name : m.params().keySet()) {
+            if (program.params().stream().noneMatch(p -> p.name().equals(name))) {
+                throw new GoldenException(mf, "/params/" + name, "the program has no such parameter");
+            }
+        }
+        Map<String, Tensor> expected = new LinkedHashMap<>();
+        Map<String, Tensor> tolerances = new LinkedHashMap<>();
+        for (int i = 0; i < m.outputs().size(); i++) {
+            Manifest.Output o = m.outputs().get(i);
+            String at = "/outputs/" + i;
+            TensorDecl d = decl(decls, o.tensor(), mf, at);
+            if (d.role() != TensorRole.OUTPUT && d.role() != TensorRole.STATE) {
+                throw new GoldenException(mf, at + "/tensor", "tensor '" + o.tensor() + "' is " + d.role().jsonName() + ", not an output or state");
+            }
+            if (expected.containsKey(o.tensor())) {
+                throw new GoldenException(mf, at + "/tensor", "tensor '" + o.tensor() + "' is listed twice");
+            }
+            expected.put(o.tensor(), tensor(dir, mf, at, o.file(), o.dtype(), o.shape(), d));
+            if (o.tolerance() != null) {
+                Path tp = CasePaths.inside(dir, o.tolerance(), mf, at + "/tolerance");
+                Tensor tol = readNpy(tp, mf, at + "/tolerance", null);
+                if (!tol.shape().equals(o.shape()) || !tol.dtype().isFloating()) {
+                    throw new GoldenException(tp, at + "/tolerance", "holds " + tol.dtype() + tol.shape() + ", expected a floating tensor of shape " + o.shape());
+                }
+                tolerances.put(o.tensor(), tol);
+            }
+        }
+        return new LoadedCase(dir, m, program, false, hash, inputs, expected, tolerances);
+    }
+
+    private static TensorDecl decl(Map<String, TensorDecl> decls, String name, Path mf, String at) throws GoldenException {
+        TensorDecl d = decls.get(name);
+        if (d == null) {
+            throw new GoldenException(mf, at + "/tensor", "the program has no tensor '" + name + "'");
+        }
+        return d;
+    }
+
+    private static Tensor tensor(Path dir, Path mf, String at, String file, DType dtype, Shape shape, TensorDecl d) throws GoldenException {
+        if (dtype != d.dtype() || !shape.equals(d.shape())) {
+            throw new GoldenException(mf, at + (dtype != d.dtype() ? "/dtype" : "/shape"), "says " + dtype + shape
+                    + " but the program declares '" + d.name() + "' as " + d.dtype() + d.shape());
+        }
+        Path p = CasePaths.inside(dir, file, mf, at + "/file");
+        Tensor t = readNpy(p, mf, at + "/file", dtype);
+        if (t.dtype() != dtype || !t.shape().equals(shape) || t.isFloat64()) {
+            throw new GoldenException(p, at, "holds " + (t.isFloat64() ? "float64" : t.dtype().toString()) + t.shape()
+                    + " but tensor '" + d.name() + "' is " + dtype + shape);
+        }
+        return t;
+    }
+
+    /** The .npy at {@code p}; {@code declared} (nullable) tells 8-bit float codes apart. */
+    static Tensor readNpy(Path p, Path mf, String field, DType declared) throws GoldenException {
+        if (!Files.exists(p)) {
+            throw new GoldenException(p, field, "missing (named in " + mf.getFileName() + ")");
+        }
+        try {
+            return Npy.read(p, declared);
+        } catch (TensorFileException e) {
+            throw new GoldenException(p, field, e.getMessage(), e);
+        }
+    }
+}

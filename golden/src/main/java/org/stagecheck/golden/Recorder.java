@@ -1,0 +1,202 @@
+package org.stagecheck.golden;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.golden.derive.DerivedBounds;
+import org.stagecheck.golden.store.CasePaths;
+import org.stagecheck.golden.store.Manifest;
+import org.stagecheck.golden.store.ManifestCodec;
+import org.stagecheck.interp.Interpreter;
+import org.stagecheck.interp.RunOptions;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.ir.Param;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.ir.TensorRole;
+import org.stagecheck.spec.json.ProgramCodec;
+import org.stagecheck.spec.validate.Validator;
+import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.npy.Npy;
+
+/**
+ * Records a golden case (docs/golden.md, "Recording"): the reference interpreter's f32 outputs,
+ * the derived tolerances and the inputs, written into a temporary directory beside the target
+ * and moved into place, so an interrupted record leaves the old case or none. The bytes depend
+ * only on the program, the bindings, the parameters and the options.
+ */
+final class Recorder {
+    static final String PROGRAM_FILE = "program.json";
+
+    private Recorder() {
+    }
+
+    static Manifest record(Program program, Map<String, Tensor> bound, Map<String, Long> params, RecordOptions options, Path out)
+            throws GoldenException, IOException {
+        Path target = out.toAbsolutePath().normalize();
+        refuseExisting(target, options.update());
+        List<Diagnostic> invalid = new Validator().validate(program);
+        if (!invalid.isEmpty()) {
+            throw new GoldenException(null, null, "the program is not well-formed (" + invalid.size() + " finding(s), first: "
+                    + invalid.get(0).render() + "); nothing was recorded");
+        }
+        checkBindings(program, bound, params);
+        RunResult ref = new Interpreter(RunOptions.defaults().withTrace(options.trace())).run(program, bound, params);
+        if (!ref.ok()) {
+            throw new GoldenException(null, null, "the reference run faulted at stage '" + ref.stoppedAtStage() + "': "
+                    + ref.faults().get(0).render() + "; nothing was recorded");
+        }
+        DerivedBounds.Result bounds;
+        try {
+            bounds = DerivedBounds.compute(program, bound, params, options.mathMode());
+        } catch (DerivedBounds.BoundException e) {
+            throw new GoldenException(null, null, e.getMessage());
+        }
+        Path parent = target.getParent();
+        Files.createDirectories(parent);
+        Path tmp = Files.createTempDirectory(parent, "." + target.getFileName() + ".tmp-");
+        try {
+            Manifest m = writeFiles(tmp, program, bound, params, options, ref, bounds);
+            install(tmp, target);
+            return m;
+        } finally {
+            deleteTree(tmp);
+        }
+    }
+
+    private static void refuseExisting(Path target, boolean update) throws GoldenException {
+        if (!Files.exists(target)) {
+            return;
+        }
+        if (!update) {
+            throw new GoldenException(target, null, "a case already exists here; give --update to record over it");
+        }
+        boolean isCase = Files.isRegularFile(target.resolve(Manifest.FILE_NAME));
+        boolean empty;
+        try (Stream<Path> s = Files.list(target)) {
+            empty = s.findAny().isEmpty();
+        } catch (IOException e) {
+            throw new GoldenException(target, null, "cannot be listed: " + e.getMessage());
+        }
+        if (!isCase && !empty) {
+            throw new GoldenException(target, null, "exists and is not a golden case (no " + Manifest.FILE_NAME + "); refusing to replace it");
+        }
+    }
+
+    private static void checkBindings(Program program, Map<String, Tensor> bound, Map<String, Long> params) throws GoldenException {
+        for (TensorDecl d : program.tensors()) {
+            Tensor t = bound.get(d.name());
+            if (d.role().isBoundBeforeRun() && t == null) {
+                throw new GoldenException(null, null, "tensor '" + d.name() + "' (" + d.role().jsonName() + ") has no value");
+            }
+            if (t != null && (t.dtype() != d.dtype() || !t.shape().equals(d.shape()) || t.isFloat64())) {
+                throw new GoldenException(null, null, "tensor '" + d.name() + "' is declared " + d.dtype() + d.shape() + " but bound to " + t);
+            }
+        }
+        for (Param p : program.params()) {
+            Long v = params.get(p.name());
+            if (v == null || v < p.min() || v > p.max()) {
+                throw new GoldenException(null, null, "parameter '" + p.name() + "' needs a value in [" + p.min() + ", " + p.max() + "], not " + v);
+            }
+        }
+    }
+
+    private static Manifest writeFiles(Path dir, Program program, Map<String, Tensor> bound, Map<String, Long> params,
+                                       RecordOptions options, RunResult ref, DerivedBounds.Result bounds) throws IOException {
+        ProgramCodec codec = new ProgramCodec();
+        Files.write(dir.resolve(PROGRAM_FILE), codec.write(program));
+        List<Manifest.TensorFile> inputs = new ArrayList<>();
+        List<Manifest.Output> outputs = new ArrayList<>();
+        for (TensorDecl d : program.tensors()) {
+            if (d.role().isBoundBeforeRun()) {
+                String f = CasePaths.fileName("inputs", inputs.size(), d.name());
+                write(dir, f, bound.get(d.name()));
+                inputs.add(new Manifest.TensorFile(d.name(), f, d.dtype(), d.shape()));
+            }
+        }
+        for (TensorDecl d : program.tensors()) {
+            if (d.role() != TensorRole.OUTPUT && d.role() != TensorRole.STATE) {
+                continue;
+            }
+            int k = outputs.size();
+            String f = CasePaths.fileName("expected", k, d.name());
+            write(dir, f, ref.tensor(d.name()));
+            String tol = null;
+            if (d.dtype().isFloating()) {
+                tol = CasePaths.fileName("tolerance", k, d.name());
+                write(dir, tol, Golden.toleranceOf(bounds.bounds().get(d.name())));
+            }
+            outputs.add(new Manifest.Output(d.name(), f, d.dtype(), d.shape(), options.policyOf(d.name()), tol));
+        }
+        List<Manifest.TraceFile> trace = new ArrayList<>();
+        if (options.trace()) {
+            List<Stage> stages = program.stages();
+            for (int i = 0; i < stages.size(); i++) {
+                List<Tensor> values = ref.trace().get(stages.get(i).id());
+                for (int p = 0; values != null && p < values.size(); p++) {
+                    String f = CasePaths.fileName("trace", trace.size(), stages.get(i).id() + ".out" + p);
+                    write(dir, f, values.get(p));
+                    trace.add(new Manifest.TraceFile(stages.get(i).id(), p, f, values.get(p).dtype(), values.get(p).shape()));
+                }
+            }
+        }
+        Map<String, Long> orderedParams = new LinkedHashMap<>();
+        for (Param p : program.params()) {
+            orderedParams.put(p.name(), params.get(p.name()));
+        }
+        Manifest m = new Manifest(PROGRAM_FILE, codec.hash(program),
+                new Manifest.Provenance(Golden.STAGECHECK_VERSION, "interp f32", options.mathMode().spelling()),
+                orderedParams, inputs, outputs, trace, bounds.warnings());
+        // the manifest last: a directory without one is never taken for a case
+        Files.write(dir.resolve(Manifest.FILE_NAME), ManifestCodec.write(m));
+        return m;
+    }
+
+    private static void write(Path dir, String relative, Tensor t) throws IOException {
+        Path p = dir.resolve(relative);
+        Files.createDirectories(p.getParent());
+        Npy.write(p, t);
+    }
+
+    /** Moves the finished temporary directory to {@code target}, the old case (if any) aside first. */
+    private static void install(Path tmp, Path target) throws IOException {
+        Path old = null;
+        if (Files.exists(target)) {
+            old = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".old-");
+            Files.delete(old);
+            Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
+        }
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+        if (old != null) {
+            deleteTree(old);
+        }
+    }
+
+    static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(p)) {
+            s.sorted(Comparator.reverseOrder()).forEach(x -> {
+                try {
+                    Files.delete(x);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+}

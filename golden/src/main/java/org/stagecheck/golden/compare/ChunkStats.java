@@ -1,0 +1,287 @@
+package org.stagecheck.golden.compare;
+
+import org.stagecheck.tensor.Tensor;
+
+/**
+ * The statistics of one contiguous chunk of elements, merged in index order so that every
+ * figure is the same whatever the number of threads (ties go to the lowest index). Correlation
+ * uses per-chunk one-pass moments, shifted by the chunk's first value, merged with Chan's formulas, which stay accurate for data
+ * with a large common offset.
+ */
+final class ChunkStats {
+    static final int BUCKETS = 34;
+
+    long mismatches;
+    long nonFinite;
+    long maxAbsIndex = -1;
+    double maxAbs = -1;
+    long maxRelIndex = -1;
+    double maxRel = -1;
+    long maxUlps;
+    final long[] hist = new long[BUCKETS];
+    double minAtolAtRtol;
+    double derivedScale;
+    // correlation over finite pairs
+    long n;
+    double meanE;
+    double meanA;
+    double m2E;
+    double m2A;
+    double cEA;
+    // whether every finite value of a side equals its first one
+    double firstE;
+    double firstA;
+    boolean constE = true;
+    boolean constA = true;
+
+    static int bucket(long ulps) {
+        if (ulps == 0) {
+            return 0;
+        }
+        return Math.min(BUCKETS - 1, 1 + 64 - Long.numberOfLeadingZeros(ulps - 1));
+    }
+
+    /** The smallest distance in bucket {@code k}. */
+    static long bucketLow(int k) {
+        return k <= 1 ? k : (1L << (k - 2)) + 1;
+    }
+
+    /** The largest distance in bucket {@code k}. */
+    static long bucketHigh(int k) {
+        return k == BUCKETS - 1 ? Long.MAX_VALUE : k <= 1 ? k : 1L << (k - 1);
+    }
+
+    /** Chunk [from, to) of two f32 tensors held as float[] (the fast path); the tolerance as double[] or float[] or neither. */
+    static ChunkStats f32(float[] e, float[] a, double[] tol, float[] tolF, ElementTest t, int from, int to) {
+        ChunkStats s = new ChunkStats();
+        Moments m = new Moments();
+        long equal = 0;
+        for (int i = from; i < to; i++) {
+            float ev = e[i];
+            float av = a[i];
+            int eb = Float.floatToRawIntBits(ev);
+            int ab = Float.floatToRawIntBits(av);
+            if ((eb & EXPONENT) == EXPONENT || (ab & EXPONENT) == EXPONENT) {
+                if (eb == ab) {
+                    equal++;
+                } else {
+                    s.nonFiniteOrBothNaN(i, ev, av, t);
+                }
+                continue;
+            }
+            m.add(ev, av);
+            if (eb == ab) {
+                equal++;
+                continue;
+            }
+            long ulps = Math.abs(FloatFormat.ordinalF32(ab) - FloatFormat.ordinalF32(eb));
+            s.element(i, ev, av, ulps, tol != null ? tol[i] : tolF != null ? tolF[i] : Double.NaN, t);
+        }
+        s.hist[0] += equal;
+        m.finish(s);
+        return s;
+    }
+
+    private static final int EXPONENT = 0x7f800000;
+
+    /** Chunk [from, to) of any two tensors of one dtype, element by element through doubles. */
+    static ChunkStats generic(Tensor e, Tensor a, Tensor tol, FloatFormat f, ElementTest t, int from, int to) {
+        ChunkStats s = new ChunkStats();
+        Moments m = new Moments();
+        boolean sameStorage = e.isFloat64() == a.isFloat64();
+        for (int i = from; i < to; i++) {
+            double ev = e.getDouble(i);
+            double av = a.getDouble(i);
+            boolean bitEqual = sameStorage ? Double.doubleToRawLongBits(ev) == Double.doubleToRawLongBits(av)
+                    : Double.doubleToLongBits(ev) == Double.doubleToLongBits(av);
+            if (!Double.isFinite(ev) || !Double.isFinite(av)) {
+                if (bitEqual) {
+                    s.hist[0]++;
+                } else {
+                    s.nonFiniteOrBothNaN(i, ev, av, t);
+                }
+                continue;
+            }
+            m.add(ev, av);
+            if (bitEqual) {
+                s.hist[0]++;
+                continue;
+            }
+            long ulps = Math.abs(f.ordinal(av) - f.ordinal(ev));
+            s.element(i, ev, av, ulps, tol == null ? Double.NaN : tol.getDouble(i), t);
+        }
+        m.finish(s);
+        return s;
+    }
+
+    /**
+     * One-pass moments of the finite pairs of a chunk, shifted by the chunk's first expected value
+     * (so a large common offset does not cancel), and whether each side is constant.
+     */
+    private static final class Moments {
+        long n;
+        double shift;
+        double sE;
+        double sA;
+        double sEE;
+        double sAA;
+        double sEA;
+        double firstE;
+        double firstA;
+        boolean constE = true;
+        boolean constA = true;
+
+        void add(double ev, double av) {
+            if (n == 0) {
+                shift = ev;
+                firstE = ev;
+                firstA = av;
+            }
+            n++;
+            double de = ev - shift;
+            double da = av - shift;
+            sE += de;
+            sA += da;
+            sEE += de * de;
+            sAA += da * da;
+            sEA += de * da;
+            constE &= ev == firstE;
+            constA &= av == firstA;
+        }
+
+        void finish(ChunkStats s) {
+            s.n = n;
+            if (n == 0) {
+                return;
+            }
+            s.meanE = shift + sE / n;
+            s.meanA = shift + sA / n;
+            s.m2E = Math.max(0, sEE - sE * sE / n);
+            s.m2A = Math.max(0, sAA - sA * sA / n);
+            s.cEA = sEA - sE * sA / n;
+            s.firstE = firstE;
+            s.firstA = firstA;
+            s.constE = constE;
+            s.constA = constA;
+        }
+    }
+
+    /** Two different values of which at least one is not finite. */
+    private void nonFiniteOrBothNaN(long i, double ev, double av, ElementTest t) {
+        if (Double.isNaN(ev) && Double.isNaN(av)) {
+            // NaN against NaN agrees (payloads aside); only exact asks for the same bits
+            hist[0]++;
+            if (t.bitExact()) {
+                mismatches++;
+            }
+            return;
+        }
+        mismatches++;
+        nonFinite++;
+        if (maxAbs != Double.POSITIVE_INFINITY) {
+            maxAbs = Double.POSITIVE_INFINITY;
+            maxAbsIndex = i;
+        }
+        if (maxRel != Double.POSITIVE_INFINITY) {
+            maxRel = Double.POSITIVE_INFINITY;
+            maxRelIndex = i;
+        }
+    }
+
+    /** Two different finite values. */
+    private void element(long i, double ev, double av, long ulps, double tol, ElementTest t) {
+        double d = Math.abs(av - ev);
+        double ae = Math.abs(ev);
+        hist[bucket(ulps)]++;
+        if (ulps > maxUlps) {
+            maxUlps = ulps;
+        }
+        double tolTerm = Double.isNaN(tol) ? 0 : t.scale() * tol;
+        boolean ok = !t.bitExact() && ulps <= t.maxUlps() && d <= t.atol() + t.rtol() * ae + tolTerm;
+        if (!ok) {
+            mismatches++;
+        }
+        if (d > maxAbs) {
+            maxAbs = d;
+            maxAbsIndex = i;
+        }
+        // d / ae > maxRel, without a division for the elements that do not set a new maximum
+        if (d > maxRel * ae || (ae == 0 && maxRel != Double.POSITIVE_INFINITY)) {
+            double rel = d == 0 ? 0 : ae == 0 ? Double.POSITIVE_INFINITY : d / ae;
+            if (rel > maxRel) {
+                maxRel = rel;
+                maxRelIndex = i;
+            }
+        }
+        double atolNeeded = d - t.rtolForMinimal() * ae;
+        if (atolNeeded > minAtolAtRtol) {
+            minAtolAtRtol = atolNeeded;
+        }
+        if (!Double.isNaN(tol) && (d > derivedScale * tol || tol == 0)) {
+            double scale = tol > 0 ? d / tol : Double.POSITIVE_INFINITY;
+            if (scale > derivedScale) {
+                derivedScale = scale;
+            }
+        }
+    }
+
+    /** Adds {@code o}, the chunk just after this one. */
+    void merge(ChunkStats o) {
+        mismatches += o.mismatches;
+        nonFinite += o.nonFinite;
+        if (o.maxAbs > maxAbs) {
+            maxAbs = o.maxAbs;
+            maxAbsIndex = o.maxAbsIndex;
+        }
+        if (o.maxRel > maxRel) {
+            maxRel = o.maxRel;
+            maxRelIndex = o.maxRelIndex;
+        }
+        maxUlps = Math.max(maxUlps, o.maxUlps);
+        for (int k = 0; k < BUCKETS; k++) {
+            hist[k] += o.hist[k];
+        }
+        minAtolAtRtol = Math.max(minAtolAtRtol, o.minAtolAtRtol);
+        derivedScale = Math.max(derivedScale, o.derivedScale);
+        if (o.n == 0) {
+            return;
+        }
+        if (n == 0) {
+            firstE = o.firstE;
+            firstA = o.firstA;
+            constE = o.constE;
+            constA = o.constA;
+            n = o.n;
+            meanE = o.meanE;
+            meanA = o.meanA;
+            m2E = o.m2E;
+            m2A = o.m2A;
+            cEA = o.cEA;
+            return;
+        }
+        constE &= o.constE && o.firstE == firstE;
+        constA &= o.constA && o.firstA == firstA;
+        long total = n + o.n;
+        double dE = o.meanE - meanE;
+        double dA = o.meanA - meanA;
+        double w = (double) n * o.n / total;
+        m2E += o.m2E + dE * dE * w;
+        m2A += o.m2A + dA * dA * w;
+        cEA += o.cEA + dE * dA * w;
+        meanE += dE * o.n / total;
+        meanA += dA * o.n / total;
+        n = total;
+    }
+
+    /** Whether either side's finite values are all equal (correlation undefined). */
+    boolean constant() {
+        return n == 0 || constE || constA;
+    }
+
+    double pcc() {
+        if (constant() || m2E <= 0 || m2A <= 0) {
+            return Double.NaN;
+        }
+        return Math.max(-1, Math.min(1, cEA / Math.sqrt(m2E * m2A)));
+    }
+}

@@ -1,0 +1,115 @@
+package org.stagecheck.golden.report;
+
+import java.util.List;
+import java.util.Locale;
+
+import org.stagecheck.golden.CaseResult;
+import org.stagecheck.golden.compare.Comparison;
+
+/**
+ * The report for people: one summary line per case and a total; under a case that did not pass,
+ * every failing output's figures (docs/golden.md, "Reports").
+ */
+public final class TextReport {
+    private TextReport() {
+    }
+
+    public static String of(List<CaseResult> results) {
+        StringBuilder b = new StringBuilder();
+        for (CaseResult r : results) {
+            b.append(caseText(r, false));
+        }
+        b.append(total(results)).append('\n');
+        return b.toString();
+    }
+
+    /** One case: its summary line and, unless it passed (or {@code all}), each output's details. */
+    public static String caseText(CaseResult r, boolean all) {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "%-9s %s  (%s)", r.status().name(), r.name(), r.backend()));
+        if (r.status() == CaseResult.Status.PASS) {
+            b.append("  ").append(r.outputs().size()).append(" output(s)");
+        } else if (r.message() != null) {
+            b.append("  ").append(r.message());
+        }
+        b.append('\n');
+        for (CaseResult.OutputResult o : r.outputs()) {
+            if (all || !o.comparison().passed()) {
+                b.append(outputText(o.tensor(), o.comparison()));
+            }
+        }
+        if (r.status() != CaseResult.Status.PASS) {
+            for (String w : r.warnings()) {
+                b.append("    note: ").append(w).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
+    /** The figures of one output comparison, indented under its case. */
+    public static String outputText(String tensor, Comparison c) {
+        StringBuilder b = new StringBuilder();
+        b.append("  ").append(tensor).append(": ").append(c.summary()).append('\n');
+        if (c.maxRel() != null) {
+            Comparison.Worst w = c.maxRel();
+            b.append(String.format(Locale.ROOT, "      max rel error %s at %s (expected %s, actual %s)%n", num(w.relError()), w.index(),
+                    num(w.expected()), num(w.actual())));
+        }
+        if (!c.ulpHistogram().isEmpty()) {
+            b.append("      ULP histogram: ");
+            for (int i = 0; i < c.ulpHistogram().size(); i++) {
+                Comparison.UlpBucket u = c.ulpHistogram().get(i);
+                b.append(i == 0 ? "" : " | ").append(u.label()).append(": ").append(u.count());
+            }
+            if (c.nonFiniteMismatches() > 0) {
+                b.append(" | NaN/Inf disagree: ").append(c.nonFiniteMismatches());
+            }
+            b.append('\n');
+        }
+        if (c.elements() > 0) {
+            b.append("      pcc ").append(Double.isNaN(c.pcc()) ? "undefined (constant data)" : String.format(Locale.ROOT, "%.9f", c.pcc())).append('\n');
+            Comparison.Minimal m = c.minimal();
+            b.append("      would pass with: ");
+            if (m.ulps() == Long.MAX_VALUE) {
+                b.append("no tolerance (NaN/Inf disagree)");
+            } else {
+                b.append("ulp ").append(m.ulps())
+                        .append(" | allclose 0 ").append(num(m.atol()))
+                        .append(" | allclose ").append(num(m.rtol())).append(" 0")
+                        .append(" | allclose ").append(num(m.rtolUsed())).append(' ').append(num(m.atolAtRtol()));
+                if (!Double.isNaN(m.pcc())) {
+                    b.append(" | pcc ").append(String.format(Locale.ROOT, "%.9f", m.pcc()));
+                }
+                if (!Double.isNaN(m.derivedScale())) {
+                    b.append(" | derived ").append(num(m.derivedScale()));
+                }
+            }
+            b.append('\n');
+        }
+        return b.toString();
+    }
+
+    /** {@code total: N cases, P passed, F failed, S stale, B bad input}. */
+    public static String total(List<CaseResult> results) {
+        long pass = count(results, CaseResult.Status.PASS);
+        return String.format(Locale.ROOT, "total: %d case(s), %d passed, %d failed, %d stale, %d bad input", results.size(), pass,
+                count(results, CaseResult.Status.FAIL), count(results, CaseResult.Status.STALE), count(results, CaseResult.Status.BAD_INPUT));
+    }
+
+    private static long count(List<CaseResult> results, CaseResult.Status s) {
+        return results.stream().filter(r -> r.status() == s).count();
+    }
+
+    static String num(double v) {
+        if (Double.isNaN(v)) {
+            return "NaN";
+        }
+        if (Double.isInfinite(v)) {
+            return v > 0 ? "inf" : "-inf";
+        }
+        if (v == Math.rint(v) && Math.abs(v) < 1e9) {
+            return Long.toString((long) v);
+        }
+        return String.format(Locale.ROOT, "%.6g", v);
+    }
+}

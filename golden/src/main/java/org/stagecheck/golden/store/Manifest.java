@@ -1,0 +1,67 @@
+package org.stagecheck.golden.store;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Shape;
+
+/**
+ * The manifest of a golden case, {@code manifest.json} (docs/golden.md, "Case format"): what was
+ * run (the program file and its canonical hash, inputs, parameters), what came out (expected
+ * outputs with their policies and derived tolerances, an optional per-stage trace) and how
+ * (provenance). Every file is relative to the case directory.
+ */
+public record Manifest(String programFile, String programHash, Provenance provenance, Map<String, Long> params,
+                       List<TensorFile> inputs, List<Output> outputs, List<TraceFile> trace, List<String> warnings) {
+    public static final String FILE_NAME = "manifest.json";
+    public static final String FORMAT = "stagecheck-golden-case";
+    public static final int VERSION = 1;
+
+    public Manifest {
+        params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
+        inputs = List.copyOf(inputs);
+        outputs = List.copyOf(outputs);
+        trace = List.copyOf(trace);
+        warnings = List.copyOf(warnings);
+    }
+
+    /**
+     * @param stagecheck the version that recorded the case
+     * @param evaluation how the expected values were made, e.g. {@code interp f32}
+     * @param mathMode   the function budgets of the derived tolerances ({@code precise} or {@code fast})
+     */
+    public record Provenance(String stagecheck, String evaluation, String mathMode) {}
+
+    /** A bound tensor and its file. */
+    public record TensorFile(String tensor, String file, DType dtype, Shape shape) {}
+
+    /**
+     * An expected output.
+     *
+     * @param tolerance the file of the per-element derived tolerance (f32, rounded up), or null
+     *                  for an integer output (compared exactly by {@code derived})
+     */
+    public record Output(String tensor, String file, DType dtype, Shape shape, Policy policy, String tolerance) {}
+
+    /** One traced stage output. */
+    public record TraceFile(String stage, int port, String file, DType dtype, Shape shape) {}
+
+    /** Every file the manifest names, in manifest order. */
+    public List<String> files() {
+        List<String> out = new ArrayList<>();
+        out.add(programFile);
+        inputs.forEach(t -> out.add(t.file()));
+        outputs.forEach(o -> {
+            out.add(o.file());
+            if (o.tolerance() != null) {
+                out.add(o.tolerance());
+            }
+        });
+        trace.forEach(t -> out.add(t.file()));
+        return out;
+    }
+}

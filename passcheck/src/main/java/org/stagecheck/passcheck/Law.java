@@ -1,0 +1,171 @@
+package org.stagecheck.passcheck;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.stagecheck.backend.Backend;
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.spec.cert.Certificate;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.ir.TensorRole;
+import org.stagecheck.spec.validate.Validator;
+import org.stagecheck.tensor.Tensor;
+import org.stagecheck.verifier.VerifyReport;
+import org.stagecheck.verifier.Verifier;
+
+/**
+ * A law a pass must keep (brief, "Property testing"): the child is well formed; its certificate
+ * verifies against the parent; it computes the parent's outputs; the pass is idempotent; or a
+ * law of the user's own ({@link Custom}).
+ */
+public sealed interface Law {
+    String name();
+
+    /** The violation on this application of the pass, if any. */
+    Optional<Violation> check(Application a);
+
+    /** One application of the pass: the parent with its run bindings, and what the pass made of it. */
+    record Application(Program parent, Certificate parentCertificate, Map<String, Tensor> bound, Map<String, Long> params,
+                       Pass.Result child, Pass pass, Backend backend) {}
+
+    /** The child passes the structural validator. */
+    record WellFormed() implements Law {
+        @Override
+        public String name() {
+            return "well-formed";
+        }
+
+        @Override
+        public Optional<Violation> check(Application a) {
+            List<Diagnostic> ds = new Validator().validate(a.child().program());
+            return ds.isEmpty() ? Optional.empty()
+                    : Optional.of(new Violation(name(), name() + ": " + ds.getFirst().code(), ds.getFirst().render()));
+        }
+    }
+
+    /**
+     * The child's certificate verifies ({@link Verifier#verify}): against the parent when the
+     * certificate claims a buffer remap of it, on its own otherwise (a rewrite that is no remap
+     * claims nothing about the parent's stages).
+     */
+    record CertificateVerifies() implements Law {
+        @Override
+        public String name() {
+            return "certificate verifies";
+        }
+
+        @Override
+        public Optional<Violation> check(Application a) {
+            Certificate c = a.child().certificate();
+            VerifyReport r = new Verifier().verify(a.child().program(), c, c != null && c.remap() != null ? a.parent() : null);
+            return r.holds() ? Optional.empty()
+                    : Optional.of(new Violation(name(), name() + ": " + r.codes().getFirst(), r.diagnostics().getFirst().render()));
+        }
+    }
+
+    /**
+     * Parent and child, run on the same bound tensors and parameters, end with the same output and
+     * state tensors: bit for bit when {@code relative} is 0, else within {@code relative *
+     * max(1, max|parent|)} per tensor; a run that faults must fault in the other with the same code.
+     */
+    record SameOutputs(double relative) implements Law {
+        public static SameOutputs bitExact() {
+            return new SameOutputs(0);
+        }
+
+        @Override
+        public String name() {
+            return "same outputs";
+        }
+
+        @Override
+        public Optional<Violation> check(Application a) {
+            RunResult before = a.backend().run(a.parent(), a.bound(), a.params(), false);
+            RunResult after = a.backend().run(a.child().program(), a.bound(), a.params(), false);
+            String faultBefore = before.ok() ? "none" : before.faults().getFirst().code();
+            String faultAfter = after.ok() ? "none" : after.faults().getFirst().code();
+            if (!faultBefore.equals(faultAfter)) {
+                return Optional.of(new Violation(name(), name() + ": fault " + faultAfter + " instead of " + faultBefore,
+                        "the parent's run ends with fault " + faultBefore + ", the child's with " + faultAfter
+                                + (after.ok() ? "" : ": " + after.faults().getFirst().message())));
+            }
+            if (!before.ok()) {
+                return Optional.empty();
+            }
+            for (TensorDecl t : a.parent().tensors()) {
+                if (t.role() != TensorRole.OUTPUT && t.role() != TensorRole.STATE) {
+                    continue;
+                }
+                String where = difference(before.tensor(t.name()), after.tensor(t.name()));
+                if (where != null) {
+                    return Optional.of(new Violation(name(), name() + ": differ", "tensor '" + t.name() + "': " + where));
+                }
+            }
+            return Optional.empty();
+        }
+
+        private String difference(Tensor want, Tensor got) {
+            if (got == null) {
+                return "the child does not have it";
+            }
+            if (!want.shape().equals(got.shape()) || want.dtype() != got.dtype()) {
+                return "the child's is " + got.dtype() + got.shape() + ", the parent's " + want.dtype() + want.shape();
+            }
+            double scale = 1;
+            for (long e = 0; e < want.size(); e++) {
+                double v = Math.abs(want.getDouble(e));
+                if (Double.isFinite(v)) {
+                    scale = Math.max(scale, v);
+                }
+            }
+            for (long e = 0; e < want.size(); e++) {
+                double x = want.getDouble(e);
+                double y = got.getDouble(e);
+                boolean same = relative == 0
+                        ? Double.doubleToRawLongBits(x) == Double.doubleToRawLongBits(y) || (Double.isNaN(x) && Double.isNaN(y))
+                        : (Double.isNaN(x) ? Double.isNaN(y) : Math.abs(x - y) <= relative * scale);
+                if (!same) {
+                    return "element " + e + " is " + y + " in the child, " + x + " in the parent";
+                }
+            }
+            return null;
+        }
+    }
+
+    /** Applying the pass to its own output changes nothing. */
+    record Idempotent() implements Law {
+        @Override
+        public String name() {
+            return "idempotent";
+        }
+
+        @Override
+        public Optional<Violation> check(Application a) {
+            Pass.Result again = a.pass().apply(a.child().program(), a.child().certificate());
+            return again.program().equals(a.child().program()) ? Optional.empty()
+                    : Optional.of(new Violation(name(), name(), "applying the pass to its output changed the program again"));
+        }
+    }
+
+    /** A user's law: {@code check} returns null when it holds, else what went wrong (one sentence). */
+    record Custom(String name, CustomCheck check) implements Law {
+        @Override
+        public Optional<Violation> check(Application a) {
+            String problem = check.problem(a);
+            return problem == null ? Optional.empty() : Optional.of(new Violation(name, name, problem));
+        }
+    }
+
+    /** The body of a {@link Custom} law. */
+    @FunctionalInterface
+    interface CustomCheck {
+        String problem(Application a);
+    }
+
+    /** Well formed, certificate verifies, same outputs bit for bit. */
+    static List<Law> defaults() {
+        return List.of(new WellFormed(), new CertificateVerifies(), SameOutputs.bitExact());
+    }
+}

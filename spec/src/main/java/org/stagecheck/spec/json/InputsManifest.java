@@ -1,0 +1,32 @@
+package org.stagecheck.spec.json;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * An inputs manifest (docs/format.md, "Inputs manifest"): which file binds each tensor, by a path
+ * relative to the manifest's directory, and the parameter values of a run. {@code author} writes
+ * one as {@code inputs.json}; {@code run} writes the same format as the index {@code tensors.json}
+ * of its output directory, and reads either. {@link InputsManifestCodec} is its one reader and
+ * writer.
+ *
+ * @param tensors tensor name to a relative path (forward slashes), in file order
+ * @param params  parameter name to value, in file order
+ */
+public record InputsManifest(Map<String, String> tensors, Map<String, Long> params) {
+    /** The value of the {@code format} field. */
+    public static final String FORMAT = "stagecheck-inputs";
+    /** The file name {@code author} writes and {@code run --inputs DIR} reads. */
+    public static final String FILE_NAME = "inputs.json";
+
+    public InputsManifest {
+        tensors = Collections.unmodifiableMap(new LinkedHashMap<>(tensors));
+        params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
+    }
+
+    /** A manifest binding nothing. */
+    public static InputsManifest empty() {
+        return new InputsManifest(Map.of(), Map.of());
+    }
+}

@@ -1,0 +1,63 @@
+package org.stagecheck.spec.json;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The one reader and writer of inputs manifests: round trip, positions in errors, paths that leave. */
+class InputsManifestCodecTest {
+    private final InputsManifestCodec codec = new InputsManifestCodec();
+
+    @Test
+    void writesCanonicallyAndReadsBackInOrder() throws Exception {
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put("w_q.l0", "weights/w_q.l0.npy");
+        files.put("tokens", "inputs/tokens.npy");
+        InputsManifest m = new InputsManifest(files, Map.of("pos", 3L));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        codec.write(m, out);
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(text).startsWith("{\n  \"format\" : \"stagecheck-inputs\",\n  \"version\" : 1,").endsWith("}\n");
+        InputsManifest back = codec.read(text);
+        assertThat(back).isEqualTo(m);
+        assertThat(back.tensors().keySet()).containsExactly("w_q.l0", "tokens");
+    }
+
+    @Test
+    void errorsNamePointerAndPosition() {
+        assertThatThrownBy(() -> codec.read("{\"format\": \"stagecheck-inputs\", \"version\": 1,\n \"params\": {\"pos\": 1.5}}"))
+                .isInstanceOf(JsonFormatException.class)
+                .hasMessage("2:20: parameter \"pos\" must be an integer (at /params/pos)");
+        assertThatThrownBy(() -> codec.read("{\"format\": \"stagecheck-inputs\", \"version\": 1, \"extra\": 0}"))
+                .hasMessageContaining("unknown field \"extra\"").hasMessageContaining("(at /extra)");
+        assertThatThrownBy(() -> codec.read("{\"format\": \"other\", \"version\": 1}"))
+                .hasMessageContaining("expected \"format\": \"stagecheck-inputs\"");
+        assertThatThrownBy(() -> codec.read("{\"format\": \"stagecheck-inputs\", \"version\": 1, \"version\": 1}"))
+                .isInstanceOf(JsonFormatException.class).hasMessageContaining("version");
+        assertThatThrownBy(() -> codec.read("{\"format\": \"stagecheck-inputs\", \"version\": 1} x"))
+                .isInstanceOf(JsonFormatException.class);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"../x.npy", "/etc/passwd", "a/../../x.npy", "", ".", "a/..", "C:\\\\x.npy", "..\\\\x.npy"})
+    void pathsThatLeaveTheDirectoryAreRefused(String path) {
+        String text = "{\"format\": \"stagecheck-inputs\", \"version\": 1, \"tensors\": {\"x\": \"" + path + "\"}}";
+        assertThatThrownBy(() -> codec.read(text)).isInstanceOf(JsonFormatException.class)
+                .hasMessageContaining("(at /tensors/x)");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"x.npy", "w/x.npy", "./w/x.npy", "a/../x.npy", "w//x.npy"})
+    void pathsInsideAreKept(String path) throws Exception {
+        String text = "{\"format\": \"stagecheck-inputs\", \"version\": 1, \"tensors\": {\"x\": \"" + path + "\"}}";
+        assertThat(codec.read(text).tensors()).containsEntry("x", path);
+    }
+}
