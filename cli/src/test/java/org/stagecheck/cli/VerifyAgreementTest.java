@@ -50,7 +50,7 @@ class VerifyAgreementTest {
             }
         }
         ModelSpec tiny = ModelSpec.tiny();
-        for (Cut cut : List.of(new Cut.Decode(8), new Cut.Batch(2, 8), new Cut.DecodeLayer(1, 8), new Cut.BatchLayer(1, 2, 8))) {
+        for (Cut cut : List.of(Cut.decode(8), Cut.batch(2, 8), Cut.decodeLayer(1, 8), Cut.batchLayer(1, 2, 8))) {
             for (int tp : new int[] {2, 4}) {
                 AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(tiny, cut, AuthorOptions.split(tp));
                 out.add(new Case(cut + " tp" + tp, a.program(), a.certificate()));
