@@ -101,11 +101,16 @@ class AuthorTest {
         AuthorOutcome.Authored a = authored(Cut.decodeLayer(1, 8), AuthorOptions.split(2));
         int q = TINY.qWidth();
         int f = TINY.ffn();
-        assertThat(a.certificate().shards()).containsExactly(
+        assertThat(a.certificate().shards()).contains(
                 new ShardDecl("wo.l1.c0", "wo.l1", 0, 0, q / 2, q),
                 new ShardDecl("wo.l1.c1", "wo.l1", 0, q / 2, q, q),
                 new ShardDecl("w_down.l1.c0", "w_down.l1", 0, 0, f / 2, f),
                 new ShardDecl("w_down.l1.c1", "w_down.l1", 0, f / 2, f, f));
+        // every bound tensor is declared a window of its logical tensor (replicas whole, column shards by columns)
+        assertThat(a.certificate().shards()).extracting(ShardDecl::tensor)
+                .containsAll(a.program().tensors().stream().filter(t -> t.role().isBoundBeforeRun()).map(t -> t.name()).toList());
+        assertThat(a.certificate().shards()).filteredOn(d -> d.tensor().startsWith("w_gate.l1.c1"))
+                .containsExactly(new ShardDecl("w_gate.l1.c1", "w_gate.l1", 1, f / 2, f, f));
         assertThat(a.weights().get("wo.l1.c1").shape()).isEqualTo(Shape.of(q / 2, TINY.hidden()));
         // a shard is exactly the rows of the unsplit weight
         float[] whole = Weights.all(TINY, 0).get("wo.l1").toFloats();

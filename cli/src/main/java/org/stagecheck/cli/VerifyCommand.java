@@ -2,7 +2,6 @@ package org.stagecheck.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -12,7 +11,6 @@ import org.stagecheck.spec.json.CertificateCodec;
 import org.stagecheck.spec.json.JsonFormatException;
 import org.stagecheck.spec.json.JNode;
 import org.stagecheck.spec.json.JsonReader;
-import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.verifier.ObligationResult;
 import org.stagecheck.verifier.Verifier;
 import org.stagecheck.verifier.VerifyReport;
@@ -70,16 +68,13 @@ final class VerifyCommand implements Callable<Integer> {
         Locator locator = field -> field != null && field.startsWith(CERT_PREFIX) && certTree != null
                 ? new Locator.Where(certFile.toString(), JNode.at(certTree, field.substring(CERT_PREFIX.length())).pos())
                 : lp.where(field);
-        List<Diagnostic> structural = new Validator().validate(lp.program());
+        // The verifier decides every obligation, well-formedness included; this command only renders.
         VerifyReport report = new Verifier().verify(lp.program(), cert, parent == null ? null : parent.program());
-        // Well-formedness is the spec validator's, reported above the verifier's own obligations.
-        List<ObligationResult> obligations = report.obligations().stream()
-                .filter(o -> o.obligation() != org.stagecheck.spec.cert.Obligation.WELL_FORMED).toList();
-        List<Diagnostic> all = new ArrayList<>(structural);
-        all.addAll(report.diagnostics());
-        boolean holds = all.isEmpty();
+        List<ObligationResult> obligations = report.obligations();
+        List<Diagnostic> all = report.diagnostics();
+        boolean holds = report.holds();
         if (sarifOut != null) {
-            sarifOut.write(new SarifWriter().write(new VerifyReport(all, obligations), programFile.toString()));
+            sarifOut.write(new SarifWriter().write(report, programFile.toString()));
         }
         if (json) {
             Json.print(out, g -> {
@@ -90,11 +85,6 @@ final class VerifyCommand implements Callable<Integer> {
                 g.writeStringField("status", holds ? "verified" : "not-verified");
                 g.writeNumberField("exitCode", holds ? ExitCode.OK : ExitCode.CHECK_FAILED);
                 g.writeArrayFieldStart("obligations");
-                g.writeStartObject();
-                g.writeStringField("obligation", "well-formed");
-                g.writeStringField("status", structural.isEmpty() ? "discharged" : "violated");
-                g.writeNumberField("findings", structural.size());
-                g.writeEndObject();
                 for (ObligationResult o : obligations) {
                     g.writeStartObject();
                     g.writeStringField("obligation", o.obligation().jsonName());
@@ -112,7 +102,6 @@ final class VerifyCommand implements Callable<Integer> {
             for (Diagnostic d : all) {
                 out.println(DiagnosticOutput.text(d, locator));
             }
-            out.printf(Locale.ROOT, "%-16s %s%n", "well-formed", structural.isEmpty() ? "discharged" : "violated, " + structural.size() + " finding(s)");
             for (ObligationResult o : obligations) {
                 out.printf(Locale.ROOT, "%-16s %s%s%n", o.obligation().jsonName(), status(o),
                         o.findings() > 0 ? ", " + o.findings() + " finding(s)" + (o.claimed() ? " (the certificate claimed it holds)" : "") : "");

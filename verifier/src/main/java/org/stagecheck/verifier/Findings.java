@@ -11,6 +11,13 @@ import org.stagecheck.spec.ir.Stage;
  */
 public final class Findings {
     private final List<Diagnostic> found = new ArrayList<>();
+    private int structural;
+
+    /** The spec validator's findings: they belong to the well-formed obligation. */
+    public void structural(List<Diagnostic> diagnostics) {
+        found.addAll(diagnostics);
+        structural += diagnostics.size();
+    }
 
     /** A finding about stage {@code index}; {@code field} is relative to the stage (e.g. {@code /kind/op/bias}) or null. */
     public void atStage(Code code, int index, Stage stage, String field, String buffer, String message, List<String> trail) {
@@ -33,7 +40,7 @@ public final class Findings {
 
     /** How many findings carry a code of {@code obligation}. */
     public int count(org.stagecheck.spec.cert.Obligation obligation) {
-        int n = 0;
+        int n = obligation == org.stagecheck.spec.cert.Obligation.WELL_FORMED ? structural : 0;
         for (Diagnostic d : found) {
             Code c = Code.of(d.code());
             if (c != null && c.obligation() == obligation) {

@@ -6,6 +6,7 @@ import java.util.Objects;
 import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.cert.Obligation;
 import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.verifier.flow.FlowChecker;
 import org.stagecheck.verifier.remap.ReferenceRoles;
 import org.stagecheck.verifier.remap.RemapChecker;
@@ -19,9 +20,10 @@ import org.stagecheck.verifier.shard.ShardDecls;
  *
  * <p>Obligations checked, in this order: UnreducedShard ({@link ShardChecker}), buffer remap
  * ({@link ReferenceRoles}, and {@link RemapChecker} when a parent is given), multicast and
- * ordering ({@link FlowChecker}). Structural well-formedness is the spec validator's
- * ({@code stagecheck validate}); on ill-formed input this checker skips what it cannot follow
- * and never throws. Each check is one pass with hash look-ups: linear in program size.
+ * ordering ({@link FlowChecker}), after well-formedness: the spec {@link Validator}'s findings
+ * are part of the report (the same rules as {@code stagecheck validate}), so a Java caller and the
+ * command line get the same verdict. On ill-formed input the checks skip what they cannot follow
+ * and never throw. Each check is one pass with hash look-ups: linear in program size.
  *
  * <p>Stateless and thread-safe: every call builds its own context.
  */
@@ -37,10 +39,12 @@ public final class Verifier {
         Certificate cert = certificate == null ? Certificate.empty() : certificate;
         Findings findings = new Findings();
         ProgramIndex index = ProgramIndex.of(program);
+        guarded(findings, "well-formed", () -> findings.structural(new Validator().validate(program)));
+        List<String> remarks = new ArrayList<>();
 
         guarded(findings, "UnreducedShard", () -> {
             ShardDecls decls = ShardDecls.check(cert.shards(), index, findings);
-            new ShardChecker(index, decls, findings).run();
+            remarks.addAll(new ShardChecker(index, decls, findings).run());
         });
         guarded(findings, "buffer-remap", () -> {
             new ReferenceRoles(index, findings).run();
@@ -52,7 +56,7 @@ public final class Verifier {
         });
         guarded(findings, "multicast", () -> new FlowChecker(index, findings).run());
 
-        return new VerifyReport(findings.all(), results(cert, parent, findings));
+        return new VerifyReport(findings.all(), results(cert, parent, findings, remarks));
     }
 
     /** A defect of the checker on odd input becomes a finding that fails the verification, never an exception. */
@@ -70,14 +74,15 @@ public final class Verifier {
         }
     }
 
-    private static List<ObligationResult> results(Certificate cert, Program parent, Findings findings) {
+    private static List<ObligationResult> results(Certificate cert, Program parent, Findings findings, List<String> remarks) {
         List<ObligationResult> out = new ArrayList<>();
         for (Obligation o : Obligation.values()) {
             boolean claimed = cert.claims().contains(o);
             int n = findings.count(o);
             String note = switch (o) {
-                case WELL_FORMED -> "Structural validation is the spec validator's (stagecheck validate); here only checker faults are counted.";
-                case UNREDUCED_SHARD -> "Partial values derived from " + cert.shards().size() + " shard declaration(s) were followed through every stage.";
+                case WELL_FORMED -> "The spec validator's structural rules (the same as stagecheck validate), and the checker's own faults.";
+                case UNREDUCED_SHARD -> "Every buffer's logical expression, window and partial slices were derived from " + cert.shards().size()
+                        + " declaration(s) and followed through every stage" + (remarks.isEmpty() ? "." : "; " + String.join(" ", remarks));
                 case BUFFER_REMAP -> parent != null
                         ? "The program was compared with the parent under the " + (cert.remap() == null ? "identity map" : "certificate's map") + "; kind-internal references were checked for role fit."
                         : cert.remap() != null
@@ -85,9 +90,7 @@ public final class Verifier {
                         : "No parent given: every kind-internal reference was checked for role fit.";
                 case MULTICAST -> "Reads after writes, multicast pairing and receive shapes were checked in reference order.";
             };
-            ObligationResult.Status status = n > 0 ? ObligationResult.Status.VIOLATED
-                    : o == Obligation.WELL_FORMED ? ObligationResult.Status.NOT_CHECKED
-                    : ObligationResult.Status.DISCHARGED;
+            ObligationResult.Status status = n > 0 ? ObligationResult.Status.VIOLATED : ObligationResult.Status.DISCHARGED;
             out.add(new ObligationResult(o, status, claimed, n, note));
         }
         return out;

@@ -91,8 +91,8 @@ class AuthoredCorpusTest {
                 int[] t = tally.computeIfAbsent(plant, p -> new int[2]);
                 t[0]++;
                 alsoReported.computeIfAbsent(plant, p -> new java.util.TreeSet<>()).addAll(r.codes());
-                alsoReported.get(plant).remove(plant.expected().name());
-                if (r.codes().contains(plant.expected().name())) {
+                alsoReported.get(plant).remove(plant.expectedAuthored().name());
+                if (r.codes().contains(plant.expectedAuthored().name())) {
                     t[1]++;
                 } else {
                     escaped.add(c.name() + " -> " + r.codes() + (r.diagnostics().isEmpty() ? "" : "\n  " + r.diagnostics().getFirst().render()));
@@ -102,7 +102,7 @@ class AuthoredCorpusTest {
         int mutants = tally.values().stream().mapToInt(t -> t[0]).sum();
         int killed = tally.values().stream().mapToInt(t -> t[1]).sum();
         StringBuilder table = new StringBuilder("authored: class          mutants  right  expected code        also reported\n");
-        tally.forEach((p, t) -> table.append(String.format(Locale.ROOT, "%-26s %5d  %5d  %-20s %s%n", p, t[0], t[1], p.expected(),
+        tally.forEach((p, t) -> table.append(String.format(Locale.ROOT, "%-26s %5d  %5d  %-20s %s%n", p, t[0], t[1], p.expectedAuthored(),
                 String.join(",", alsoReported.get(p)))));
         table.append(String.format(Locale.ROOT, "mutants %d, killed %d, kill rate %.1f%%%n", mutants, killed, 100.0 * killed / mutants));
         System.out.print(table);
@@ -153,11 +153,11 @@ class AuthoredCorpusTest {
         AuthoredRuns.Reference ref = AuthoredRuns.reference(valid);
 
         AuthoredCase row0 = AuthoredMutants.unmappedInternalRef(valid, "cache_row.l1.r0", "pos_r0");
-        assertThat(verifier.verify(row0.program(), row0.certificate(), row0.parent()).codes()).containsExactly("REMAP_INTERNAL_REF");
+        assertThat(verifier.verify(row0.program(), row0.certificate(), row0.parent()).codes()).contains("REMAP_INTERNAL_REF");
         assertThat(AuthoredRuns.run(row0, ref).kind()).isEqualTo(Outcome.Kind.AGREES);
 
         AuthoredCase row1 = AuthoredMutants.unmappedInternalRef(valid, "cache_row.l1.r1", "pos_r1");
-        assertThat(verifier.verify(row1.program(), row1.certificate(), row1.parent()).codes()).containsExactly("REMAP_INTERNAL_REF");
+        assertThat(verifier.verify(row1.program(), row1.certificate(), row1.parent()).codes()).contains("REMAP_INTERNAL_REF");
         assertThat(AuthoredRuns.run(row1, ref).kind()).isEqualTo(Outcome.Kind.DIFFERS);
     }
 }

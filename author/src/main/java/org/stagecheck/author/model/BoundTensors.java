@@ -49,6 +49,10 @@ final class BoundTensors {
         if (b.tensorDecl(name) == null) {
             b.tensor(name, dtype, shape, chip, role);
             bindings.put(name, Binding.whole(logical));
+            if (tp > 1 && shape.rank() > 0 && shape.dim(0) > 0) {
+                // split: the certificate says every chip's copy is the whole logical tensor
+                shards.add(new ShardDecl(name, logical, 0, 0, shape.dim(0), shape.dim(0)));
+            }
         }
         return name;
     }
@@ -67,6 +71,7 @@ final class BoundTensors {
         if (b.tensorDecl(name) == null) {
             b.tensor(name, wdt, Shape.of(k, width), chip, TensorRole.WEIGHT);
             bindings.put(name, new Binding(logical, 1, chip * width, (chip + 1) * width));
+            shards.add(new ShardDecl(name, logical, 1, (long) chip * width, (long) (chip + 1) * width, (long) width * tp));
         }
         return name;
     }
@@ -80,6 +85,7 @@ final class BoundTensors {
         if (b.tensorDecl(name) == null) {
             b.tensor(name, DType.F32, shape, chip, TensorRole.STATE);
             bindings.put(name, new Binding(logical, 1, chip * width, (chip + 1) * width));
+            shards.add(new ShardDecl(name, logical, 1, (long) chip * width, (long) (chip + 1) * width, (long) width * tp));
         }
         return name;
     }
@@ -101,8 +107,8 @@ final class BoundTensors {
         return name;
     }
 
-    /** Whether {@code tensor} is a row shard, whose products are partials. */
+    /** Whether {@code tensor} is a row shard, whose products are partials (the certificate also declares replicas and column shards). */
     boolean isRowShard(String tensor) {
-        return shards.stream().anyMatch(d -> d.tensor().equals(tensor));
+        return shards.stream().anyMatch(d -> d.tensor().equals(tensor) && d.axis() == 0 && d.end() - d.start() != d.extent());
     }
 }

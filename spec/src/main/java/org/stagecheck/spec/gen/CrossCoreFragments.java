@@ -61,7 +61,7 @@ final class CrossCoreFragments {
 
     /**
      * Tensor parallelism over 2 to 4 distinct chips: chip i multiplies its column slice of a
-     * replicated input by its row shard of a logical weight (declared as a {@link ShardDecl}), giving
+     * replicated input (declared a whole copy) by its row shard of a logical weight (declared as a {@link ShardDecl}), giving
      * a partial sum; an {@code AllReduce(SUM)} with the canonical combine gives every member the full
      * value, and the first member stores it.
      */
@@ -74,6 +74,7 @@ final class CrossCoreFragments {
         int k = members * ks;
         DType dt = g.floatType();
         String logical = g.b.logicalName("proj");
+        String input = logical + ".input"; // names the logical x without drawing a fresh name (the program stays as it was)
         List<String> partials = new ArrayList<>();
         List<String> outs = new ArrayList<>();
         List<Site> sites = new ArrayList<>();
@@ -81,6 +82,8 @@ final class CrossCoreFragments {
             Site site = g.site(chips[i]);
             sites.add(site);
             String x = g.b.tensor("x", dt, Shape.of(m, k), site.chip(), TensorRole.INPUT);
+            // every chip's x is a whole copy of one logical input: the certificate says so
+            g.b.shard(new ShardDecl(x, input, 0, 0, m, m));
             String xa = g.b.buffer("xs", dt, Shape.of(m, ks), site);
             g.b.stage(site, List.of(), List.of(xa), new StageKind.Load(x,
                     new AccessPattern.Block(List.of(Offset.constant(0), Offset.constant((long) i * ks)), Shape.of(m, ks)), 1, null));

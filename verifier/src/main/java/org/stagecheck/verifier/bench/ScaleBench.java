@@ -80,7 +80,9 @@ public final class ScaleBench {
         List<ShardDecl> shards = new ArrayList<>();
         List<Stage> list = new ArrayList<>(stages);
         Shape row = Shape.of(1, WIDTH);
-        Shape w = Shape.of(WIDTH, WIDTH);
+        int rows = WIDTH / TP;
+        Shape w = Shape.of(rows, WIDTH);
+        Shape slice = Shape.of(1, rows);
         AccessPattern.Block rowBlock = new AccessPattern.Block(List.of(Offset.constant(0), Offset.constant(0)), row);
         AccessPattern.Block wBlock = new AccessPattern.Block(List.of(Offset.constant(0), Offset.constant(0)), w);
         for (int c = 0; c < TP; c++) {
@@ -93,7 +95,12 @@ public final class ScaleBench {
                 buffers.add(new BufferDecl(b + "." + c, DType.F32, row, site));
             }
             buffers.add(new BufferDecl("w." + c, DType.F32, w, site));
-            shards.add(new ShardDecl("w." + c, "w", 0, (long) c * WIDTH, (long) (c + 1) * WIDTH, (long) TP * WIDTH));
+            buffers.add(new BufferDecl("xs." + c, DType.F32, slice, site));
+            // W row-parallel (the chip's rows of the contraction), x, b and y whole on every chip
+            shards.add(new ShardDecl("w." + c, "w", 0, (long) c * rows, (long) (c + 1) * rows, WIDTH));
+            shards.add(new ShardDecl("x." + c, "x", 0, 0, 1, 1));
+            shards.add(new ShardDecl("b." + c, "b", 0, 0, 1, 1));
+            shards.add(new ShardDecl("y." + c, "y", 0, 0, 1, 1));
             list.add(new Stage("ld_x." + c, site, List.of(), List.of("x." + c), new StageKind.Load("x." + c, rowBlock, 1, null)));
             list.add(new Stage("ld_b." + c, site, List.of(), List.of("b." + c), new StageKind.Load("b." + c, rowBlock, 1, null)));
         }
@@ -107,14 +114,16 @@ public final class ScaleBench {
         int tail = TP; // the final stores
         int layer = 0;
         while (true) {
-            int perLayer = 3 * TP + 1;
+            int perLayer = 4 * TP + 1;
             if (list.size() + perLayer + tail > stages) {
                 break;
             }
             for (int c = 0; c < TP; c++) {
                 Site site = new Site(c, 0, 0);
                 list.add(new Stage("ld_w." + layer + "." + c, site, List.of(), List.of("w." + c), c == 0 ? loadW0 : loadW1));
-                list.add(new Stage("mm." + layer + "." + c, site, List.of("x." + c, "w." + c), List.of("p." + c), matmul));
+                list.add(new Stage("sl." + layer + "." + c, site, List.of("x." + c), List.of("xs." + c),
+                        new StageKind.Compute(new ComputeOp.Slice(List.of(0, c * rows)))));
+                list.add(new Stage("mm." + layer + "." + c, site, List.of("xs." + c, "w." + c), List.of("p." + c), matmul));
             }
             list.add(new Stage("ar." + layer, new Site(0, 0, 0), partials, reduced, allReduce));
             for (int c = 0; c < TP; c++) {

@@ -113,13 +113,7 @@ public final class FlowChecker {
         }
         Group g = index.group(l.multicast());
         if (g == null) {
-            findings.atStage(Code.UNKNOWN_GROUP, i, s, "/kind/multicast", null,
-                    "Stage multicasts to group '" + l.multicast() + "', which the program does not declare.");
-            return;
-        }
-        if (!g.sender().equals(s.site())) {
-            findings.atStage(Code.MULTICAST_SENDER, i, s, "/site", null,
-                    "Stage multicasts to group '" + g.name() + "' from core " + s.site() + ", but the group's sender is " + g.sender() + ".");
+            return; // the validator's UNKNOWN_GROUP (well-formed)
         }
         Round previous = rounds.put(g.name(), new Round(i, s, s.outs().isEmpty() ? null : s.outs().getFirst()));
         if (previous != null) {
@@ -140,17 +134,10 @@ public final class FlowChecker {
 
     private void recv(int i, Stage s, StageKind.Recv recv) {
         Group g = index.group(recv.group());
-        if (g == null) {
-            findings.atStage(Code.UNKNOWN_GROUP, i, s, "/kind/group", null,
-                    "Stage receives from group '" + recv.group() + "', which the program does not declare.");
-            return;
+        if (g == null || !g.receivers().contains(s.site())) {
+            return; // the validator's UNKNOWN_GROUP / RECV_NOT_RECEIVER (well-formed)
         }
         String out = s.outs().isEmpty() ? null : s.outs().getFirst();
-        if (g.chip() != s.site().chip() || !g.rect().contains(s.site().x(), s.site().y()) || g.sender().equals(s.site())) {
-            findings.atStage(Code.RECV_NOT_RECEIVER, i, s, "/site", out,
-                    "Core " + s.site() + " is not a receiver of group '" + g.name() + "' (chip " + g.chip() + ", rectangle " + g.rect() + ", sender " + g.sender() + ").");
-            return;
-        }
         Round r = rounds.get(g.name());
         if (r == null) {
             findings.atStage(Code.RECV_BEFORE_LOAD, i, s, "/kind/group", out,
@@ -162,12 +149,6 @@ public final class FlowChecker {
                     "Receiver " + s.site() + " takes the load of stage #" + r.loadIndex + " '" + r.load.id() + "' a second time.");
             return;
         }
-        BufferDecl sent = index.buffer(r.buffer);
-        BufferDecl got = index.buffer(out);
-        if (sent != null && got != null && (sent.dtype() != got.dtype() || !sent.shape().equals(got.shape()))) {
-            findings.atStage(Code.RECV_MISMATCH, i, s, "/outs/0", out,
-                    "Buffer '" + out + "' is " + got.dtype() + got.shape() + " but the load of stage #" + r.loadIndex + " '" + r.load.id()
-                            + "' sends " + sent.dtype() + sent.shape() + ".");
-        }
+        // a receive's shape and dtype against what was sent is the validator's RECV_SHAPE (well-formed)
     }
 }

@@ -10,7 +10,26 @@ import java.util.List;
  * so recording a step costs O(1) and the trail of a diagnostic is only materialised when one is
  * made (docs/verifier.md, "Trails").
  */
-public record Origin(int stageIndex, String stageId, String what, Origin previous) {
+public record Origin(int stageIndex, String stageId, String what, Origin previous, Demotion pending) {
+
+    /**
+     * A step; {@code pending} is inherited from {@code previous}: the finding owed if the partial
+     * is never completed (a level of a hierarchical all-reduce whose next level never comes).
+     */
+    public Origin(int stageIndex, String stageId, String what, Origin previous) {
+        this(stageIndex, stageId, what, previous, previous == null ? null : previous.pending());
+    }
+
+    /** The one of two origins of merged partials that owes a finding, if either does. */
+    static Origin owing(Origin a, Origin b) {
+        if (a != null && a.pending() != null) {
+            return a;
+        }
+        if (b != null && b.pending() != null) {
+            return b;
+        }
+        return a != null ? a : b;
+    }
 
     /** {@code #4 mm_o.1: MatMul over w_o.1 rows [512,1024) makes a partial of w_o}. */
     public String describe() {

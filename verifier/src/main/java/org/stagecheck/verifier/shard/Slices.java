@@ -27,6 +27,16 @@ public final class Slices {
         return bounds.length == 0;
     }
 
+    /** How many separate ranges the set has. */
+    public int ranges() {
+        return bounds.length / 2;
+    }
+
+    /** The first element (the set must not be empty). */
+    public long start() {
+        return bounds[0];
+    }
+
     /** Number of elements covered. */
     public long length() {
         long n = 0;

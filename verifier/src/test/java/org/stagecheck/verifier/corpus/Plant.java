@@ -11,7 +11,7 @@ public enum Plant {
     /** The all-reduce leaves out the last chip's partial. */
     DROP_SLICE(Code.ALLREDUCE_GAP),
     /** The last chip holds (and the certificate says so) the first chip's slice of W2. */
-    DUPLICATE_SLICE(Code.ALLREDUCE_OVERLAP),
+    DUPLICATE_SLICE(Code.ALLREDUCE_VIEW_MISMATCH),
     /** Every chip adds b2 to its partial, then the partials are reduced. */
     BIAS_BEFORE_REDUCE(Code.PARTIAL_PLUS_FULL),
     /** The same, with b2 named as the second matmul's bias. */
@@ -42,6 +42,15 @@ public enum Plant {
     /** The code the checker must report; null for {@link #NONE}. */
     public Code expected() {
         return expected;
+    }
+
+    /**
+     * The code when planted into an authored split. There the stored partial goes to the scratch
+     * feeding the next multicast, which the checker reads back as the partial it is; the finding
+     * is where it is next used as a plain value (the norm that follows).
+     */
+    public Code expectedAuthored() {
+        return this == STORE_PARTIAL ? Code.PARTIAL_NONLINEAR : expected;
     }
 
     /** Whether the plant can go into a program of {@code spec}. */

@@ -110,6 +110,14 @@ public final class TpPrograms {
         for (int c = 0; c < s.tp(); c++) {
             int from = inProgram == Plant.DUPLICATE_SLICE && c == s.tp() - 1 ? 0 : c * fs;
             shards.add(new ShardDecl("w2." + c, "w2", 0, from, from + fs, s.hidden()));
+            // the rest of what each chip holds: x, b2 and y whole, W1 and b1 by columns
+            shards.add(new ShardDecl("x." + c, "x", 0, 0, s.rows(), s.rows()));
+            shards.add(new ShardDecl("w1." + c, "w1", 1, (long) c * fs, (long) (c + 1) * fs, s.hidden()));
+            if (s.bias1()) {
+                shards.add(new ShardDecl("b1." + c, "b1", 1, (long) c * fs, (long) (c + 1) * fs, s.hidden()));
+            }
+            shards.add(new ShardDecl("b2." + c, "b2", 0, 0, 1, 1));
+            shards.add(new ShardDecl("y." + c, "y", 0, 0, s.rows(), s.rows()));
         }
         List<Obligation> claims = List.of(Obligation.UNREDUCED_SHARD, Obligation.MULTICAST);
         Certificate cert = new Certificate(shards, null, claims);

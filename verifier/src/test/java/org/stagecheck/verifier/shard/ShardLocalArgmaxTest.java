@@ -30,7 +30,7 @@ class ShardLocalArgmaxTest {
     void an_argmax_over_the_shard_axis_is_rejected() {
         VerifyReport r = argmaxOfW2Over(0);
         assertThat(r.codes()).containsExactly("SHARD_LOCAL_ARGMAX", "SHARD_LOCAL_ARGMAX");
-        assertThat(r.diagnostics().get(1).message()).contains("[3,6) of w2");
+        assertThat(r.diagnostics().get(1).message()).contains("window 3:+3 of axis 0 of w2 (whose axis is [0,6))");
     }
 
     @Test

@@ -26,7 +26,7 @@ import org.stagecheck.verifier.corpus.TpSpec;
  * review: extra buffers and stages spliced in after a named stage, ports renamed. Chip c's
  * buffers end in {@code .c}; chip c's partial is {@code p.c}, the all-reduce {@code allreduce_w2}.
  */
-final class SplitEdits {
+public final class SplitEdits {
     /** Square partials (rows = model = 3), two chips, W2 rows [0,3) and [3,6): no multicast, no spill. */
     static final TpSpec SQUARE = new TpSpec(3, 3, 6, 2, TpSpec.Act.TANH, false, false, false);
 
@@ -36,7 +36,7 @@ final class SplitEdits {
     private final List<TensorDecl> tensors;
     private final List<ShardDecl> shards;
 
-    SplitEdits(TpSpec spec) {
+    public SplitEdits(TpSpec spec) {
         this.base = TpPrograms.split(spec, Plant.NONE);
         this.buffers = new ArrayList<>(base.program().buffers());
         this.stages = new ArrayList<>(base.program().stages());
@@ -56,6 +56,37 @@ final class SplitEdits {
         return new Site(chip, 0, 0);
     }
 
+    /** The core where chip {@code chip}'s compute runs (x is multicast there from core 0 when asked). */
+    public Site computeCore(int chip) {
+        return new Site(chip, base.spec().multicast() ? 1 : 0, 0);
+    }
+
+    public TpSpec spec() {
+        return base.spec();
+    }
+
+    /** Adds a buffer on chip {@code chip}'s compute core. */
+    public SplitEdits bufferAt(String name, int chip, int... dims) {
+        buffers.add(new BufferDecl(name, DType.F32, Shape.of(dims), computeCore(chip)));
+        return this;
+    }
+
+    /** Adds a tensor. */
+    public SplitEdits tensor(TensorDecl t) {
+        tensors.add(t);
+        return this;
+    }
+
+    /** The stages, to read and edit in place. */
+    public List<Stage> stages() {
+        return stages;
+    }
+
+    /** The certificate's shard declarations, to edit in place. */
+    public List<ShardDecl> shards() {
+        return shards;
+    }
+
     SplitEdits buffer(String name, int chip, int... dims) {
         buffers.add(new BufferDecl(name, DType.F32, Shape.of(dims), core(chip)));
         return this;
@@ -67,7 +98,7 @@ final class SplitEdits {
     }
 
     /** Inserts a stage right after stage {@code afterId}. */
-    SplitEdits after(String afterId, Stage s) {
+    public SplitEdits after(String afterId, Stage s) {
         stages.add(indexOf(afterId) + 1, s);
         return this;
     }
@@ -77,7 +108,7 @@ final class SplitEdits {
     }
 
     /** Replaces stage {@code id}'s input {@code from} by {@code to}. */
-    SplitEdits rewire(String id, String from, String to) {
+    public SplitEdits rewire(String id, String from, String to) {
         int i = indexOf(id);
         Stage s = stages.get(i);
         List<String> ins = s.ins().stream().map(b -> b.equals(from) ? to : b).toList();
@@ -85,7 +116,7 @@ final class SplitEdits {
         return this;
     }
 
-    SplitEdits replace(String id, StageKind kind) {
+    public SplitEdits replace(String id, StageKind kind) {
         int i = indexOf(id);
         Stage s = stages.get(i);
         stages.set(i, new Stage(s.id(), s.site(), s.ins(), s.outs(), kind));
@@ -101,21 +132,21 @@ final class SplitEdits {
         throw new IllegalArgumentException("no stage " + id);
     }
 
-    Program program() {
+    public Program program() {
         Program p = base.program();
         return new Program(p.name(), p.machine(), p.params(), tensors, buffers, p.groups(), stages);
     }
 
-    Certificate certificate() {
+    public Certificate certificate() {
         Certificate c = base.certificate();
         return new Certificate(shards, c.remap(), c.claims());
     }
 
-    TpCase asCase() {
+    public TpCase asCase() {
         return new TpCase(base.spec(), Plant.NONE, program(), certificate(), null, base.unsplit());
     }
 
-    VerifyReport verify() {
+    public VerifyReport verify() {
         return new Verifier().verify(program(), certificate(), null);
     }
 }

@@ -1,0 +1,104 @@
+package org.stagecheck.verifier.shard;
+
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Puts a value into a common frame (docs/verifier.md, "Frames"): an elementwise op reads element
+ * {@code j} of every input at once, so input {@code k} (term {@code T_k} over region {@code R_k})
+ * contributes {@code T_k[j + (R_k.origin - frame)]}: the term shifted by the distance between its
+ * window and the frame. A broadcast axis reads one fixed position, which is part of the key.
+ * Shifts, not windows, enter the key, so two chips that read the same relative windows of the
+ * same terms build the same term, and two that read different ones do not.
+ */
+final class Align {
+    private final Terms terms;
+
+    Align(Terms terms) {
+        this.terms = terms;
+    }
+
+    /** The frame of an op writing {@code outExt}: per axis the origin of the first input not broadcast there. */
+    static Sym[] frame(Iterable<Region> inputs, long[] outExt) {
+        Sym[] f = new Sym[outExt.length];
+        for (Region r : inputs) {
+            if (r == null) {
+                continue;
+            }
+            int lead = outExt.length - r.rank();
+            for (int a = Math.max(0, lead); a < outExt.length; a++) {
+                int ai = a - lead;
+                if (f[a] == null && !(r.extent(ai) == 1 && outExt[a] != 1)) {
+                    f[a] = r.origin(ai);
+                }
+            }
+        }
+        for (int a = 0; a < f.length; a++) {
+            if (f[a] == null) {
+                f[a] = Sym.ZERO;
+            }
+        }
+        return f;
+    }
+
+    /** {@code t} (held over {@code r}) as seen from {@code frame}. */
+    Term term(Term t, Region r, Sym[] frame, long[] outExt) {
+        int lead = frame.length - r.rank();
+        if (lead < 0 || t.rank() != r.rank()) {
+            return terms.of("opaque-align:" + t.id() + r.key() + frameKey(frame), t.text(), t.label(),
+                    Terms.unboundedLo(frame.length), Terms.unboundedHi(frame.length), t);
+        }
+        StringBuilder spec = new StringBuilder();
+        boolean identity = lead == 0;
+        long[] lo = new long[frame.length];
+        long[] hi = new long[frame.length];
+        for (int a = 0; a < frame.length; a++) {
+            lo[a] = Long.MIN_VALUE;
+            hi[a] = Long.MAX_VALUE;
+            if (a < lead) {
+                spec.append(";n");
+                continue;
+            }
+            int ai = a - lead;
+            // one element read at a fixed position: a broadcast, or an axis on which the term has one element
+            boolean single = t.hi()[ai] != Long.MAX_VALUE && t.lo()[ai] != Long.MIN_VALUE && t.hi()[ai] - t.lo()[ai] == 1;
+            if (r.extent(ai) == 1 && (outExt[a] != 1 || single)) {
+                spec.append(";b").append(r.origin(ai).key());
+                identity = false;
+                continue;
+            }
+            Long d = r.origin(ai).minus(frame[a]);
+            if (d == null) {
+                spec.append(";x").append(r.origin(ai).key()).append('|').append(frame[a].key());
+                identity = false;
+                continue;
+            }
+            spec.append(";s").append(d);
+            identity &= d == 0;
+            lo[a] = Terms.shiftBound(t.lo()[ai], d);
+            hi[a] = Terms.shiftBound(t.hi()[ai], d);
+        }
+        if (identity) {
+            return t;
+        }
+        return terms.of("al(" + t.id() + spec + ")", t.text(), t.label(), lo, hi, t);
+    }
+
+    SortedMap<Integer, Family> families(Map<Integer, Family> fams, Region r, Sym[] frame, long[] outExt) {
+        SortedMap<Integer, Family> out = new TreeMap<>();
+        for (Family f : fams.values()) {
+            Family g = f.map(t -> term(t, r, frame, outExt));
+            out.put(g.key(), g);
+        }
+        return out;
+    }
+
+    static String frameKey(Sym[] frame) {
+        StringBuilder sb = new StringBuilder("@");
+        for (Sym s : frame) {
+            sb.append(s.key()).append(',');
+        }
+        return sb.toString();
+    }
+}

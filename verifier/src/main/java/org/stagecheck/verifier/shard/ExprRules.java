@@ -1,0 +1,435 @@
+package org.stagecheck.verifier.shard;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.stagecheck.spec.ir.ComputeOp;
+import org.stagecheck.spec.ir.Expr;
+import org.stagecheck.spec.ir.Fn;
+import org.stagecheck.spec.ir.ReducePool;
+import org.stagecheck.verifier.Code;
+
+/**
+ * The transfer rules of {@code Generic} and {@code Scalar} stages (docs/verifier.md, "Transfer
+ * rules"). Over 300 lines because the rules of the expression algebra's functions on partials
+ * are one table that reads best in one place. An expression is evaluated over the abstract values {@link Ex} (a term: the same
+ * function of the logical tensors on every chip) and {@link Lin} (a partial: a sum of families'
+ * held slices). Partials pass only through operations linear in them, which commute with the
+ * all-reduce: {@code sum_c f(p_c) = f(sum_c p_c)}; everything else is a finding.
+ */
+final class ExprRules {
+    private final ShardState st;
+    private final Align align;
+
+    /** An abstract value of a subexpression. */
+    sealed interface AV {}
+
+    /** A term; {@code zero} when it is the constant 0 (adding it changes nothing). */
+    record Ex(Term term, boolean zero) implements AV {}
+
+    /** A partial: {@code pool} over the families' held slices. */
+    record Lin(ReducePool pool, SortedMap<Integer, Family> families, Origin origin) implements AV {}
+
+    ExprRules(ShardState st) {
+        this.st = st;
+        this.align = new Align(st.terms);
+    }
+
+    // ------------------------------------------------------------------ Generic
+
+    Val generic(ComputeOp.Generic g, List<Val> ins) {
+        return combine(g.expr(), ins, st.stage.ins(), "/kind/op/expr");
+    }
+
+    /**
+     * {@code expr} over {@code ins}, written in the shape of the stage's first output. When the
+     * expression uses a partial in a way that does not commute with the reduce, every partial input
+     * is taken as a plain value (demoted, docs/verifier.md "Demotion") and the expression is
+     * evaluated again over those.
+     */
+    Val combine(Expr expr, List<Val> ins, List<String> names, String field) {
+        long[] out = st.outDims();
+        if (out == null) {
+            return Val.TAINTED;
+        }
+        for (Val v : ins) {
+            if (v instanceof Val.Tainted) {
+                return Val.TAINTED;
+            }
+        }
+        try {
+            return evaluate(expr, harmonized(ins), out);
+        } catch (Refuted x) {
+            String buffer = firstPartialPort(ins, names);
+            List<Val> plain = new ArrayList<>();
+            for (Val v : ins) {
+                plain.add(v instanceof Val.Partial p ? st.demote(p, x.code, field, buffer, x.what) : v);
+            }
+            return evaluate(expr, harmonized(plain), out);
+        }
+    }
+
+    /** The inputs with hidden positions kept only when every input that has one has the same, and no partial is among them. */
+    private List<Val> harmonized(List<Val> ins) {
+        Val.Hidden common = null;
+        boolean conflict = false;
+        boolean partial = false;
+        for (Val v : ins) {
+            partial |= v instanceof Val.Partial;
+            if (v instanceof Val.Exact e && e.hidden() != null) {
+                conflict |= common != null && !common.equals(e.hidden());
+                common = e.hidden();
+            }
+        }
+        if (common == null || (!conflict && !partial)) {
+            return ins;
+        }
+        if (partial && !conflict) {
+            // a partial meeting one window's value: the partial is taken as a plain value too
+            throw new Refuted(Code.PARTIAL_NONLINEAR, "the elementwise op combines the partial with a value computed from one window of a contraction", null);
+        }
+        List<Val> out = new ArrayList<>();
+        for (Val v : ins) {
+            out.add(st.bake(v));
+        }
+        return out;
+    }
+
+    private Val evaluate(Expr expr, List<Val> ins, long[] out) {
+        List<Region> regions = new ArrayList<>();
+        Val.Hidden hidden = null;
+        for (Val v : ins) {
+            regions.add(regionOf(v));
+            if (v instanceof Val.Exact e && e.hidden() != null) {
+                hidden = e.hidden();
+            }
+        }
+        Sym[] frame = Align.frame(regions, out);
+        List<AV> args = new ArrayList<>();
+        for (int p = 0; p < ins.size(); p++) {
+            Val v = ins.get(p);
+            args.add(switch (v) {
+                case Val.Exact e -> new Ex(align.term(e.term(), e.region(), frame, out), false);
+                case Val.Partial pa -> new Lin(pa.pool(), align.families(pa.families(), pa.region(), frame, out), pa.origin());
+                case Val.Tainted t -> throw new IllegalStateException("tainted inputs are filtered out");
+                case null -> new Ex(st.terms.unbounded("unwritten-read:" + st.stageIndex + ":" + p, "unwritten", out.length), false);
+            });
+        }
+        AV r = eval(expr, args, frame, out.length);
+        Region region = new Region(frame, out);
+        return switch (r) {
+            case Ex e -> new Val.Exact(e.term(), region, hidden);
+            case Lin l -> new Val.Partial(l.pool(), l.families(), region, st.step("elementwise op keeps the partial", l.origin()));
+        };
+    }
+
+    private static String firstPartialPort(List<Val> ins, List<String> names) {
+        for (int p = 0; p < ins.size() && p < names.size(); p++) {
+            if (ins.get(p) instanceof Val.Partial) {
+                return names.get(p);
+            }
+        }
+        return names.isEmpty() ? null : names.getFirst();
+    }
+
+    static Region regionOf(Val v) {
+        return switch (v) {
+            case Val.Exact e -> e.region();
+            case Val.Partial p -> p.region();
+            case Val.Tainted t -> null;
+            case null -> null;
+        };
+    }
+
+    static String sentence(Code code, String what) {
+        String s = Character.toUpperCase(what.charAt(0)) + what.substring(1);
+        return switch (code) {
+            case PARTIAL_NONLINEAR -> s + " before the partial is reduced, which does not commute with the reduce.";
+            case PARTIAL_PARTITION_MISMATCH -> s + "; their combination is no partial the all-reduce can complete.";
+            default -> s + ".";
+        };
+    }
+
+    private AV eval(Expr e, List<AV> args, Sym[] frame, int rank) {
+        return switch (e) {
+            case Expr.In in -> in.index() < args.size() ? args.get(in.index())
+                    : new Ex(st.terms.unbounded("missing-port:" + in.index(), "in" + in.index(), rank), false);
+            case Expr.FloatConst c -> new Ex(st.terms.unbounded("cf:" + c.value(), Expr.print(c), rank), c.value() == 0.0);
+            case Expr.IntConst c -> new Ex(st.terms.unbounded("ci:" + c.value(), Expr.print(c), rank), c.value() == 0);
+            case Expr.ParamRef p -> new Ex(st.terms.unbounded("p:" + p.name(), p.name(), rank), false);
+            case Expr.Index ix -> new Ex(st.terms.unbounded("ix:" + ix.axis() + "@" + (ix.axis() < frame.length ? frame[ix.axis()].key() : "?"),
+                    "index(" + ix.axis() + ")", rank), false);
+            case Expr.Cast c -> cast(c, eval(c.arg(), args, frame, rank));
+            case Expr.Apply a -> {
+                List<AV> vs = new ArrayList<>(a.args().size());
+                for (Expr x : a.args()) {
+                    vs.add(eval(x, args, frame, rank));
+                }
+                yield apply(a.fn(), vs);
+            }
+        };
+    }
+
+    private AV cast(Expr.Cast c, AV v) {
+        return switch (v) {
+            case Ex x -> new Ex(op("cast-" + c.dtype().jsonName(), List.of(x.term())), false);
+            case Lin l when c.dtype().isFloating() -> l; // rounding only: the sum of rounded partials is within rounding of the rounded sum
+            case Lin l -> throw new Refuted(Code.PARTIAL_NONLINEAR, "a cast to " + c.dtype().jsonName() + " meets the partial", l.origin());
+        };
+    }
+
+    private AV apply(Fn fn, List<AV> vs) {
+        boolean anyLin = false;
+        List<Term> ts = new ArrayList<>();
+        for (AV v : vs) {
+            if (v instanceof Ex x) {
+                ts.add(x.term());
+            } else {
+                anyLin = true;
+            }
+        }
+        if (!anyLin) {
+            return new Ex(op(fn.spelling(), ts), false);
+        }
+        Lin first = firstLin(vs);
+        return switch (fn) {
+            case ADD -> add(vs.get(0), vs.get(1));
+            case SUB -> add(vs.get(0), negate(vs.get(1)));
+            case NEG -> negate(vs.get(0));
+            case MUL -> scale(fn, vs.get(0), vs.get(1));
+            case DIV -> vs.get(1) instanceof Lin l
+                    ? fail(Code.PARTIAL_NONLINEAR, "div divides by the " + describe(l), l)
+                    : scale(fn, vs.get(0), vs.get(1));
+            case MAX, MIN -> extreme(fn, vs.get(0), vs.get(1));
+            case SELECT -> select(vs.get(0), vs.get(1), vs.get(2));
+            case REM, ABS, EXP, LOG, SQRT, RSQRT, TANH, SIGMOID, RECIP, SIN, COS, EQ, NE, LT, LE, GT, GE, AND, OR, NOT ->
+                    fail(Code.PARTIAL_NONLINEAR, fn.spelling() + " meets the " + describe(first), first);
+        };
+    }
+
+    private static Lin firstLin(List<AV> vs) {
+        for (AV v : vs) {
+            if (v instanceof Lin l) {
+                return l;
+            }
+        }
+        throw new IllegalStateException("no partial among the arguments");
+    }
+
+    private static AV fail(Code code, String what, Lin l) {
+        throw new Refuted(code, what, l.origin());
+    }
+
+    static String describe(Lin l) {
+        return new Val.Partial(l.pool(), l.families(), Region.at0(new long[0]), null).describe();
+    }
+
+    private AV add(AV a, AV b) {
+        if (a instanceof Ex x && x.zero()) {
+            return b;
+        }
+        if (b instanceof Ex x && x.zero()) {
+            return a;
+        }
+        Lin la = a instanceof Lin l ? l : null;
+        Lin lb = b instanceof Lin l ? l : null;
+        Lin any = la != null ? la : lb;
+        if (any.pool() != ReducePool.SUM) {
+            return fail(Code.PARTIAL_NONLINEAR, "add meets the " + describe(any), any);
+        }
+        Lin l1 = la != null ? la : wholeOf((Ex) a, ReducePool.SUM, lb.origin());
+        Lin l2 = lb != null ? lb : wholeOf((Ex) b, ReducePool.SUM, la.origin());
+        if (l2.pool() != ReducePool.SUM) {
+            return fail(Code.PARTIAL_PARTITION_MISMATCH, "add meets the " + describe(l1) + " and the " + describe(l2), l2);
+        }
+        return new Lin(ReducePool.SUM, merge(l1, l2, true), Origin.owing(l1.origin(), l2.origin()));
+    }
+
+    private static Lin wholeOf(Ex x, ReducePool pool, Origin origin) {
+        Family f = Family.whole(x.term());
+        SortedMap<Integer, Family> m = new TreeMap<>();
+        m.put(f.key(), f);
+        return new Lin(pool, m, origin);
+    }
+
+    /** The summands of both; a slice held twice is counted twice under a sum (a finding), harmless under max/min. */
+    private SortedMap<Integer, Family> merge(Lin a, Lin b, boolean disjoint) {
+        SortedMap<Integer, Family> m = new TreeMap<>(a.families());
+        for (Family f : b.families().values()) {
+            Family had = m.get(f.key());
+            if (had == null) {
+                m.put(f.key(), f);
+            } else if (disjoint && had.slices().equals(f.slices())) {
+                // the same slices twice: twice the summand, still linear
+                m.remove(f.key());
+                Family twice = had.withTerm(op("add", List.of(had.term(), f.term())));
+                m.put(twice.key(), twice);
+            } else if (disjoint && had.slices().overlaps(f.slices())) {
+                throw new Refuted(Code.PARTIAL_OVERLAP, "add adds " + f.describe() + " to a partial that already holds " + had.describe(), b.origin());
+            } else {
+                m.put(f.key(), new Family(had.term(), had.slices().union(f.slices()), had.lo(), had.hi(), had.whole()));
+            }
+        }
+        return m;
+    }
+
+    private AV negate(AV v) {
+        return switch (v) {
+            case Ex x -> x.zero() ? x : new Ex(op("neg", List.of(x.term())), false);
+            case Lin l when l.pool() == ReducePool.SUM -> new Lin(l.pool(), mapTerms(l, t -> op("neg", List.of(t))), l.origin());
+            case Lin l -> fail(Code.PARTIAL_NONLINEAR, "neg meets the " + describe(l), l);
+        };
+    }
+
+    private AV scale(Fn fn, AV a, AV b) {
+        if (a instanceof Lin la && b instanceof Lin lb) {
+            return fail(Code.PARTIAL_NONLINEAR, fn.spelling() + " multiplies the " + describe(la) + " by the " + describe(lb), la);
+        }
+        if (a instanceof Ex x && x.zero() || b instanceof Ex y && y.zero()) {
+            Term any = a instanceof Ex x ? x.term() : ((Ex) b).term();
+            return new Ex(st.terms.unbounded("cf:0.0", "0.0", any.rank()), true);
+        }
+        Lin l = a instanceof Lin la ? la : (Lin) b;
+        Term other = a instanceof Ex x ? x.term() : ((Ex) b).term();
+        if (l.pool() != ReducePool.SUM) {
+            return fail(Code.PARTIAL_NONLINEAR, fn.spelling() + " meets the " + describe(l), l);
+        }
+        if (other.key().equals("cf:1.0") && (fn == Fn.MUL || a instanceof Lin)) {
+            return l; // times or over one: the same partial
+        }
+        boolean partialFirst = a instanceof Lin;
+        return new Lin(l.pool(), mapTerms(l, t -> op(fn.spelling(), partialFirst ? List.of(t, other) : List.of(other, t))), l.origin());
+    }
+
+    private AV extreme(Fn fn, AV a, AV b) {
+        ReducePool pool = fn == Fn.MAX ? ReducePool.MAX : ReducePool.MIN;
+        Lin any = a instanceof Lin l ? l : (Lin) b;
+        if (any.pool() != pool) {
+            return fail(Code.PARTIAL_NONLINEAR, fn.spelling() + " meets the " + describe(any), any);
+        }
+        Lin l1 = a instanceof Lin l ? l : wholeOf((Ex) a, pool, any.origin());
+        Lin l2 = b instanceof Lin l ? l : wholeOf((Ex) b, pool, any.origin());
+        if (l1.pool() != l2.pool()) {
+            return fail(Code.PARTIAL_PARTITION_MISMATCH, fn.spelling() + " meets the " + describe(l1) + " and the " + describe(l2), l2);
+        }
+        return new Lin(pool, merge(l1, l2, false), Origin.owing(l1.origin(), l2.origin()));
+    }
+
+    private AV select(AV c, AV a, AV b) {
+        if (c instanceof Lin l) {
+            return fail(Code.PARTIAL_NONLINEAR, "select takes the " + describe(l) + " as its condition", l);
+        }
+        Term cond = ((Ex) c).term();
+        Term zero = st.terms.unbounded("cf:0.0", "0.0", cond.rank());
+        Lin any = a instanceof Lin la ? la : (Lin) b;
+        if (any.pool() != ReducePool.SUM) {
+            return fail(Code.PARTIAL_NONLINEAR, "select meets the " + describe(any), any);
+        }
+        // select(c, a, b) = select(c, a, 0) + select(c, 0, b): each side is linear in its partial
+        AV left = masked(cond, zero, a, true);
+        AV right = masked(cond, zero, b, false);
+        return add(left, right);
+    }
+
+    private AV masked(Term cond, Term zero, AV v, boolean whereTrue) {
+        return switch (v) {
+            case Ex x when x.zero() -> x;
+            case Ex x -> wholeOf(new Ex(op("select", whereTrue ? List.of(cond, x.term(), zero) : List.of(cond, zero, x.term())), false),
+                    ReducePool.SUM, null);
+            case Lin l when l.pool() == ReducePool.SUM -> new Lin(l.pool(),
+                    mapTerms(l, t -> op("select", whereTrue ? List.of(cond, t, zero) : List.of(cond, zero, t))), l.origin());
+            case Lin l -> fail(Code.PARTIAL_PARTITION_MISMATCH, "select meets the " + describe(l), l);
+        };
+    }
+
+    private SortedMap<Integer, Family> mapTerms(Lin l, java.util.function.UnaryOperator<Term> f) {
+        SortedMap<Integer, Family> m = new TreeMap<>();
+        for (Family fam : l.families().values()) {
+            Family g = fam.map(f);
+            m.put(g.key(), g);
+        }
+        return m;
+    }
+
+    /** The term {@code name(args)}, defined where every argument is. */
+    Term op(String name, List<Term> args) {
+        int rank = 0;
+        for (Term t : args) {
+            rank = Math.max(rank, t.rank());
+        }
+        long[] lo = Terms.unboundedLo(rank);
+        long[] hi = Terms.unboundedHi(rank);
+        StringBuilder key = new StringBuilder("f:").append(name).append('(');
+        StringBuilder text = new StringBuilder(name).append('(');
+        String label = "";
+        for (int i = 0; i < args.size(); i++) {
+            Term t = args.get(i);
+            key.append(i == 0 ? "" : ",").append(t.id());
+            if (text.length() < Terms.TEXT_LIMIT) {
+                text.append(i == 0 ? "" : ", ").append(t.text());
+            }
+            if (label.isEmpty()) {
+                label = t.label();
+            }
+            int lead = rank - t.rank();
+            for (int a = 0; a < t.rank(); a++) {
+                lo[a + lead] = Math.max(lo[a + lead], t.lo()[a]);
+                hi[a + lead] = Math.min(hi[a + lead], t.hi()[a]);
+            }
+        }
+        return st.terms.of(key.append(')').toString(), text.append(')').toString(), label, lo, hi, args.toArray(Term[]::new));
+    }
+
+    // ------------------------------------------------------------------ Scalar
+
+    /**
+     * A scalar program's result {@code k} is the term {@code expr_k(inputs)}, where each input is the
+     * one element its buffer holds: term and position. A partial input is a finding (index
+     * arithmetic on an unreduced value).
+     */
+    List<Val> scalar(org.stagecheck.spec.ir.ScalarBody body, List<Val> ins) {
+        StringBuilder inputs = new StringBuilder();
+        List<Term> sources = new ArrayList<>();
+        for (int p = 0; p < ins.size(); p++) {
+            String b = st.stage.ins().get(p);
+            switch (ins.get(p)) {
+                case Val.Partial partial -> {
+                    st.report(Code.PARTIAL_AS_INDEX, "/ins/" + p, b,
+                            "Buffer '" + b + "' holds a " + partial.describe() + " and is read by a scalar program (index arithmetic) before it is reduced.",
+                            partial.origin(), "reads the " + partial.describe() + " in scalar arithmetic");
+                    return taintAll();
+                }
+                case Val.Tainted t -> {
+                    return taintAll();
+                }
+                case Val.Exact e -> {
+                    inputs.append(e.term().id()).append('@').append(e.region().key()).append(e.hiddenKey()).append(';');
+                    sources.add(e.term());
+                }
+                case null -> inputs.append("unwritten#").append(st.stageIndex).append(':').append(p).append(';');
+            }
+        }
+        List<Val> out = new ArrayList<>();
+        for (int k = 0; k < st.stage.outs().size(); k++) {
+            long[] dims = st.dims(st.stage.outs().get(k));
+            if (dims == null) {
+                out.add(Val.TAINTED);
+                continue;
+            }
+            Expr e = k < body.results().size() ? body.results().get(k) : new Expr.IntConst(0);
+            String text = Expr.print(e);
+            Term t = st.terms.of("sc:" + text + "(" + inputs + ")", text, "", dims, sources.toArray(Term[]::new));
+            out.add(new Val.Exact(t, Region.at0(dims)));
+        }
+        return out;
+    }
+
+    private List<Val> taintAll() {
+        List<Val> out = new ArrayList<>();
+        for (int k = 0; k < st.stage.outs().size(); k++) {
+            out.add(Val.TAINTED);
+        }
+        return out;
+    }
+}

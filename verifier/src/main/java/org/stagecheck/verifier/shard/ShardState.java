@@ -1,0 +1,282 @@
+package org.stagecheck.verifier.shard;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.stagecheck.spec.cert.ShardDecl;
+import org.stagecheck.spec.ir.BufferDecl;
+import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.verifier.Code;
+import org.stagecheck.verifier.Findings;
+import org.stagecheck.verifier.ProgramIndex;
+
+/**
+ * The state of one UnreducedShard analysis (docs/verifier.md, "The abstract domain"): the value
+ * of every written buffer, what every tensor holds, the multicast values in flight, the term
+ * table, and the stage being checked, with the helpers every rule shares (reporting with a trail,
+ * buffer shapes, logical leaves). One instance per verification.
+ */
+final class ShardState {
+    final ProgramIndex index;
+    final ShardDecls decls;
+    final Findings findings;
+    final Terms terms = new Terms();
+    /** The value of every written buffer; absent means unwritten. */
+    final Map<String, Val> values = new HashMap<>();
+    /** The value each multicast group's latest load sent, for its receivers. */
+    final Map<String, Val> inFlight = new HashMap<>();
+    /** What each tensor holds, once a stage touched it. */
+    final Map<String, TensorMemory> memories = new HashMap<>();
+    /** Remarks that are not findings (a combine folded in another order), for the obligation's note. */
+    final List<String> notes = new ArrayList<>();
+    int stageIndex;
+    Stage stage;
+
+    ShardState(ProgramIndex index, ShardDecls decls, Findings findings) {
+        this.index = index;
+        this.decls = decls;
+        this.findings = findings;
+    }
+
+    Val value(String buffer) {
+        return buffer == null ? null : values.get(buffer);
+    }
+
+    /** The dims of buffer {@code name}, or null when undeclared. */
+    long[] dims(String name) {
+        BufferDecl d = index.buffer(name);
+        if (d == null) {
+            return null;
+        }
+        long[] out = new long[d.shape().rank()];
+        for (int a = 0; a < out.length; a++) {
+            out[a] = d.shape().dim(a);
+        }
+        return out;
+    }
+
+    long[] outDims() {
+        return stage.outs().isEmpty() ? null : dims(stage.outs().getFirst());
+    }
+
+    int chipOf(String buffer) {
+        BufferDecl d = index.buffer(buffer);
+        return d == null ? -1 : d.site().chip();
+    }
+
+    Origin step(String what, Origin previous) {
+        return new Origin(stageIndex, stage.id(), what, previous);
+    }
+
+    /** A finding at the current stage whose trail is {@code origin}'s, then {@code finalStep} here. */
+    void report(Code code, String field, String buffer, String message, Origin origin, String finalStep) {
+        List<String> trail = new ArrayList<>();
+        if (origin != null) {
+            trail.addAll(origin.trail());
+        }
+        if (finalStep != null) {
+            trail.add("#" + stageIndex + " " + stage.id() + ": " + finalStep);
+        }
+        findings.atStage(code, stageIndex, stage, field, buffer, message, trail);
+    }
+
+    /** The memory of tensor {@code t}, made on first touch. */
+    TensorMemory memory(TensorDecl t) {
+        return memories.computeIfAbsent(t.name(), n -> TensorMemory.initial(t, decls.of(n), this));
+    }
+
+    /** Where tensor {@code t}'s index 0 lies in its logical tensor, per axis (the declaration's start on its axis). */
+    long[] logicalShift(TensorDecl t) {
+        long[] s = new long[t.shape().rank()];
+        ShardDecl d = decls.of(t.name());
+        if (d != null && d.axis() < s.length) {
+            s[d.axis()] = d.start();
+        }
+        return s;
+    }
+
+    /** The logical tensor that bound tensor {@code t} is a window of: its declaration's, else itself. */
+    Term leaf(TensorDecl t) {
+        ShardDecl d = decls.of(t.name());
+        long[] dims = new long[t.shape().rank()];
+        for (int a = 0; a < dims.length; a++) {
+            dims[a] = t.shape().dim(a);
+        }
+        String logical = t.name();
+        if (d != null && d.axis() < dims.length) {
+            dims[d.axis()] = d.extent();
+            logical = d.logical();
+        }
+        StringBuilder key = new StringBuilder("leaf:").append(logical).append(':').append(t.dtype());
+        for (long x : dims) {
+            key.append(',').append(x);
+        }
+        return terms.of(key.toString(), logical, logical, dims);
+    }
+
+    /**
+     * A value the checker cannot relate to any logical expression: a term unique to this stage and
+     * output, so it equals nothing another chip holds (and an all-reduce of it is never accepted).
+     */
+    Val opaque(long[] dims, String what) {
+        if (dims == null) {
+            return Val.TAINTED;
+        }
+        Term t = terms.of("opaque:" + stageIndex + ":" + what, what + " at #" + stageIndex, "", dims);
+        return new Val.Exact(t, Region.at0(dims));
+    }
+
+    // ------------------------------------------------------------------ demotion
+
+    private final java.util.Set<Demotion> reportedDemotions = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
+    /**
+     * The term of a partial ({@code pool} over {@code families}, all in one frame of rank
+     * {@code rank}) used as a plain value at this stage: it names the chip's slices, so it equals
+     * another chip's only if they hold the same ones. {@code what} says how it was used.
+     */
+    Term demote(org.stagecheck.spec.ir.ReducePool pool, java.util.SortedMap<Integer, Family> families, int rank, Origin origin,
+                Code code, String field, String buffer, String what) {
+        StringBuilder key = new StringBuilder("dm(").append(pool.name());
+        long[] lo = Terms.unboundedLo(rank);
+        long[] hi = Terms.unboundedHi(rank);
+        Term[] sources = new Term[families.size()];
+        int n = 0;
+        String label = "";
+        for (Family f : families.values()) {
+            key.append(';').append(f.key()).append(f.slices());
+            Term t = f.term();
+            sources[n++] = t;
+            label = label.isEmpty() ? t.label() : label;
+            for (int a = 0; a < Math.min(rank, t.rank()); a++) {
+                lo[a] = Math.max(lo[a], t.lo()[a]);
+                hi[a] = Math.min(hi[a], t.hi()[a]);
+            }
+        }
+        String described = new Val.Partial(pool, families, Region.at0(new long[0]), null).describe();
+        List<String> trail = new ArrayList<>();
+        if (origin != null) {
+            trail.addAll(origin.trail());
+        }
+        trail.add("#" + stageIndex + " " + stage.id() + ": " + what);
+        String s = Character.toUpperCase(what.charAt(0)) + what.substring(1);
+        String message = switch (code) {
+            case PARTIAL_NONLINEAR -> s + " before the partial is reduced, which does not commute with the reduce.";
+            case PARTIAL_STORE -> s + ", so the tensor holds this chip's share only.";
+            default -> s + ".";
+        };
+        Demotion why = new Demotion(code, stageIndex, stage, field, buffer, message, trail);
+        return terms.demoted(key.append(')').toString(), "the " + described, label, lo, hi, why, sources);
+    }
+
+    /**
+     * The partial as a plain value. A partial of one contraction over one window (plus whole
+     * summands) becomes that contraction over "a window of this width" held at the window's start
+     * as a hidden position, so the heads of an attention are one term; any other partial becomes a
+     * term that names its slices.
+     */
+    Val.Exact demote(Val.Partial p, Code code, String field, String buffer, String what) {
+        if (p.origin() != null && p.origin().pending() != null && reportedDemotions.add(p.origin().pending())) {
+            Demotion d = p.origin().pending();
+            findings.atStage(d.code(), d.stageIndex(), d.stage(), d.field(), d.buffer(), d.message(), d.trail());
+        }
+        Family windowed = null;
+        int contractions = 0;
+        for (Family f : p.families().values()) {
+            if (!f.whole()) {
+                contractions++;
+                windowed = f;
+            }
+        }
+        Term plain = demote(p.pool(), p.families(), p.region().rank(), p.origin(), code, field, buffer, what);
+        if (contractions != 1 || windowed.slices().ranges() != 1) {
+            return new Val.Exact(plain, p.region());
+        }
+        long start = windowed.slices().start();
+        long width = windowed.slices().length();
+        Term core = windowed.generic() != null ? windowed.generic() : windowed.term();
+        long shift = windowed.generic() != null ? windowed.shift() : 0;
+        StringBuilder key = new StringBuilder("dmh(").append(p.pool().name()).append(';').append(core.id()).append("/w").append(width);
+        for (Family f : p.families().values()) {
+            if (f.whole()) {
+                key.append(";whole").append(f.term().id());
+            }
+        }
+        Term t = terms.demoted(key.append(')').toString(), "the " + p.describe(), plain.label(), plain.lo(), plain.hi(), terms.demotion(plain), plain);
+        return new Val.Exact(t, p.region(), new Val.Hidden(Sym.of(start), width, shift));
+    }
+
+    /** The value with its hidden position made part of its term (chip-specific when positions differ). */
+    Val.Exact bake(Val.Exact e) {
+        if (e.hidden() == null) {
+            return e;
+        }
+        if (normalize(e) instanceof Val.Exact diag && diag.hidden() == null) {
+            return diag;
+        }
+        Term t = e.term();
+        return new Val.Exact(terms.of("at(" + t.id() + ";" + e.hiddenKey() + ")", t.text(), t.label(), t.lo(), t.hi(), t), e.region());
+    }
+
+    Val bake(Val v) {
+        return v instanceof Val.Exact e ? bake(e) : v;
+    }
+
+    /**
+     * A value whose hidden position is the start of a visible window of the hidden width (one head's
+     * output, columns [8h, 8h+8) computed from head h's scores) is a window of the "diagonal" term:
+     * at column j, the head whose window holds j. Heads side by side are then adjacent windows of it.
+     */
+    Val normalize(Val v) {
+        if (!(v instanceof Val.Exact e) || e.hidden() == null || !e.hidden().at().isConstant()) {
+            return v;
+        }
+        Region r = e.region();
+        long w = e.hidden().width();
+        for (int a = 0; a < r.rank(); a++) {
+            Long d = e.hidden().at().minus(r.origin(a));
+            if (d == null || d != 0 || r.extent(a) != w || !r.origin(a).isConstant()) {
+                continue;
+            }
+            long residue = Math.floorMod(r.origin(a).constant(), w);
+            Term t = e.term();
+            Term diag = terms.of("diag(" + t.id() + ";" + a + ";" + d + ";" + w + ";" + residue + ";" + e.hidden().shift() + ")", t.text(), t.label(), t.lo(), t.hi(), t);
+            return new Val.Exact(diag, r);
+        }
+        return v;
+    }
+
+    /**
+     * Reports the demotions that {@code involved} were built from (each once per verification);
+     * returns whether there was one: then it, not the place where the chips' values met, is the
+     * finding.
+     */
+    boolean reportDemotions(Iterable<Term> involved, Code only) {
+        boolean any = false;
+        for (Term t : involved) {
+            Demotion d = t == null ? null : terms.demotion(t);
+            if (d == null || (only != null && d.code() != only)) {
+                continue;
+            }
+            any = true;
+            if (reportedDemotions.add(d)) {
+                findings.atStage(d.code(), d.stageIndex(), d.stage(), d.field(), d.buffer(), d.message(), d.trail());
+            }
+        }
+        return any;
+    }
+
+    /** The terms a value is built from: its term, or its families' terms. */
+    static List<Term> termsOf(Val v) {
+        List<Term> out = new ArrayList<>();
+        switch (v) {
+            case Val.Exact e -> out.add(e.term()); // a hidden position does not change where it came from
+            case Val.Partial p -> p.families().values().forEach(f -> out.add(f.term()));
+            case Val.Tainted t -> { }
+            case null -> { }
+        }
+        return out;
+    }
+}

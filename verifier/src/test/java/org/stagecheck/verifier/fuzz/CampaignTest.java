@@ -1,0 +1,39 @@
+package org.stagecheck.verifier.fuzz;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Set;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The evaluator-judged campaign as the checker's standing test: no program the evaluator shows
+ * wrong is accepted, and every right program rejected is one of the documented limits
+ * (docs/verifier.md, "Limits"). A fast slice runs in every build; the full campaign of 10 000
+ * programs is tagged {@code campaign} and run on demand
+ * ({@code bin/mvn25 -pl verifier -am test -Dgroups=campaign -DexcludedGroups= -Dtest=CampaignTest -Dsurefire.failIfNoSpecifiedTests=false}).
+ */
+class CampaignTest {
+    /** Mutations whose right programs the checker may reject, each a documented limit. */
+    static final Set<Mutation> DOCUMENTED_LIMITS = Set.of();
+
+    private static void check(Campaign.Tally t) {
+        System.out.println(t.table());
+        assertThat(t.unsound()).as("accepted although the evaluator shows them wrong (edits of the logical program aside)").isEmpty();
+        assertThat(t.incomplete()).as("right programs rejected outside the documented limits")
+                .allSatisfy(r -> assertThat(DOCUMENTED_LIMITS).as(r.toString()).contains(r.mutation()));
+    }
+
+    @Test
+    void a_fast_slice_of_the_campaign_has_no_accepted_wrong_program() {
+        check(Campaign.run(1, 300));
+    }
+
+    @Test
+    @Tag("campaign")
+    void the_full_campaign_of_ten_thousand_programs() {
+        Campaign.Tally t = Campaign.run(1, 10_000);
+        assertThat(t.total()).isEqualTo(10_000);
+        check(t);
+    }
+}
