@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
@@ -115,22 +114,14 @@ record RunInputs(InputsDir inputs, InputsDir stateFrom, Map<String, Path> explic
     static Map<String, Long> params(Program program, InputsManifest manifest, Map<String, Long> paramOverrides) throws BadInputException {
         Map<String, Long> values = new LinkedHashMap<>(manifest.params());
         values.putAll(paramOverrides);
-        List<String> missing = new ArrayList<>();
-        for (Param p : program.params()) {
-            Long v = values.get(p.name());
-            if (v == null) {
-                missing.add(p.name() + " in [" + p.min() + ", " + p.max() + "]");
-            } else if (v < p.min() || v > p.max()) {
-                throw new BadInputException("parameter " + p.name() + " = " + v + " is outside its declared range [" + p.min() + ", " + p.max() + "]");
+        List<org.stagecheck.spec.diag.Diagnostic> faults = org.stagecheck.backend.ParamCheck.faults(program, values);
+        if (!faults.isEmpty()) {
+            StringBuilder msg = new StringBuilder();
+            for (org.stagecheck.spec.diag.Diagnostic d : faults) {
+                msg.append(msg.isEmpty() ? "" : "; ").append(d.message());
             }
-        }
-        for (String name : values.keySet()) {
-            if (program.params().stream().noneMatch(p -> p.name().equals(name))) {
-                throw new BadInputException("the program has no parameter '" + name + "'");
-            }
-        }
-        if (!missing.isEmpty()) {
-            throw new BadInputException("unbound parameter(s): " + String.join(", ", missing) + "; give --param NAME=VALUE");
+            boolean unbound = faults.stream().anyMatch(d -> d.code().equals("PARAM_UNBOUND"));
+            throw new BadInputException(msg + (unbound ? " Give --param NAME=VALUE." : ""));
         }
         return values;
     }

@@ -29,7 +29,7 @@ class RunCommandTest {
         if (!name.startsWith("scalar")) {
             // only the scalar example declares pos: every other program must refuse it
             assertThat(r.exit()).isEqualTo(2);
-            assertThat(r.err()).contains("has no parameter 'pos'");
+            assertThat(r.err()).contains("A value was given for 'pos', which is not a parameter of the program.");
             r = CliRunner.run("run", "../examples/" + name + ".json", "--random", "7", "--out", out.toString());
         }
         assertThat(r.exit()).as(r.out() + r.err()).isZero();

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.stagecheck.spec.diag.Diagnostic;
-import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.validate.Validator;
@@ -29,22 +28,7 @@ public final class Preflight {
     /** Faults of the bindings and parameters of one run. */
     public static List<Diagnostic> bindings(Program program, Map<String, Tensor> bound, Map<String, Long> params) {
         List<Diagnostic> faults = new ArrayList<>();
-        Map<String, Param> declared = program.paramsByName();
-        for (Param p : program.params()) {
-            Long v = params.get(p.name());
-            if (v == null) {
-                faults.add(Diagnostic.atField("PARAM_UNBOUND", "/params/" + p.name(), "Parameter '" + p.name() + "' has no value for this run."));
-            } else if (v < p.min() || v > p.max()) {
-                faults.add(Diagnostic.atField("PARAM_OUT_OF_RANGE", "/params/" + p.name(), "Parameter '" + p.name() + "' is " + v
-                        + ", outside its declared range [" + p.min() + ", " + p.max() + "]."));
-            }
-        }
-        for (String name : params.keySet()) {
-            if (!declared.containsKey(name)) {
-                faults.add(Diagnostic.atField("PARAM_UNKNOWN", "/params",
-                        "A value was given for '" + name + "', which is not a parameter of the program."));
-            }
-        }
+        faults.addAll(org.stagecheck.backend.ParamCheck.faults(program, params));
         Map<String, TensorDecl> decls = program.tensorsByName();
         for (String name : bound.keySet()) {
             if (!decls.containsKey(name)) {

@@ -15,7 +15,6 @@ import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Group;
-import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
@@ -34,7 +33,6 @@ public final class PreparedProgram {
     private final Map<String, BufferDecl> buffers;
     private final Map<String, TensorDecl> tensors;
     private final Map<String, Group> groups;
-    private final Map<String, Param> params;
     private final List<Diagnostic> sizeFaults;
     private final ShapeCache shapes = new ShapeCache();
 
@@ -45,7 +43,6 @@ public final class PreparedProgram {
         this.buffers = Map.copyOf(program.buffersByName());
         this.tensors = java.util.Collections.unmodifiableMap(program.tensorsByName());
         this.groups = Map.copyOf(program.groupsByName());
-        this.params = Map.copyOf(program.paramsByName());
         List<Diagnostic> faults = new ArrayList<>();
         checkBufferSizes(program, faults);
         this.sizeFaults = List.copyOf(faults);
@@ -128,23 +125,7 @@ public final class PreparedProgram {
     }
 
     private void checkParams(Map<String, Long> params, List<Diagnostic> faults) {
-        Map<String, Param> declared = this.params;
-        for (Param p : program.params()) {
-            Long v = params.get(p.name());
-            if (v == null) {
-                faults.add(Diagnostic.atField("PARAM_UNBOUND", "/params/" + p.name(),
-                        "Parameter '" + p.name() + "' has no value for this run."));
-            } else if (v < p.min() || v > p.max()) {
-                faults.add(Diagnostic.atField("PARAM_OUT_OF_RANGE", "/params/" + p.name(),
-                        "Parameter '" + p.name() + "' is " + v + ", outside its declared range [" + p.min() + ", " + p.max() + "]."));
-            }
-        }
-        for (String name : params.keySet()) {
-            if (!declared.containsKey(name)) {
-                faults.add(Diagnostic.atField("PARAM_UNKNOWN", "/params",
-                        "A value was given for '" + name + "', which is not a parameter of the program."));
-            }
-        }
+        faults.addAll(org.stagecheck.backend.ParamCheck.faults(program, params));
     }
 
     /**
