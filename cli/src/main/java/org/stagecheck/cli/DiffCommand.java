@@ -1,11 +1,8 @@
 package org.stagecheck.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -95,6 +92,9 @@ final class DiffCommand implements Callable<Integer> {
         String backendName;
         try {
             Policy policy = parsePolicy();
+            // report paths are checked before any work, as every output path is
+            OutputPaths.OutputFile htmlOut = html == null ? null : OutputPaths.file("--html", html);
+            OutputPaths.OutputFile divergentOut = html == null ? null : OutputPaths.file("--html", divergentPage());
             MathMode mode = switch (math.toLowerCase(Locale.ROOT)) {
                 case "precise" -> MathMode.PRECISE;
                 case "fast" -> MathMode.FAST;
@@ -140,10 +140,8 @@ final class DiffCommand implements Callable<Integer> {
                     r = CutBisect.bisect(program, bound, params, Backends.named(backend), policy, mode);
                 }
             }
-            writeHtml(r, backendName);
+            writeHtml(r, backendName, htmlOut, divergentOut);
         } catch (BadInputException | DebugInputException e) {
-            return fail(stdout, err, e.getMessage());
-        } catch (IOException e) {
             return fail(stdout, err, e.getMessage());
         }
         DiffResult result = r;
@@ -172,35 +170,22 @@ final class DiffCommand implements Callable<Integer> {
         }
     }
 
-    private void writeHtml(DiffResult r, String backendName) throws IOException {
-        if (html == null) {
-            return;
-        }
+    /** {@code FILE}'s sibling {@code .divergent.html}: the golden report of the divergent stage. */
+    private Path divergentPage() {
         String stem = html.getFileName().toString().replaceFirst("\\.html?$", "");
-        Path divergent = html.resolveSibling(stem + ".divergent.html");
-        String page = DiffReports.divergentHtml(r, backendName);
-        if (page != null) {
-            write(divergent, page);
-        }
-        write(html, DiffReports.html(r, page == null ? null : divergent.getFileName().toString()));
+        return html.resolveSibling(stem + ".divergent.html");
     }
 
-    /** Writes through a temporary file, so no half-written page remains. */
-    private static void write(Path file, String text) throws IOException {
-        Path abs = file.toAbsolutePath().normalize();
-        Path parent = abs.getParent();
-        try {
-            Files.createDirectories(parent);
-            Path tmp = Files.createTempFile(parent, "." + abs.getFileName(), ".tmp");
-            try {
-                Files.writeString(tmp, text, StandardCharsets.UTF_8);
-                Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
-        } catch (IOException e) {
-            throw new IOException("cannot write " + file + ": " + e.getMessage(), e);
+    private static void writeHtml(DiffResult r, String backendName, OutputPaths.OutputFile htmlOut, OutputPaths.OutputFile divergentOut)
+            throws BadInputException {
+        if (htmlOut == null) {
+            return;
         }
+        String page = DiffReports.divergentHtml(r, backendName);
+        if (page != null) {
+            divergentOut.write(page.getBytes(StandardCharsets.UTF_8));
+        }
+        htmlOut.write(DiffReports.html(r, page == null ? null : divergentOut.path().getFileName().toString()).getBytes(StandardCharsets.UTF_8));
     }
 
     private int fail(PrintWriter stdout, PrintWriter err, String message) {

@@ -75,9 +75,18 @@ class DiffCommandTest {
     }
 
     @Test
+    void anHtmlPathInAMissingDirectoryIsRefusedBeforeTheWork() throws Exception {
+        CliRunner r = CliRunner.run("diff", ref.toString(), ref.toString(), "--program", program.toString(),
+                "--html", tmp.resolve("nowhere/diff.html").toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("--html").contains("does not exist");
+    }
+
+    @Test
     void aPerturbedStageIsTheFirstDivergentStageOfTheTraceDiffWithTextJsonAndHtml() throws Exception {
         Path back = tmp.resolve("back");
         String victim = stageIdOf(backendWithPerturbedStage(back, 1, true));
+        Files.createDirectories(tmp.resolve("report")); // report paths are checked, never created, before the work
         CliRunner text = CliRunner.run("diff", ref.toString(), back.toString(), "--program", program.toString(), "--inputs", dir.toString(),
                 "--html", tmp.resolve("report/diff.html").toString());
         assertThat(text.exit()).as(text.out() + text.err()).isEqualTo(1);
