@@ -20,7 +20,10 @@ import org.stagecheck.spec.gen.RandomPrograms;
 import org.stagecheck.spec.ir.Machine;
 import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.AccessPattern;
+import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.gen.KindName;
 import org.stagecheck.tensor.RandomBindings;
 import org.stagecheck.tensor.Tensor;
@@ -79,7 +82,39 @@ public final class Generators {
         }
         Machine m = g.program().machine();
         return new Generated("random " + g.program().name() + " (" + m.chips() + " chips of " + m.width() + "x" + m.height() + ", "
-                + g.program().stages().size() + " stages)", g.program(), g.certificate(), RandomBindings.forProgram(g.program(), seed), params);
+                + g.program().stages().size() + " stages)", g.program(), g.certificate(),
+                indicesInRange(g.program(), RandomBindings.forProgram(g.program(), seed)), params);
+    }
+
+    /**
+     * {@code bound} with the values of every i32 tensor that is loaded into an index buffer folded
+     * into the rows of the table it indexes ({@code floorMod}), so that a random program's
+     * gathers read their tables instead of faulting on the first index outside them (a fault in
+     * both runs would leave the law "same outputs" nothing to compare).
+     */
+    static Map<String, Tensor> indicesInRange(Program p, Map<String, Tensor> bound) {
+        Map<String, String> loadedFrom = new HashMap<>();
+        Map<String, Tensor> out = new LinkedHashMap<>(bound);
+        var tensors = p.tensorsByName();
+        for (Stage s : p.stages()) {
+            if (!(s.kind() instanceof StageKind.Load l)) {
+                continue;
+            }
+            if (l.pattern() instanceof AccessPattern.Indirect ind && loadedFrom.containsKey(ind.indexBuffer())) {
+                String source = loadedFrom.get(ind.indexBuffer());
+                Tensor t = out.get(source);
+                int rows = tensors.get(l.tensor()).shape().dim(0);
+                if (t != null && t.dtype() == DType.I32 && rows > 0) {
+                    int[] v = t.toInts();
+                    for (int i = 0; i < v.length; i++) {
+                        v[i] = Math.floorMod(v[i], rows);
+                    }
+                    out.put(source, Tensor.fromInts(t.shape(), v));
+                }
+            }
+            s.outs().forEach(b -> loadedFrom.put(b, l.tensor()));
+        }
+        return out;
     }
 
     /**
@@ -147,7 +182,7 @@ public final class Generators {
         for (Param p : ex.program().params()) {
             params.put(p.name(), r.nextLong(p.min(), p.max() + 1));
         }
-        Candidate whole = new Candidate(ex.program(), RandomBindings.forProgram(ex.program(), seed), params);
+        Candidate whole = new Candidate(ex.program(), indicesInRange(ex.program(), RandomBindings.forProgram(ex.program(), seed)), params);
         int n = whole.program().stages().size();
         Optional<Generated> w = ex.certificate() == null && n > 1 ? window(r, whole, "example " + ex.name(), true) : Optional.empty();
         return w.orElseGet(() -> new Generated("example " + ex.name(), whole.program(), ex.certificate(), whole.bound(), whole.params()));
