@@ -70,7 +70,8 @@ class PassCheckGalleryTest {
 
     @Test
     void aFusionThatDropsTheCastIsCaught() {
-        caught(1, "fusion of two Generics that drops the cast (a bf16 intermediate)", PassCheck.of("fusion drops the cast", Pass.of(p -> GalleryPasses.fuseGenerics(p, false))).generator(NARROW).run(),
+        caught(1, "fusion of two Generics that drops the cast (a bf16 intermediate)",
+                PassCheck.of("fusion drops the cast", Pass.of(p -> GalleryPasses.fuseGenerics(p, false))).generator(NARROW).run(),
                 "same outputs", 6);
     }
 
@@ -84,7 +85,8 @@ class PassCheckGalleryTest {
 
     @Test
     void aSchedulerThatMovesAStoreAboveTheLoadReadingTheTensorIsCaught() {
-        caught(2, "scheduler that moves a Store above the Load reading the tensor's old contents", PassCheck.of("scheduler ignores tensors", Pass.of(p -> GalleryPasses.hoistStores(p, false))).generator(RELOADS).run(),
+        caught(2, "scheduler that moves a Store above the Load reading the tensor's old contents",
+                PassCheck.of("scheduler ignores tensors", Pass.of(p -> GalleryPasses.hoistStores(p, false))).generator(RELOADS).run(),
                 "same outputs", 8);
     }
 
@@ -96,18 +98,21 @@ class PassCheckGalleryTest {
 
     @Test
     void aRemapThatForgetsTheSpillIsCaught() {
-        caught(3, "buffer remap that forgets a MatMul's spill", PassCheck.of("remap forgets the spill", (p, c) -> GalleryPasses.renumber(p, c, false)).run(), "well-formed", 6);
+        caught(3, "buffer remap that forgets a MatMul's spill",
+                PassCheck.of("remap forgets the spill", (p, c) -> GalleryPasses.renumber(p, c, false)).run(), "well-formed", 6);
     }
 
     @Test
     void aSplitThatAddsTheBiasBeforeTheAllReduceIsCaught() {
-        caught(4, "split that adds the bias before the all-reduce", PassCheck.of("bias before the all-reduce", Pass.of(GalleryPasses::biasBeforeAllReduce)).generator(BIASED).run(),
+        caught(4, "split that adds the bias before the all-reduce",
+                PassCheck.of("bias before the all-reduce", Pass.of(GalleryPasses::biasBeforeAllReduce)).generator(BIASED).run(),
                 "certificate verifies", 12);
     }
 
     @Test
     void aLayoutPassThatSwapsTransposeAxesIsCaught() {
-        caught(5, "layout pass composing two transposes the wrong way round (axes swapped)", PassCheck.of("transposes composed backwards", Pass.of(p -> GalleryPasses.composeTransposes(p, false))).generator(CHAINED).run(),
+        caught(5, "layout pass composing two transposes the wrong way round (axes swapped)",
+                PassCheck.of("transposes composed backwards", Pass.of(p -> GalleryPasses.composeTransposes(p, false))).generator(CHAINED).run(),
                 "well-formed", 4);
     }
 
