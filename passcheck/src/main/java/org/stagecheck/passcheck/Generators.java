@@ -1,11 +1,13 @@
 package org.stagecheck.passcheck;
 
+import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.random.RandomGenerator;
+import java.util.stream.Stream;
 import org.stagecheck.author.Author;
 import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.AuthorOutcome;
@@ -16,15 +18,15 @@ import org.stagecheck.reduce.Candidate;
 import org.stagecheck.reduce.Windows;
 import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.gen.GenSpace;
+import org.stagecheck.spec.gen.KindName;
 import org.stagecheck.spec.gen.RandomPrograms;
+import org.stagecheck.spec.ir.AccessPattern;
+import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Machine;
 import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
-import org.stagecheck.spec.ir.AccessPattern;
-import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
-import org.stagecheck.spec.gen.KindName;
 import org.stagecheck.tensor.RandomBindings;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.verifier.Verifier;
@@ -141,13 +143,13 @@ public final class Generators {
         if (mayBeWhole && r.nextInt(4) == 0) {
             return Optional.empty();
         }
-        List<Integer> starts = new java.util.ArrayList<>();
+        List<Integer> starts = new ArrayList<>();
         boolean[] fits = new boolean[n];
         var buffers = p.buffersByName();
         for (int i = 0; i < n; i++) {
             Stage st = p.stages().get(i);
             fits[i] = config.space().kinds().contains(KindName.of(st))
-                    && java.util.stream.Stream.concat(st.ins().stream(), st.outs().stream())
+                    && Stream.concat(st.ins().stream(), st.outs().stream())
                             .allMatch(b -> buffers.containsKey(b) && config.space().dtypes().contains(buffers.get(b).dtype()));
             if (fits[i]) {
                 starts.add(i);
@@ -204,7 +206,7 @@ public final class Generators {
             return window(r, cut);
         }
         int first = r.nextInt(degrees.size());
-        List<Integer> order = new java.util.ArrayList<>(degrees.subList(first, degrees.size()));
+        List<Integer> order = new ArrayList<>(degrees.subList(first, degrees.size()));
         order.addAll(degrees.subList(0, first));
         Generated g = split(cut, order);
         return g.certificate() == null ? window(r, cut) : g;

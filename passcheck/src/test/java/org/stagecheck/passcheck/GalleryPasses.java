@@ -15,8 +15,8 @@ import org.stagecheck.spec.ir.Fn;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Site;
 import org.stagecheck.spec.ir.Stage;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.ir.StageKind;
+import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.json.ProgramCodec;
 import org.stagecheck.spec.validate.Validator;
 
