@@ -5,6 +5,11 @@ import java.util.Map;
 import java.util.Optional;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
+import org.stagecheck.golden.compare.Comparator;
+import org.stagecheck.golden.compare.Comparison;
+import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.golden.derive.DerivedBounds;
+import org.stagecheck.golden.derive.MathMode;
 import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Program;
@@ -48,7 +53,7 @@ public sealed interface Law {
     /**
      * The child's certificate verifies ({@link Verifier#verify}): against the parent when the
      * certificate claims a buffer remap of it, on its own otherwise (a rewrite that is no remap
-     * claims nothing about the parent's stages).
+     * claims nothing about the parent's stages). The signature names every distinct finding.
      */
     record CertificateVerifies() implements Law {
         @Override
@@ -60,19 +65,34 @@ public sealed interface Law {
         public Optional<Violation> check(Application a) {
             Certificate c = a.child().certificate();
             VerifyReport r = new Verifier().verify(a.child().program(), c, c != null && c.remap() != null ? a.parent() : null);
+            // every distinct finding in the signature, so that shrinking cannot trade the bug's finding for another's
             return r.holds() ? Optional.empty()
-                    : Optional.of(new Violation(name(), name() + ": " + r.codes().getFirst(), r.diagnostics().getFirst().render()));
+                    : Optional.of(new Violation(name(), name() + ": " + String.join(", ", new java.util.TreeSet<>(r.codes())),
+                            r.diagnostics().getFirst().render()));
         }
     }
 
     /**
      * Parent and child, run on the same bound tensors and parameters, end with the same output and
-     * state tensors: bit for bit when {@code relative} is 0, else within {@code relative *
-     * max(1, max|parent|)} per tensor; a run that faults must fault in the other with the same code.
+     * state tensors under a golden tolerance {@link Policy} ({@link Comparator}, docs/golden.md,
+     * "Tolerance policies"): bit for bit with {@link #bitExact()}, or within {@code ulp N},
+     * {@code allclose}, {@code pcc} or {@code derived} (its per-element bound computed from the
+     * parent on the same inputs) with {@link #within}. A run that faults must fault in the other
+     * with the same code. The shrinking signature is {@code same outputs: differ} whatever the policy.
      */
-    record SameOutputs(double relative) implements Law {
+    record SameOutputs(Policy policy) implements Law {
+        public SameOutputs {
+            java.util.Objects.requireNonNull(policy, "policy");
+        }
+
+        /** Every output and state element bit-equal (golden's {@code exact}). */
         public static SameOutputs bitExact() {
-            return new SameOutputs(0);
+            return new SameOutputs(new Policy.Exact());
+        }
+
+        /** Every output and state tensor within {@code policy} of the parent's. */
+        public static SameOutputs within(Policy policy) {
+            return new SameOutputs(policy);
         }
 
         @Override
@@ -94,43 +114,30 @@ public sealed interface Law {
             if (!before.ok()) {
                 return Optional.empty();
             }
+            Map<String, Tensor> tolerances = policy instanceof Policy.Derived ? derivedBounds(a) : Map.of();
             for (TensorDecl t : a.parent().tensors()) {
                 if (t.role() != TensorRole.OUTPUT && t.role() != TensorRole.STATE) {
                     continue;
                 }
-                String where = difference(before.tensor(t.name()), after.tensor(t.name()));
-                if (where != null) {
-                    return Optional.of(new Violation(name(), name() + ": differ", "tensor '" + t.name() + "': " + where));
+                Tensor got = after.tensor(t.name());
+                if (got == null) {
+                    return Optional.of(new Violation(name(), name() + ": differ", "tensor '" + t.name() + "': the child does not have it"));
+                }
+                Comparison c = Comparator.compare(before.tensor(t.name()), got, policy, tolerances.get(t.name()));
+                if (!c.passed()) {
+                    return Optional.of(new Violation(name(), name() + ": differ", "tensor '" + t.name() + "' (child against parent): " + c.summary()));
                 }
             }
             return Optional.empty();
         }
 
-        private String difference(Tensor want, Tensor got) {
-            if (got == null) {
-                return "the child does not have it";
+        /** The parent's per-element bounds on these inputs; none when they cannot be computed (the comparison then says so). */
+        private static Map<String, Tensor> derivedBounds(Application a) {
+            try {
+                return DerivedBounds.compute(a.parent(), a.bound(), a.params(), MathMode.PRECISE).bounds();
+            } catch (DerivedBounds.BoundException e) {
+                return Map.of();
             }
-            if (!want.shape().equals(got.shape()) || want.dtype() != got.dtype()) {
-                return "the child's is " + got.dtype() + got.shape() + ", the parent's " + want.dtype() + want.shape();
-            }
-            double scale = 1;
-            for (long e = 0; e < want.size(); e++) {
-                double v = Math.abs(want.getDouble(e));
-                if (Double.isFinite(v)) {
-                    scale = Math.max(scale, v);
-                }
-            }
-            for (long e = 0; e < want.size(); e++) {
-                double x = want.getDouble(e);
-                double y = got.getDouble(e);
-                boolean same = relative == 0
-                        ? Double.doubleToRawLongBits(x) == Double.doubleToRawLongBits(y) || (Double.isNaN(x) && Double.isNaN(y))
-                        : (Double.isNaN(x) ? Double.isNaN(y) : Math.abs(x - y) <= relative * scale);
-                if (!same) {
-                    return "element " + e + " is " + y + " in the child, " + x + " in the parent";
-                }
-            }
-            return null;
         }
     }
 

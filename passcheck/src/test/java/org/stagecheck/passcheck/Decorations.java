@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.random.RandomGenerator;
+import org.stagecheck.spec.cert.Certificate;
+import org.stagecheck.spec.cert.ShardDecl;
 import org.stagecheck.spec.ir.AccessPattern;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
@@ -38,7 +40,14 @@ final class Decorations {
         return o;
     }
 
-    /** After each all-reduce: load a bias on the first output's site, add it to that output, store the sum to a new output. */
+    /**
+     * A bias after each all-reduce, as a split compiler writes it: every member chip loads its own
+     * copy of the bias (one tensor per chip, bound to the same values), before the all-reduce;
+     * after it, the first member adds its copy to the reduced value and stores the sum to a new
+     * output. The other copies are loaded and not used: what a pass that adds the bias before the
+     * all-reduce on every chip will reach for. The certificate declares each copy the whole of one
+     * logical bias.
+     */
     static Generated biasAfterAllReduce(Generated g, long seed) {
         Program p = g.program();
         Map<String, BufferDecl> buffers = p.buffersByName();
@@ -46,6 +55,7 @@ final class Decorations {
         List<BufferDecl> decls = new ArrayList<>(p.buffers());
         List<Stage> stages = new ArrayList<>();
         Map<String, Tensor> bound = new LinkedHashMap<>(g.bound());
+        List<ShardDecl> shards = new ArrayList<>(g.certificate() == null ? List.of() : g.certificate().shards());
         int k = 0;
         for (Stage s : p.stages()) {
             if (!(s.kind() instanceof StageKind.AllReduce)) {
@@ -53,24 +63,32 @@ final class Decorations {
                 continue;
             }
             BufferDecl out = buffers.get(s.outs().getFirst());
-            Site site = out.site();
             String n = "bias" + k++;
-            TensorDecl bias = new TensorDecl(n, DType.F32, out.shape(), site.chip(), TensorRole.WEIGHT);
-            tensors.add(bias);
-            bound.put(n, RandomBindings.of(bias, seed));
-            decls.add(new BufferDecl(n + ".b", DType.F32, out.shape(), site));
+            Tensor values = RandomBindings.of(new TensorDecl(n, DType.F32, out.shape(), out.site().chip(), TensorRole.WEIGHT), seed);
+            for (int j = 0; j < s.ins().size(); j++) {
+                Site site = buffers.get(s.ins().get(j)).site();
+                TensorDecl copy = new TensorDecl(n + ".c" + j, DType.F32, out.shape(), site.chip(), TensorRole.WEIGHT);
+                tensors.add(copy);
+                bound.put(copy.name(), values);
+                // the certificate says what the copies are: each the whole of one logical bias
+                shards.add(new ShardDecl(copy.name(), n, 0, 0, out.shape().dim(0), out.shape().dim(0)));
+                decls.add(new BufferDecl(n + ".b" + j, DType.F32, out.shape(), site));
+                stages.add(new Stage(n + ".load" + j, site, List.of(), List.of(n + ".b" + j),
+                        new StageKind.Load(copy.name(), new AccessPattern.Block(zeros(out.shape().rank()), out.shape()), 1, null)));
+            }
+            Site site = out.site();
             decls.add(new BufferDecl(n + ".sum", DType.F32, out.shape(), site));
             tensors.add(new TensorDecl(n + ".out", DType.F32, out.shape(), site.chip(), TensorRole.OUTPUT));
-            stages.add(new Stage(n + ".load", site, List.of(), List.of(n + ".b"),
-                    new StageKind.Load(n, new AccessPattern.Block(zeros(out.shape().rank()), out.shape()), 1, null)));
             stages.add(s);
-            stages.add(new Stage(n + ".add", site, List.of(out.name(), n + ".b"), List.of(n + ".sum"),
+            stages.add(new Stage(n + ".add", site, List.of(out.name(), n + ".b0"), List.of(n + ".sum"),
                     new StageKind.Compute(new ComputeOp.Generic(Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1))))));
             stages.add(new Stage(n + ".store", site, List.of(n + ".sum"), List.of(),
                     new StageKind.Store(n + ".out", new AccessPattern.Block(zeros(out.shape().rank()), out.shape()), 1, 1)));
         }
         Program decorated = new Program(p.name(), p.machine(), p.params(), tensors, decls, p.groups(), stages);
-        return new Generated(g.origin() + " + a bias after each all-reduce", decorated, g.certificate(), bound, g.params());
+        Certificate c = g.certificate() == null ? new Certificate(shards, null, List.of())
+                : new Certificate(shards, g.certificate().remap(), g.certificate().claims());
+        return new Generated(g.origin() + " + a bias after each all-reduce", decorated, c, bound, g.params());
     }
 
     /** After each rank-2 transpose x -> y: x reshaped to [a, b, 1], two transposes by random non-identity perms, stored. */

@@ -13,8 +13,10 @@ import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Fn;
 import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.Site;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
+import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.json.ProgramCodec;
 import org.stagecheck.spec.validate.Validator;
 
@@ -278,9 +280,11 @@ final class GalleryPasses {
 
     /**
      * Moves a bias add that follows a sum all-reduce ({@code add(reduced, bias)}) in front of it,
-     * onto the partial on the bias's chip: the split a compiler might write to save a stage. The
-     * bias is then summed with the partials instead of added to their sum (and a split that
-     * repeated it on every chip would count it once per chip): the verifier's PARTIAL_PLUS_FULL.
+     * onto every member's partial, each chip adding its own copy of the bias (a Load on the
+     * partial's site of a weight of the bias's shape and dtype, loaded before the all-reduce and
+     * read by nothing else): the split a compiler might write to save a stage after the reduce.
+     * The all-reduce then sums the bias once per chip: the verifier's finding on a partial plus a
+     * full value, and outputs off by (chips - 1) times the bias.
      */
     static Program biasBeforeAllReduce(Program p) {
         List<Stage> stages = p.stages();
@@ -297,23 +301,22 @@ final class GalleryPasses {
                         || !ge.expr().equals(Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)))) {
                     continue;
                 }
-                String bias = add.ins().get(1);
-                String partial = reduce.ins().stream()
-                        .filter(b -> buffers.get(b).site().equals(buffers.get(bias).site())).findFirst().orElse(null);
-                int biasLoaded = -1;
-                for (int k = 0; k < r; k++) {
-                    if (stages.get(k).outs().contains(bias)) {
-                        biasLoaded = k;
-                    }
+                BufferDecl bias = buffers.get(add.ins().get(1));
+                List<String> copies = new ArrayList<>();
+                for (String partial : reduce.ins()) {
+                    copies.add(biasCopyOn(p, r, buffers.get(partial).site(), bias, add.ins().get(1)));
                 }
-                if (partial == null || biasLoaded < 0) {
+                if (copies.contains(null)) {
                     continue;
                 }
                 List<Stage> next = new ArrayList<>(stages);
                 next.set(g, new Stage(add.id(), add.site(), List.of(add.ins().getFirst()), add.outs(),
                         new StageKind.Compute(new ComputeOp.Generic(Expr.in(0)))));
-                next.add(r, new Stage(add.id() + ".early", buffers.get(partial).site(), List.of(partial, bias), List.of(partial),
-                        new StageKind.Compute(new ComputeOp.Generic(Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1))))));
+                for (int j = reduce.ins().size() - 1; j >= 0; j--) {
+                    String partial = reduce.ins().get(j);
+                    next.add(r, new Stage(add.id() + ".early" + j, buffers.get(partial).site(), List.of(partial, copies.get(j)), List.of(partial),
+                            new StageKind.Compute(new ComputeOp.Generic(Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1))))));
+                }
                 Program candidate = p.withStages(next);
                 if (valid(candidate)) {
                     return candidate;
@@ -321,5 +324,29 @@ final class GalleryPasses {
             }
         }
         return p;
+    }
+
+    /**
+     * The copy of {@code bias} on {@code site}: {@code biasName} itself when it lives there, else a
+     * buffer of its shape and dtype there, loaded before stage {@code before} from a weight and
+     * read by no stage; null when there is none.
+     */
+    private static String biasCopyOn(Program p, int before, Site site, BufferDecl bias, String biasName) {
+        if (bias.site().equals(site)) {
+            return biasName;
+        }
+        var tensors = p.tensorsByName();
+        for (int k = 0; k < before; k++) {
+            Stage s = p.stages().get(k);
+            if (!(s.kind() instanceof StageKind.Load l) || s.outs().size() != 1 || tensors.get(l.tensor()).role() != TensorRole.WEIGHT) {
+                continue;
+            }
+            BufferDecl b = p.buffersByName().get(s.outs().getFirst());
+            if (b.site().equals(site) && b.shape().equals(bias.shape()) && b.dtype() == bias.dtype()
+                    && p.stages().stream().noneMatch(x -> x.ins().contains(b.name()))) {
+                return b.name();
+            }
+        }
+        return null;
     }
 }

@@ -2,20 +2,32 @@ package org.stagecheck.passcheck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.random.RandomGenerator;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 
 /**
  * The gallery: buggy passes, each caught by PassCheck within its default tries and shrunk to a
  * counter-example of a few stages that breaks the same law the same way; the correct passes hold.
- * Each report is printed: the sizes in the README come from these lines.
+ * Each report is printed, and the table of the README and docs/pass-testing.md ("The gallery") is
+ * written to {@code target/passcheck/gallery.md} by this class alone:
+ * {@code bin/mvn25 -B -q test -pl passcheck -am -Dsurefire.failIfNoSpecifiedTests=false -Dtest=PassCheckGalleryTest}.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PassCheckGalleryTest {
+    /** The table's rows, by their place in it (the tests run in any order). */
+    private final Map<Integer, String> rows = new TreeMap<>();
+
     private static final Generators RANDOM = new Generators(GenConfig.randomOnly(), new Interpreter(RunOptions.defaults()));
 
     private static final Function<RandomGenerator, Generated> BIASED = r -> {
@@ -29,7 +41,18 @@ class PassCheckGalleryTest {
 
     private static final Function<RandomGenerator, Generated> RELOADS = r -> Decorations.loadBeforeRestore(RANDOM.random(r));
 
-    private static PassCheckReport caught(PassCheckReport r, String law, int maxStages) {
+    @AfterAll
+    void writeTheTable() throws IOException {
+        StringBuilder t = new StringBuilder("| buggy pass | caught on try (of " + PassCheck.DEFAULT_TRIES
+                + ") | law: finding | stages before -> after | elements before -> after |\n| --- | ---: | --- | --- | --- |\n");
+        rows.values().forEach(r -> t.append(r).append('\n'));
+        Path out = Path.of("target", "passcheck", "gallery.md");
+        Files.createDirectories(out.getParent());
+        Files.writeString(out, t);
+        System.out.println(t);
+    }
+
+    private PassCheckReport caught(int place, String bug, PassCheckReport r, String law, int maxStages) {
         System.out.println(r.text());
         assertThat(r.passed()).as("the bug is caught").isFalse();
         PassCheckReport.Failure f = r.failure();
@@ -40,12 +63,15 @@ class PassCheckGalleryTest {
         assertThat(f.minimal().resolve("program.json")).exists();
         assertThat(f.minimal().resolve("inputs.json")).exists();
         assertThat(f.replay()).contains("-Dtest='PassCheckGalleryTest#").endsWith("-Dstagecheck.seed=" + f.seed());
+        rows.put(place, "| %s | %d | %s | %d -> %d | %d -> %d |".formatted(bug, f.tryIndex() + 1, f.violation().signature(),
+                f.before().stages(), f.after().stages(), f.before().elements(), f.after().elements()));
         return r;
     }
 
     @Test
     void aFusionThatDropsTheCastIsCaught() {
-        caught(PassCheck.of("fusion drops the cast", Pass.of(p -> GalleryPasses.fuseGenerics(p, false))).generator(NARROW).run(),
+        caught(1, "fusion of two Generics that drops the cast (a bf16 intermediate)",
+                PassCheck.of("fusion drops the cast", Pass.of(p -> GalleryPasses.fuseGenerics(p, false))).generator(NARROW).run(),
                 "same outputs", 6);
     }
 
@@ -59,7 +85,8 @@ class PassCheckGalleryTest {
 
     @Test
     void aSchedulerThatMovesAStoreAboveTheLoadReadingTheTensorIsCaught() {
-        caught(PassCheck.of("scheduler ignores tensors", Pass.of(p -> GalleryPasses.hoistStores(p, false))).generator(RELOADS).run(),
+        caught(2, "scheduler that moves a Store above the Load reading the tensor's old contents",
+                PassCheck.of("scheduler ignores tensors", Pass.of(p -> GalleryPasses.hoistStores(p, false))).generator(RELOADS).run(),
                 "same outputs", 8);
     }
 
@@ -71,18 +98,21 @@ class PassCheckGalleryTest {
 
     @Test
     void aRemapThatForgetsTheSpillIsCaught() {
-        caught(PassCheck.of("remap forgets the spill", (p, c) -> GalleryPasses.renumber(p, c, false)).run(), "well-formed", 6);
+        caught(3, "buffer remap that forgets a MatMul's spill",
+                PassCheck.of("remap forgets the spill", (p, c) -> GalleryPasses.renumber(p, c, false)).run(), "well-formed", 6);
     }
 
     @Test
     void aSplitThatAddsTheBiasBeforeTheAllReduceIsCaught() {
-        caught(PassCheck.of("bias before the all-reduce", Pass.of(GalleryPasses::biasBeforeAllReduce)).generator(BIASED).run(),
+        caught(4, "split that adds the bias before the all-reduce",
+                PassCheck.of("bias before the all-reduce", Pass.of(GalleryPasses::biasBeforeAllReduce)).generator(BIASED).run(),
                 "certificate verifies", 12);
     }
 
     @Test
     void aLayoutPassThatSwapsTransposeAxesIsCaught() {
-        caught(PassCheck.of("transposes composed backwards", Pass.of(p -> GalleryPasses.composeTransposes(p, false))).generator(CHAINED).run(),
+        caught(5, "layout pass composing two transposes the wrong way round (axes swapped)",
+                PassCheck.of("transposes composed backwards", Pass.of(p -> GalleryPasses.composeTransposes(p, false))).generator(CHAINED).run(),
                 "well-formed", 4);
     }
 

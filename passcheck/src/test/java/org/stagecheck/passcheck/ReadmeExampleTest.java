@@ -8,7 +8,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.spec.cert.BufferRemap;
 import org.stagecheck.spec.cert.Certificate;
+import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.spec.gen.KindName;
 import org.stagecheck.spec.ir.ComputeOp;
+import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
@@ -32,8 +35,22 @@ class ReadmeExampleTest {
     void renumberingBuffersKeepsEveryLaw() {
         PassCheck.of("renumber buffers", ReadmeExampleTest::renumberBuffers)
                 .laws(new Law.WellFormed(), new Law.CertificateVerifies(), Law.SameOutputs.bitExact(), new Law.Idempotent())
-                .tries(1000)       // random programs, windows of the tiny model's cuts, its 2-chip splits
-                .check();          // on a failure: an AssertionError naming the seed, the law, the minimal program, the replay
+                .tries(1000)   // random programs, windows of the tiny model's cuts and of the examples, splits
+                .check();      // on a failure: an AssertionError naming the seed, the law, the minimal program, the replay
+    }
+
+    @Test
+    void renumberingHoldsOnSmallBf16ProgramsWithoutMulticastWithinOneUlp() {
+        GenConfig config = GenConfig.defaults()
+                .withKinds(KindName.LOAD, KindName.STORE, KindName.GENERIC, KindName.MAT_MUL, KindName.ALL_REDUCE)
+                .withDtypes(DType.BF16, DType.F32)
+                .withMulticast(false)
+                .withTpDegrees(2)          // splits over 2 chips, with their certificates
+                .withStages(0, 30);        // random programs of at most 30 stages
+        PassCheck.of("renumber buffers, bf16", ReadmeExampleTest::renumberBuffers)
+                .config(config)
+                .laws(new Law.WellFormed(), new Law.CertificateVerifies(), Law.SameOutputs.within(new Policy.Ulp(1)))
+                .check();
     }
 
     /** Its buggy twin forgets a MatMul's spill: caught, shrunk, and reported with the command that replays it. */

@@ -26,13 +26,13 @@ final class CrossCoreFragments {
      * row-by-row order); the first receiver transforms what it got and stores it.
      */
     static void multicast(GenContext g) {
-        int chip = g.rnd.nextInt(g.o.chips());
+        int chip = g.rnd.nextInt(g.chips);
         Site sender = g.site(chip);
-        int x0 = g.rnd.nextInt(g.o.width());
-        int y0 = g.rnd.nextInt(g.o.height());
-        Rect rect = new Rect(x0, y0, g.rnd.nextInt(1, g.o.width() - x0 + 1), g.rnd.nextInt(1, g.o.height() - y0 + 1));
+        int x0 = g.rnd.nextInt(g.width);
+        int y0 = g.rnd.nextInt(g.height);
+        Rect rect = new Rect(x0, y0, g.rnd.nextInt(1, g.width - x0 + 1), g.rnd.nextInt(1, g.height - y0 + 1));
         if (rect.width() * rect.height() == 1 && rect.contains(sender.x(), sender.y())) {
-            rect = new Rect(0, 0, g.o.width(), g.o.height());
+            rect = new Rect(0, 0, g.width, g.height);
         }
         Group group = g.b.group(chip, rect, sender);
         DType dt = g.anyType();
@@ -53,26 +53,30 @@ final class CrossCoreFragments {
             }
         }
         Site first = receivers.get(0);
-        String out = g.b.buffer("recvd", dt, shape, first);
-        Expr e = new TypedExprs(g.rnd, List.of(ValueType.of(dt)), GenContext.PARAMS, 2).usingAllInputs(ValueType.of(dt), 2);
-        g.b.stage(first, List.of(firstGot), List.of(out), new StageKind.Compute(new ComputeOp.Generic(e)));
+        String out = firstGot;
+        if (g.allows(KindName.GENERIC)) {
+            out = g.b.buffer("recvd", dt, shape, first);
+            Expr e = g.exprs(List.of(ValueType.of(dt)), 2).usingAllInputs(ValueType.of(dt), 2);
+            g.b.stage(first, List.of(firstGot), List.of(out), new StageKind.Compute(new ComputeOp.Generic(e)));
+        }
         g.storeWhole("recvd", out, dt, shape, first, TensorRole.OUTPUT);
     }
 
     /**
-     * Tensor parallelism over 2 to 4 distinct chips: chip i multiplies its column slice of a
+     * Tensor parallelism over distinct chips (2 to 4, or one of the allowed degrees), partials in f32 when allowed: chip i multiplies its column slice of a
      * replicated input (declared a whole copy) by its row shard of a logical weight (declared as a {@link ShardDecl}), giving
      * a partial sum; an {@code AllReduce(SUM)} with the canonical combine gives every member the full
      * value, and the first member stores it.
      */
     static void allReduce(GenContext g) {
-        int members = g.rnd.nextInt(2, Math.min(g.o.chips(), 4) + 1);
+        int members = members(g);
         int[] chips = distinctChips(g, members);
         int m = g.dim();
         int n = g.dim();
         int ks = g.dim(4);
         int k = members * ks;
         DType dt = g.floatType();
+        DType partial = g.allows(DType.F32) ? DType.F32 : dt;
         String logical = g.b.logicalName("proj");
         String input = logical + ".input"; // names the logical x without drawing a fresh name (the program stays as it was)
         List<String> partials = new ArrayList<>();
@@ -92,13 +96,26 @@ final class CrossCoreFragments {
             String wb = g.b.buffer("ws", dt, Shape.of(ks, n), site);
             g.b.stage(site, List.of(), List.of(wb), new StageKind.Load(w,
                     new AccessPattern.Block(GenContext.zeros(2), Shape.of(ks, n)), 1, null));
-            String p = g.b.buffer("partial", DType.F32, Shape.of(m, n), site);
+            String p = g.b.buffer("partial", partial, Shape.of(m, n), site);
             g.b.stage(site, List.of(xa, wb), List.of(p), new StageKind.Compute(ComputeOp.MatMul.plain()));
             partials.add(p);
-            outs.add(g.b.buffer("reduced", DType.F32, Shape.of(m, n), site));
+            outs.add(g.b.buffer("reduced", partial, Shape.of(m, n), site));
         }
         g.b.stage(sites.get(0), partials, outs, StageKind.AllReduce.of(ReducePool.SUM, logical, members));
-        g.storeWhole("reduced", outs.get(0), DType.F32, Shape.of(m, n), sites.get(0), TensorRole.OUTPUT);
+        g.storeWhole("reduced", outs.get(0), partial, Shape.of(m, n), sites.get(0), TensorRole.OUTPUT);
+    }
+
+    /**
+     * The chips a split spans: one of the allowed degrees that the machine holds; with the
+     * degrees 2..k allowed, a draw in that range (the draw every program made before degrees were a choice).
+     */
+    private static int members(GenContext g) {
+        List<Integer> degrees = g.space.tpDegrees().stream().filter(d -> d <= g.chips).toList();
+        int top = degrees.getLast();
+        if (degrees.getFirst() == 2 && degrees.size() == top - 1) {
+            return g.rnd.nextInt(2, top + 1);
+        }
+        return degrees.get(g.rnd.nextInt(degrees.size()));
     }
 
     /** {@code count} (at most 4) distinct chip indices in random order, by rejection: O(count^2), not O(chips). */
@@ -106,7 +123,7 @@ final class CrossCoreFragments {
         int[] out = new int[count];
         int have = 0;
         while (have < count) {
-            int c = g.rnd.nextInt(g.o.chips());
+            int c = g.rnd.nextInt(g.chips);
             boolean fresh = true;
             for (int i = 0; i < have; i++) {
                 fresh &= out[i] != c;

@@ -2,7 +2,7 @@ package org.stagecheck.spec.gen;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
 import org.stagecheck.spec.ir.AccessPattern;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Offset;
@@ -10,54 +10,81 @@ import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Site;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorRole;
+import org.stagecheck.spec.ir.ValueType;
 
 /**
- * What every fragment draws from: the seeded random source, the program under construction, the
- * options, and the parameters. Parameter {@code pos} (range {@code [0, posMax]}) drives the
- * parameter-dependent offsets; {@code layer} (range {@code [0, 3]}) appears only in expressions.
+ * What every fragment draws from: the random source, the program under construction, the machine
+ * and the largest dimension, what may appear ({@link GenSpace}), and the parameters. Parameter
+ * {@code pos} (range {@code [0, posMax]}) drives the parameter-dependent offsets; {@code layer}
+ * (range {@code [0, 3]}) appears only in expressions. With everything allowed a fragment makes the
+ * same draws as it always did, so a seed of {@link RandomPrograms#generate} keeps its program.
  */
 final class GenContext {
     static final String POS = "pos";
     static final String LAYER = "layer";
     static final List<String> PARAMS = List.of(POS, LAYER);
-    private static final DType[] FLOATS = {DType.F32, DType.BF16, DType.F16, DType.E4M3, DType.E5M2};
 
-    final SplittableRandom rnd;
+    final RandomGenerator rnd;
     final ProgramBuilder b;
-    final GenOptions o;
+    final int chips;
+    final int width;
+    final int height;
+    final int maxDim;
+    final GenSpace space;
     final int posMax;
+    private final DType[] floats;
 
-    GenContext(SplittableRandom rnd, ProgramBuilder b, GenOptions o, int posMax) {
+    GenContext(RandomGenerator rnd, ProgramBuilder b, GenSpace space, int maxDim, int posMax) {
         this.rnd = rnd;
         this.b = b;
-        this.o = o;
+        this.chips = b.machine().chips();
+        this.width = b.machine().width();
+        this.height = b.machine().height();
+        this.maxDim = maxDim;
+        this.space = space;
         this.posMax = posMax;
+        this.floats = space.floats().toArray(DType[]::new);
+    }
+
+    boolean allows(KindName kind) {
+        return space.kinds().contains(kind);
+    }
+
+    boolean allows(DType dtype) {
+        return space.dtypes().contains(dtype);
+    }
+
+    /** Random expressions over inputs of {@code types} whose casts stay inside the allowed dtypes. */
+    TypedExprs exprs(List<ValueType> types, int indexRank) {
+        return new TypedExprs(rnd, types, PARAMS, indexRank, floats, allows(DType.I32));
     }
 
     /** A dimension in {@code [1, maxDim]}. */
     int dim() {
-        return rnd.nextInt(1, o.maxDim() + 1);
+        return rnd.nextInt(1, maxDim + 1);
     }
 
     /** A dimension in {@code [1, min(limit, maxDim)]}. */
     int dim(int limit) {
-        return rnd.nextInt(1, Math.min(limit, o.maxDim()) + 1);
+        return rnd.nextInt(1, Math.min(limit, maxDim) + 1);
     }
 
+    /** An allowed floating dtype (all five, in {@link DType} order, when everything is allowed). */
     DType floatType() {
-        return FLOATS[rnd.nextInt(FLOATS.length)];
+        return floats[rnd.nextInt(floats.length)];
     }
 
+    /** An allowed dtype: i32 one time in four when allowed, else a floating one. */
     DType anyType() {
-        return rnd.nextInt(4) == 0 ? DType.I32 : floatType();
+        return rnd.nextInt(4) == 0 && allows(DType.I32) ? DType.I32 : floatType();
     }
 
     Site site() {
-        return site(rnd.nextInt(o.chips()));
+        return site(rnd.nextInt(chips));
     }
 
     Site site(int chip) {
-        return new Site(chip, rnd.nextInt(o.width()), rnd.nextInt(o.height()));
+        return new Site(chip, rnd.nextInt(width), rnd.nextInt(height));
     }
 
     /** A random divisor of {@code n} (n >= 1), so that sub-blocks tile a block exactly. */

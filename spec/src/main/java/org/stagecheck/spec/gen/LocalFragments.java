@@ -24,7 +24,7 @@ import org.stagecheck.spec.ir.ValueType;
 final class LocalFragments {
     private LocalFragments() {}
 
-    /** A KV-cache row: Load a block at row {@code pos + c} of a state tensor, a Generic, Store it back there. */
+    /** A KV-cache row: Load a block at row {@code pos + c} of a state tensor, a Generic (when allowed), Store it back there. */
     static void kvCacheRow(GenContext g) {
         Site site = g.site();
         int c = g.rnd.nextInt(3);
@@ -36,20 +36,28 @@ final class LocalFragments {
         List<Offset> origin = List.of(Offset.param(GenContext.POS, 1, c), Offset.constant(0));
         String r = g.b.buffer("row", dt, row, site);
         g.b.stage(site, List.of(), List.of(r), new StageKind.Load(cache, new AccessPattern.Block(origin, row), 1, null));
-        String out = g.b.buffer("upd", dt, row, site);
-        Expr e = new TypedExprs(g.rnd, List.of(ValueType.FLOAT), GenContext.PARAMS, 2).usingAllInputs(ValueType.FLOAT, 3);
-        g.b.stage(site, List.of(r), List.of(out), new StageKind.Compute(new ComputeOp.Generic(e)));
+        String out = r;
+        if (g.allows(KindName.GENERIC)) {
+            out = g.b.buffer("upd", dt, row, site);
+            Expr e = g.exprs(List.of(ValueType.FLOAT), 2).usingAllInputs(ValueType.FLOAT, 3);
+            g.b.stage(site, List.of(r), List.of(out), new StageKind.Compute(new ComputeOp.Generic(e)));
+        }
         g.b.stage(site, List.of(out), List.of(), new StageKind.Store(cache, new AccessPattern.Block(origin, row), 1, g.divisor(d)));
     }
 
     /**
      * A contraction streamed over 1 or 2 chunks into an f32 spill buffer (zeroed by a Generic
      * first), with optional transposes and a bias on the last chunk; A and B are streamed loads,
-     * contiguous or interleaved (stride = chunks x block).
+     * contiguous or interleaved (stride = chunks x block). Without Generic stages or f32, one chunk
+     * and no spill.
      */
     static void streamedMatMul(GenContext g) {
         Site site = g.site();
+        boolean spilled = g.allows(KindName.GENERIC) && g.allows(DType.F32);
         int chunks = g.rnd.nextInt(1, 3);
+        if (!spilled) {
+            chunks = 1;
+        }
         int kb = g.dim(4);
         int nb = g.rnd.nextInt(1, 3);
         int kc = kb * nb;
@@ -63,8 +71,11 @@ final class LocalFragments {
         DType outType = g.floatType();
         String x = g.b.tensor("x", in, ta ? Shape.of(k, m) : Shape.of(m, k), site.chip(), TensorRole.INPUT);
         String w = g.b.tensor("w", in, tb ? Shape.of(n, k) : Shape.of(k, n), site.chip(), TensorRole.WEIGHT);
-        String spill = g.b.buffer("spill", DType.F32, Shape.of(m, n), site);
-        g.b.stage(site, List.of(), List.of(spill), new StageKind.Compute(new ComputeOp.Generic(Expr.f(0.0))));
+        String spill = null;
+        if (spilled) {
+            spill = g.b.buffer("spill", DType.F32, Shape.of(m, n), site);
+            g.b.stage(site, List.of(), List.of(spill), new StageKind.Compute(new ComputeOp.Generic(Expr.f(0.0))));
+        }
         DType biasType = g.floatType();
         String bias = g.loadWhole("bias", biasType, Shape.of(1, n), site, TensorRole.WEIGHT);
         String out = g.b.buffer("mm", outType, Shape.of(m, n), site);
@@ -95,7 +106,7 @@ final class LocalFragments {
 
     /**
      * An embedding-style gather: an i32 index buffer loaded from an input tensor selects rows of a
-     * table, whose columns start at {@code pos + c}; then a Reduce along a random axis, stored.
+     * table, whose columns start at {@code pos + c}; then a Reduce along a random axis (when allowed), stored.
      */
     static void indirectGather(GenContext g) {
         Site site = g.site();
@@ -110,6 +121,10 @@ final class LocalFragments {
         String rows = g.b.buffer("rows", dt, Shape.of(n, w), site);
         g.b.stage(site, List.of(), List.of(rows), new StageKind.Load(table,
                 new AccessPattern.Indirect(idx, List.of(Offset.param(GenContext.POS, 1, c)), Shape.of(w)), 1, null));
+        if (!g.allows(KindName.REDUCE)) {
+            g.storeWhole("rows", rows, dt, Shape.of(n, w), site, TensorRole.OUTPUT);
+            return;
+        }
         ReduceFn fn = ReduceFn.values()[g.rnd.nextInt(ReduceFn.values().length)];
         int axis = g.rnd.nextInt(2);
         Shape reduced = Shape.of(n, w).withDim(axis, 1);
@@ -119,7 +134,7 @@ final class LocalFragments {
         g.storeWhole("red", red, redType, reduced, site, TensorRole.OUTPUT);
     }
 
-    /** Two constant-offset blocks, concatenated, transposed, sliced, reshaped to one row, stored to scratch. */
+    /** Two constant-offset blocks, concatenated, transposed, sliced, reshaped to one row, stored to scratch; each op only when allowed. */
     static void layout(GenContext g) {
         Site site = g.site();
         int axis = g.rnd.nextInt(2);
@@ -130,23 +145,36 @@ final class LocalFragments {
         DType dt = g.anyType();
         Shape tensorShape = axis == 0 ? Shape.of(q1 + q2 + extra, p) : Shape.of(p, q1 + q2 + extra);
         String t = g.b.tensor("src", dt, tensorShape, site.chip(), TensorRole.INPUT);
-        String first = loadBlock(g, t, dt, axis, 0, q1, p, site);
-        String second = loadBlock(g, t, dt, axis, q1, q2, p, site);
-        Shape catShape = axis == 0 ? Shape.of(q1 + q2, p) : Shape.of(p, q1 + q2);
-        String cat = g.b.buffer("cat", dt, catShape, site);
-        g.b.stage(site, List.of(first, second), List.of(cat), new StageKind.Compute(new ComputeOp.Concat(axis)));
-        Shape trShape = Shape.of(catShape.dim(1), catShape.dim(0));
-        String tr = g.b.buffer("tr", dt, trShape, site);
-        g.b.stage(site, List.of(cat), List.of(tr), new StageKind.Compute(new ComputeOp.Transpose(List.of(1, 0))));
-        int s0 = g.rnd.nextInt(trShape.dim(0));
-        int s1 = g.rnd.nextInt(trShape.dim(1));
-        Shape slShape = Shape.of(g.rnd.nextInt(1, trShape.dim(0) - s0 + 1), g.rnd.nextInt(1, trShape.dim(1) - s1 + 1));
-        String sl = g.b.buffer("slice", dt, slShape, site);
-        g.b.stage(site, List.of(tr), List.of(sl), new StageKind.Compute(new ComputeOp.Slice(List.of(s0, s1))));
-        Shape flat = Shape.of(1, slShape.dim(0) * slShape.dim(1));
-        String rs = g.b.buffer("flat", dt, flat, site);
-        g.b.stage(site, List.of(sl), List.of(rs), new StageKind.Compute(new ComputeOp.Reshape()));
-        g.storeWhole("flat", rs, dt, flat, site, TensorRole.SCRATCH);
+        String cur = loadBlock(g, t, dt, axis, 0, q1, p, site);
+        Shape curShape = axis == 0 ? Shape.of(q1, p) : Shape.of(p, q1);
+        if (g.allows(KindName.CONCAT)) {
+            String second = loadBlock(g, t, dt, axis, q1, q2, p, site);
+            curShape = axis == 0 ? Shape.of(q1 + q2, p) : Shape.of(p, q1 + q2);
+            String cat = g.b.buffer("cat", dt, curShape, site);
+            g.b.stage(site, List.of(cur, second), List.of(cat), new StageKind.Compute(new ComputeOp.Concat(axis)));
+            cur = cat;
+        }
+        if (g.allows(KindName.TRANSPOSE)) {
+            curShape = Shape.of(curShape.dim(1), curShape.dim(0));
+            String tr = g.b.buffer("tr", dt, curShape, site);
+            g.b.stage(site, List.of(cur), List.of(tr), new StageKind.Compute(new ComputeOp.Transpose(List.of(1, 0))));
+            cur = tr;
+        }
+        if (g.allows(KindName.SLICE)) {
+            int s0 = g.rnd.nextInt(curShape.dim(0));
+            int s1 = g.rnd.nextInt(curShape.dim(1));
+            curShape = Shape.of(g.rnd.nextInt(1, curShape.dim(0) - s0 + 1), g.rnd.nextInt(1, curShape.dim(1) - s1 + 1));
+            String sl = g.b.buffer("slice", dt, curShape, site);
+            g.b.stage(site, List.of(cur), List.of(sl), new StageKind.Compute(new ComputeOp.Slice(List.of(s0, s1))));
+            cur = sl;
+        }
+        if (g.allows(KindName.RESHAPE)) {
+            curShape = Shape.of(1, curShape.dim(0) * curShape.dim(1));
+            String rs = g.b.buffer("flat", dt, curShape, site);
+            g.b.stage(site, List.of(cur), List.of(rs), new StageKind.Compute(new ComputeOp.Reshape()));
+            cur = rs;
+        }
+        g.storeWhole("flat", cur, dt, curShape, site, TensorRole.SCRATCH);
     }
 
     private static String loadBlock(GenContext g, String tensor, DType dt, int axis, int start, int len, int other, Site site) {
@@ -180,9 +208,12 @@ final class LocalFragments {
         String buf = g.b.buffer("picked", dt, block, site);
         List<Offset> origin = List.of(new Offset(0, List.of(new Offset.Term.OfBuffer(1, row))), Offset.constant(0));
         g.b.stage(site, List.of(), List.of(buf), new StageKind.Load(t, new AccessPattern.Block(origin, block), 1, null));
-        String out = g.b.buffer("scaled", dt, block, site);
-        Expr e = new TypedExprs(g.rnd, List.of(ValueType.FLOAT), GenContext.PARAMS, 2).usingAllInputs(ValueType.FLOAT, 2);
-        g.b.stage(site, List.of(buf), List.of(out), new StageKind.Compute(new ComputeOp.Generic(e)));
+        String out = buf;
+        if (g.allows(KindName.GENERIC)) {
+            out = g.b.buffer("scaled", dt, block, site);
+            Expr e = g.exprs(List.of(ValueType.FLOAT), 2).usingAllInputs(ValueType.FLOAT, 2);
+            g.b.stage(site, List.of(buf), List.of(out), new StageKind.Compute(new ComputeOp.Generic(e)));
+        }
         g.storeWhole("picked", out, dt, block, site, TensorRole.OUTPUT);
     }
 
@@ -210,7 +241,7 @@ final class LocalFragments {
             types.add(ValueType.of(dt));
         }
         DType outType = g.anyType();
-        Expr e = new TypedExprs(g.rnd, types, GenContext.PARAMS, rank).usingAllInputs(ValueType.of(outType), 4);
+        Expr e = g.exprs(types, rank).usingAllInputs(ValueType.of(outType), 4);
         String out = g.b.buffer("ew", outType, outShape, site);
         g.b.stage(site, ins, List.of(out), new StageKind.Compute(new ComputeOp.Generic(e)));
         g.storeWhole("ew", out, outType, outShape, site, TensorRole.OUTPUT);

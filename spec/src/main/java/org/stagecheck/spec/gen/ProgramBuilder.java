@@ -83,6 +83,22 @@ final class ProgramBuilder {
         stages.add(new Stage("s" + stages.size(), site, ins, outs, kind));
     }
 
+    /** How much has been declared so far: what {@link #rollback} returns to. */
+    record Mark(int tensors, int buffers, int groups, int stages, int shards) {}
+
+    Mark mark() {
+        return new Mark(tensors.size(), buffers.size(), groups.size(), stages.size(), shards.size());
+    }
+
+    /** Forgets everything added since {@code m} (the name counter runs on, so names stay unique). */
+    void rollback(Mark m) {
+        tensors.subList(m.tensors(), tensors.size()).clear();
+        buffers.subList(m.buffers(), buffers.size()).clear();
+        groups.subList(m.groups(), groups.size()).clear();
+        stages.subList(m.stages(), stages.size()).clear();
+        shards.subList(m.shards(), shards.size()).clear();
+    }
+
     Program build(String name) {
         return new Program(name, machine, params, tensors, buffers, groups, stages);
     }

@@ -2,7 +2,7 @@ package org.stagecheck.spec.gen;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Fn;
@@ -22,7 +22,10 @@ final class TypedExprs {
     private static final Fn[] COMPARE = {Fn.EQ, Fn.NE, Fn.LT, Fn.LE, Fn.GT, Fn.GE};
     private static final DType[] FLOAT_DTYPES = {DType.F32, DType.BF16, DType.F16, DType.E4M3, DType.E5M2};
 
-    private final SplittableRandom rnd;
+    private final RandomGenerator rnd;
+    private final DType[] castFloats;
+    private final DType toFloat;
+    private final boolean castToInt;
     private final List<ValueType> inputs;
     private final List<String> params;
     private final int indexRank;
@@ -32,8 +35,20 @@ final class TypedExprs {
      * @param params    parameter names a {@code param(...)} leaf may read
      * @param indexRank output rank for {@code index(axis)} leaves; 0 or less for none (scalar bodies)
      */
-    TypedExprs(SplittableRandom rnd, List<ValueType> inputs, List<String> params, int indexRank) {
+    TypedExprs(RandomGenerator rnd, List<ValueType> inputs, List<String> params, int indexRank) {
+        this(rnd, inputs, params, indexRank, FLOAT_DTYPES, true);
+    }
+
+    /**
+     * Expressions whose casts stay inside the allowed dtypes: a float cast goes to one of
+     * {@code castFloats} (an int becomes a float through f32 when it is among them, else through
+     * the first), and a cast to i32 appears only when {@code castToInt}.
+     */
+    TypedExprs(RandomGenerator rnd, List<ValueType> inputs, List<String> params, int indexRank, DType[] castFloats, boolean castToInt) {
         this.rnd = rnd;
+        this.castFloats = castFloats.clone();
+        this.toFloat = List.of(castFloats).contains(DType.F32) ? DType.F32 : castFloats[0];
+        this.castToInt = castToInt;
         this.inputs = List.copyOf(inputs);
         this.params = List.copyOf(params);
         this.indexRank = indexRank;
@@ -66,13 +81,14 @@ final class TypedExprs {
                 case 0 -> Expr.apply(pick(FLOAT_UNARY), of(ValueType.FLOAT, d));
                 case 1 -> Expr.apply(pick(NUMERIC_UNARY), of(ValueType.FLOAT, d));
                 case 2 -> Expr.apply(Fn.SELECT, of(ValueType.BOOL, d), of(ValueType.FLOAT, d), of(ValueType.FLOAT, d));
-                case 3 -> new Expr.Cast(pick(FLOAT_DTYPES), of(anyType(), d));
+                case 3 -> new Expr.Cast(pick(castFloats), of(anyType(), d));
                 default -> arith(ValueType.FLOAT, d);
             };
             case INT -> switch (rnd.nextInt(4)) {
                 case 0 -> Expr.apply(pick(NUMERIC_UNARY), of(ValueType.INT, d));
                 case 1 -> Expr.apply(Fn.SELECT, of(ValueType.BOOL, d), of(ValueType.INT, d), of(ValueType.INT, d));
-                case 2 -> new Expr.Cast(DType.I32, of(rnd.nextBoolean() ? ValueType.FLOAT : ValueType.BOOL, d));
+                case 2 -> castToInt ? new Expr.Cast(DType.I32, of(rnd.nextBoolean() ? ValueType.FLOAT : ValueType.BOOL, d))
+                        : arith(ValueType.INT, d);
                 default -> arith(ValueType.INT, d);
             };
             case BOOL -> switch (rnd.nextInt(3)) {
@@ -107,7 +123,7 @@ final class TypedExprs {
         }
         return switch (type) {
             case FLOAT -> rnd.nextInt(4) == 0
-                    ? new Expr.Cast(DType.F32, leaf(ValueType.INT))
+                    ? new Expr.Cast(toFloat, leaf(ValueType.INT))
                     : Expr.f(rnd.nextInt(-16, 17) / 4.0);
             case INT -> switch (rnd.nextInt(3)) {
                 case 0 -> params.isEmpty() ? Expr.i(rnd.nextInt(-8, 9)) : new Expr.ParamRef(params.get(rnd.nextInt(params.size())));
@@ -127,11 +143,11 @@ final class TypedExprs {
     }
 
     /** {@code e} of type {@code from} as a value of numeric type {@code to}. */
-    private static Expr convert(Expr e, ValueType from, ValueType to) {
+    private Expr convert(Expr e, ValueType from, ValueType to) {
         if (from == to) {
             return e;
         }
-        return new Expr.Cast(to == ValueType.FLOAT ? DType.F32 : DType.I32, e);
+        return new Expr.Cast(to == ValueType.FLOAT ? toFloat : DType.I32, e);
     }
 
     private static void markInputs(Expr e, boolean[] used) {
