@@ -125,7 +125,7 @@ public final class Golden {
      * the bound B of the true value, so they are within 2B of each other. Stored as f32, each
      * element rounded up so the stored tolerance is never below 2B.
      */
-    static Tensor toleranceOf(Tensor bound) {
+    public static Tensor toleranceOf(Tensor bound) {
         int n = Math.toIntExact(bound.size());
         float[] t = new float[n];
         for (int i = 0; i < n; i++) {
