@@ -155,4 +155,70 @@ class FailsLikeReduceTest {
                 .as("within the derived tolerance: rounding, not a bug").isTrue();
         assertThat(Golden.check(caseDir, new Actuals.FromBackend(new PlantedBackend(Bug.MATMUL_K_REVERSED)), new Policy.Exact()).passed()).isFalse();
     }
+
+    @Test
+    void aCandidateFailingDifferentlyFromTheReportIsRejected() throws Exception {
+        // Two bugs: every Slice off by one, and (in programs without a Slice) every Generic's first
+        // add a sub. Cutting past the slices leaves programs that still fail, at a Generic: the
+        // oracle says so, and the reducer refuses them, keeping the reported failure.
+        Candidate decode = ReducerTest.tinyDecode(1);
+        Backend slice = new PlantedBackend(Bug.SLICE_OFF_BY_ONE);
+        Backend sign = new PlantedBackend(Bug.GENERIC_WRONG_SIGN);
+        Backend both = new Backend() {
+            @Override
+            public String name() {
+                return "two bugs";
+            }
+
+            @Override
+            public org.stagecheck.backend.RunResult run(Program p, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
+                boolean hasSlice = p.stages().stream().anyMatch(s -> s.kind() instanceof StageKind.Compute(ComputeOp.Slice sl));
+                return (hasSlice ? slice : sign).run(p, bound, params, trace);
+            }
+        };
+        FailureReport report = FailureReport.read(Reports.diff(decode, both, new Policy.Exact(), dir), Reports.hash(decode), MathMode.FAST);
+        assertThat(report.expected()).isEqualTo("diverges at Compute/Slice");
+        FailsLikeOracle oracle = new FailsLikeOracle(REFERENCE, both, report.judging());
+        ReduceResult r = new Reducer(oracle, REFERENCE, new Budget(3_000, Duration.ofMinutes(5)), s -> { }).reduce(decode);
+        assertThat(r.failure().signature()).isEqualTo("diverges at Compute/Slice");
+        assertThat(r.failedDifferently()).as("candidates failing at a Generic were tried and refused").isPositive();
+        assertThat(oracle.judge(r.minimal())).matches(v -> v.sameFailureAs(r.failure()));
+        assertThat(report.disagreement(new Verdict.Fails("diverges at Compute/Generic", "")))
+                .contains("it fails with 'diverges at Compute/Generic'").contains("the report with 'diverges at Compute/Slice'");
+    }
+
+    @Test
+    void theReducerAcceptsNoCandidateThatFailsDifferently() {
+        // An oracle under which the original fails one way and every smaller candidate another:
+        // nothing may be accepted, whatever the moves try.
+        Candidate decode = ReducerTest.tinyDecode(1);
+        FailureOracle oracle = c -> c == decode
+                ? new Verdict.Fails("diverges at Compute/Slice", "the original")
+                : new Verdict.Fails("diverges at Compute/Generic", "a smaller candidate");
+        ReduceResult r = new Reducer(oracle, REFERENCE, new Budget(200, Duration.ofMinutes(2)), s -> { }).reduce(decode);
+        assertThat(r.accepted()).isZero();
+        assertThat(r.minimal()).isEqualTo(decode);
+        assertThat(r.failedDifferently()).isEqualTo(r.tries() - 1).isPositive();
+    }
+
+    @Test
+    void aReportIsTiedToItsProgramAndToAFailure() throws Exception {
+        Candidate decode = ReducerTest.tinyDecode(1);
+        Path failing = Reports.goldenCheck(decode, new PlantedBackend(Bug.SLICE_OFF_BY_ONE), RecordOptions.defaults(), dir.resolve("failing"));
+        FailureReport r = FailureReport.read(failing, Reports.hash(decode), MathMode.FAST);
+        assertThat(r.source()).isEqualTo("golden check");
+        assertThat(r.backend()).isEqualTo("planted-slice_off_by_one");
+        assertThat(r.judging().policy()).isEqualTo(new Policy.Derived(1));
+        assertThat(r.expected()).isEqualTo("diverges");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> FailureReport.read(failing, "0123", MathMode.FAST))
+                .isInstanceOf(FailureReport.ReportException.class)
+                .hasMessageContaining("a report for another program: its case(s) were recorded for program hash " + Reports.hash(decode))
+                .hasMessageContaining("the program hashes to 0123");
+        Path passing = Reports.goldenCheck(decode, REFERENCE, RecordOptions.defaults(), dir.resolve("passing"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> FailureReport.read(passing, Reports.hash(decode), MathMode.FAST))
+                .isInstanceOf(FailureReport.ReportException.class).hasMessageContaining("did not fail (status pass)");
+        Path garbled = Files.writeString(dir.resolve("garbled.json"), "[1, 2");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> FailureReport.read(garbled, Reports.hash(decode), MathMode.FAST))
+                .isInstanceOf(FailureReport.ReportException.class).hasMessageContaining("not a JSON report");
+    }
 }
