@@ -44,7 +44,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code stagecheck reduce}: shrink a failing program, keeping the same failure (docs/pass-testing.md, "Reducing"; docs/debugging.md). */
+/**
+ * {@code stagecheck reduce}: shrink a failing program, keeping the same failure (docs/pass-testing.md,
+ * "Reducing"; docs/debugging.md, "Reducing a reported failure"). Slightly over 300 lines: the
+ * options and checks of both oracles (a test command, a report) stay together with the one flow
+ * that writes the result; what it prints is {@link ReduceReport}'s, a golden case as inputs
+ * {@link CaseInputs}'.
+ */
 @Command(name = "reduce", mixinStandardHelpOptions = true,
         description = {"Shrink a failing program to a small one that fails the same way. What fails, one of:",
                 "  --test CMD          a shell command, run through sh -c in a directory holding the candidate (program.json,",
@@ -74,7 +80,7 @@ final class ReduceCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PROGRAM", description = "program file (.json)")
     Path programFile;
 
-    @Option(names = "--inputs", paramLabel = "DIR", required = true, description = "directory of bound tensors (.npy) and inputs.json")
+    @Option(names = "--inputs", paramLabel = "DIR", required = true, description = "directory of bound tensors (.npy) and inputs.json, or a golden case")
     Path inputs;
 
     @Option(names = "--test", paramLabel = "CMD", description = "shell command: exit 0 when the candidate passes")
@@ -141,8 +147,14 @@ final class ReduceCommand implements Callable<Integer> {
             if (!invalid.isEmpty()) {
                 throw new BadInputException(programFile + ": not well-formed (" + invalid.getFirst().render() + "); the reducer starts from a valid program");
             }
-            InputsManifest manifest = InputsManifest.readOrEmpty(inputs);
-            Candidate original = new Candidate(program, bind(program, manifest), params(program, manifest));
+            Candidate original;
+            if (CaseInputs.isCase(inputs)) {
+                var fromCase = CaseInputs.of("--inputs", inputs, program);
+                original = new Candidate(program, fromCase.bound(), fromCase.params());
+            } else {
+                InputsManifest manifest = InputsManifest.readOrEmpty(inputs);
+                original = new Candidate(program, bind(program, manifest), params(program, manifest));
+            }
             Oracle fromReport = failsLike == null ? null : failsLikeOracle(program);
             Path parent = target.getParent();
             Files.createDirectories(parent);

@@ -191,4 +191,52 @@ class ReduceFailsLikeCommandTest {
         assertThat(unwritable.err()).doesNotContain("reducing");
         assertThat(Files.list(dir).filter(p -> p.getFileName().toString().endsWith(OutputPaths.TMP_SUFFIX))).isEmpty();
     }
+
+    /**
+     * The reports as the commands print them: the buggy backend's run written in {@code run
+     * --trace}'s layout, then {@code golden check --actual DIR --json} and {@code diff REF DIR
+     * --json} of it. Both read files, so the backend to re-run is named with --backend.
+     */
+    @Test
+    void reportsPrintedByGoldenCheckAndDiffAreReducedLikeTheirFailure() throws Exception {
+        Path e2e = Files.createDirectories(dir.resolve("e2e"));
+        Program p = new ProgramCodec().read(new JsonReader().read(program));
+        AuthorOutcome.Authored au = (AuthorOutcome.Authored) Author.author(ModelSpec.tiny(), Cut.decode(16), AuthorOptions.single());
+        Map<String, Tensor> bound = new LinkedHashMap<>(au.weights());
+        bound.putAll(au.inputs());
+        Path backendRun = e2e.resolve("backend-run");
+        RunOutputs.plan(backendRun, p, true).write(p, SLICE_OFF_BY_ONE.run(p, bound, au.params(), true));
+        CliRunner ref = CliRunner.run("run", program.toString(), "--inputs", inputs.toString(), "--trace", "--out", e2e.resolve("ref-run").toString());
+        assertThat(ref.exit()).as(ref.err()).isZero();
+
+        CliRunner record = CliRunner.run("golden", "record", program.toString(), "--inputs", inputs.toString(), "--out", e2e.resolve("case").toString());
+        assertThat(record.exit()).as(record.err()).isZero();
+        CliRunner check = CliRunner.run("golden", "check", e2e.resolve("case").toString(), "--actual", backendRun.toString(), "--json");
+        assertThat(check.exit()).as(check.out()).isEqualTo(1);
+        assertThat(check.out()).contains("\"programHash\"");
+        Path goldenReport = Files.writeString(e2e.resolve("golden-report.json"), check.out());
+
+        CliRunner diff = CliRunner.run("diff", e2e.resolve("ref-run").toString(), backendRun.toString(), "--program", program.toString(),
+                "--inputs", inputs.toString(), "--json");
+        assertThat(diff.exit()).as(diff.out()).isEqualTo(1);
+        assertThat(diff.out()).contains("\"programHash\"").contains("\"backend\" : \"files ");
+        Path diffReport = Files.writeString(e2e.resolve("diff-report.json"), diff.out());
+
+        for (Path report : List.of(goldenReport, diffReport)) {
+            // the golden check report is reduced from the case itself: its program, and the case as --inputs
+            boolean golden = report.equals(goldenReport);
+            String prog = golden ? e2e.resolve("case/program.json").toString() : program.toString();
+            String in = golden ? e2e.resolve("case").toString() : inputs.toString();
+            Path out = e2e.resolve("min-" + report.getFileName().toString().replace(".json", ""));
+            CliRunner withoutBackend = reduce(prog, "--inputs", in, "--fails-like", report.toString(), "--out", out.toString());
+            assertThat(withoutBackend.exit()).as(withoutBackend.err()).isEqualTo(2);
+            assertThat(withoutBackend.err()).contains("cannot be re-run");
+            CliRunner r = reduce(prog, "--inputs", in, "--fails-like", report.toString(), "--backend", BUGGY, "--out", out.toString());
+            assertThat(r.exit()).as(report + ": " + r.out() + r.err()).isZero();
+            assertThat(r.out()).contains("still 'diverges at Compute/Slice'").contains("before: 466 stages");
+            Program min = new ProgramCodec().read(new JsonReader().read(out.resolve("program.json")));
+            assertThat(min.stages()).as(report.toString()).hasSizeLessThanOrEqualTo(4);
+            assertThat(Golden.check(out.resolve("case"), new Actuals.FromBackend(SLICE_OFF_BY_ONE)).passed()).isFalse();
+        }
+    }
 }

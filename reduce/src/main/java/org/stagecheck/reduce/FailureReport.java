@@ -79,6 +79,7 @@ public record FailureReport(String source, String backend, FailsLikeOracle.Judgi
     private static FailureReport goldenCheck(Path file, JNode.JObject o, String programHash, MathMode mathMode) throws ReportException {
         List<JNode.JObject> cases = objects(file, o, "cases");
         List<String> hashes = new ArrayList<>();
+        List<String> notFailing = new ArrayList<>();
         for (JNode.JObject c : cases) {
             String hash = string(c, "programHash");
             if (hash == null) {
@@ -91,8 +92,8 @@ public record FailureReport(String source, String backend, FailsLikeOracle.Judgi
             }
             String status = string(c, "status");
             if (!"fail".equals(status)) {
-                throw new ReportException(file + ": case '" + string(c, "name") + "' of this program did not fail (status "
-                        + status + "): nothing to reduce like it");
+                notFailing.add("'" + string(c, "name") + "' (status " + status + ")");
+                continue;
             }
             Map<String, Policy> perOutput = new LinkedHashMap<>();
             Policy first = null;
@@ -111,6 +112,10 @@ public record FailureReport(String source, String backend, FailsLikeOracle.Judgi
             String expected = fault.find() ? "fault " + fault.group(1) : "diverges";
             return new FailureReport("golden check", string(c, "backend"), new FailsLikeOracle.Judging(first, perOutput, mathMode),
                     expected, false, "golden check of case '" + string(c, "name") + "' on " + string(c, "backend") + ": " + message);
+        }
+        if (!notFailing.isEmpty()) {
+            throw new ReportException(file + ": no case of this program failed: " + String.join(", ", notFailing)
+                    + " did not fail; nothing to reduce like it");
         }
         throw new ReportException(file + ": a report for another program: its case(s) were recorded for program hash "
                 + String.join(", ", hashes.stream().distinct().toList()) + ", the program hashes to " + programHash);
