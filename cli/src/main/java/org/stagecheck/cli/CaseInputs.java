@@ -59,3 +59,4 @@ final class CaseInputs {
         }
         return new Bindings(bound, params);
     }
+}
