@@ -90,6 +90,7 @@ final class DiffCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         DiffResult r;
         String backendName;
+        String programHash;
         try {
             Policy policy = parsePolicy();
             // report paths are checked before any work, as every output path is
@@ -102,6 +103,7 @@ final class DiffCommand implements Callable<Integer> {
             };
             LoadedProgram lp = LoadedProgram.read(programFile);
             Program program = lp.program();
+            programHash = new org.stagecheck.spec.json.ProgramCodec().hash(program);
             List<Diagnostic> invalid = new Validator().validate(program);
             if (!invalid.isEmpty()) {
                 throw new BadInputException(programFile + ": not well-formed: " + DiagnosticOutput.text(invalid.get(0), lp::where));
@@ -146,13 +148,14 @@ final class DiffCommand implements Callable<Integer> {
         }
         DiffResult result = r;
         String name = backendName;
+        String hash = programHash;
         if (json) {
             Json.print(stdout, g -> {
                 g.writeStartObject();
                 g.writeStringField("command", "diff");
                 g.writeBooleanField("holds", result.agrees());
                 g.writeNumberField("exitCode", result.exitCode());
-                DiffReports.json(g, result, name);
+                DiffReports.json(g, result, name, hash);
                 g.writeEndObject();
             });
         } else {

@@ -2,7 +2,6 @@ package org.stagecheck.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -15,18 +14,26 @@ import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import java.util.stream.Stream;
+import org.stagecheck.backend.Backend;
+import org.stagecheck.golden.RecordOptions;
+import org.stagecheck.golden.derive.MathMode;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.reduce.Budget;
 import org.stagecheck.reduce.Candidate;
-import org.stagecheck.reduce.CandidateFiles;
 import org.stagecheck.reduce.CommandOracle;
+import org.stagecheck.reduce.FailsLikeOracle;
+import org.stagecheck.reduce.FailureOracle;
+import org.stagecheck.reduce.FailureReport;
 import org.stagecheck.reduce.ReduceResult;
+import org.stagecheck.reduce.ReducedFiles;
 import org.stagecheck.reduce.Reducer;
+import org.stagecheck.reduce.Verdict;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.json.ProgramCodec;
 import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.Npy;
@@ -37,34 +44,61 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code stagecheck reduce}: shrink a failing program, keeping the same failure (docs/pass-testing.md, "Reducing"). */
+/**
+ * {@code stagecheck reduce}: shrink a failing program, keeping the same failure (docs/pass-testing.md,
+ * "Reducing"; docs/debugging.md, "Reducing a reported failure"). Slightly over 300 lines: the
+ * options and checks of both oracles (a test command, a report) stay together with the one flow
+ * that writes the result; what it prints is {@link ReduceReport}'s, a golden case as inputs
+ * {@link CaseInputs}'.
+ */
 @Command(name = "reduce", mixinStandardHelpOptions = true,
-        description = {"Shrink a program that fails a test command to a small one that fails the same way.",
-                "The test command runs through sh -c in a directory holding the candidate (program.json, inputs.json,",
-                "tensors/), with STAGECHECK_PROGRAM and STAGECHECK_INPUTS set; exit 0 means it passes. The failure kept is",
-                "the exit status, plus the first text matching --match. Writes OUT/program.json, OUT/inputs.json and",
-                "OUT/tensors/ (run: stagecheck run OUT/program.json --inputs OUT). Exit 0 reduced, 1 the program does",
-                "not fail the test, 2 bad input."})
+        description = {"Shrink a failing program to a small one that fails the same way. What fails, one of:",
+                "  --test CMD          a shell command, run through sh -c in a directory holding the candidate (program.json,",
+                "                      inputs.json, tensors/) with STAGECHECK_PROGRAM and STAGECHECK_INPUTS set; exit 0 passes.",
+                "                      The failure kept is the exit status, plus the first text matching --match.",
+                "  --fails-like REPORT the JSON report (--json) of a failing golden check or diff of this program: the candidate",
+                "                      runs on the report's backend (or --backend) and the reference, judged under the report's",
+                "                      policy; the failure kept is the backend's fault code or the kind of the first divergent stage.",
+                "Writes OUT/program.json, OUT/inputs.json, OUT/tensors/ (run: stagecheck run OUT/program.json --inputs OUT) and",
+                "OUT/case/, a golden case recorded from the reference on the minimal program. Progress goes to stderr.",
+                "Exit 0 reduced, 1 the program does not fail (that way), 2 bad input."})
 final class ReduceCommand implements Callable<Integer> {
+    /** Finds a backend by name; the command line's own names, or a test's. */
+    @FunctionalInterface
+    interface BackendLookup {
+        Backend named(String name) throws BadInputException;
+    }
+
+    /** Seconds between progress lines while no shrink is accepted. */
+    private static final long HEARTBEAT_SECONDS = 10;
+
+    private final BackendLookup backends;
+
     @Spec
     CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "PROGRAM", description = "program file (.json)")
     Path programFile;
 
-    @Option(names = "--inputs", paramLabel = "DIR", required = true, description = "directory of bound tensors (.npy) and inputs.json")
+    @Option(names = "--inputs", paramLabel = "DIR", required = true, description = "directory of bound tensors (.npy) and inputs.json, or a golden case")
     Path inputs;
 
-    @Option(names = "--test", paramLabel = "CMD", required = true, description = "shell command: exit 0 when the candidate passes")
+    @Option(names = "--test", paramLabel = "CMD", description = "shell command: exit 0 when the candidate passes")
     String test;
 
-    @Option(names = "--match", paramLabel = "REGEX", description = "the failure must also print the same first match of REGEX")
+    @Option(names = "--match", paramLabel = "REGEX", description = "with --test: the failure must also print the same first match of REGEX")
     String match;
 
-    @Option(names = "--out", paramLabel = "DIR", required = true, description = "new or empty directory for the minimal program and its inputs")
+    @Option(names = "--fails-like", paramLabel = "REPORT", description = "a failing golden check or diff JSON report of PROGRAM: keep that failure")
+    Path failsLike;
+
+    @Option(names = "--backend", paramLabel = "NAME", description = "with --fails-like: the backend to run instead of the report's")
+    String backend;
+
+    @Option(names = "--out", paramLabel = "DIR", required = true, description = "new or empty directory for the minimal program, its inputs and golden case")
     Path out;
 
-    @Option(names = "--max-tries", paramLabel = "N", defaultValue = "2000", description = "test runs at most (default 2000)")
+    @Option(names = "--max-tries", paramLabel = "N", defaultValue = "2000", description = "oracle runs at most (default 2000)")
     int maxTries;
 
     @Option(names = "--max-seconds", paramLabel = "S", defaultValue = "600", description = "wall-clock limit (default 600)")
@@ -76,11 +110,32 @@ final class ReduceCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print one JSON document instead of text")
     boolean json;
 
+    ReduceCommand() {
+        this(Backends::named);
+    }
+
+    ReduceCommand(BackendLookup backends) {
+        this.backends = backends;
+    }
+
+    /** What decides, and how the golden case of the result is recorded. */
+    private record Oracle(FailureOracle oracle, RecordOptions record, String describe, FailureReport report) {}
+
     @Override
     public Integer call() throws IOException {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        ReduceReport printer = new ReduceReport(json, out);
         try {
+            if ((test == null) == (failsLike == null)) {
+                throw new BadInputException("give --test CMD or --fails-like REPORT, one of them");
+            }
+            if (match != null && test == null) {
+                throw new BadInputException("--match goes with --test");
+            }
+            if (backend != null && failsLike == null) {
+                throw new BadInputException("--backend goes with --fails-like");
+            }
             Pattern pattern = compile(match);
             if (maxTries < 1 || maxSeconds < 1 || testTimeout < 1) {
                 throw new BadInputException("--max-tries, --max-seconds and --test-timeout must be at least 1");
@@ -92,8 +147,15 @@ final class ReduceCommand implements Callable<Integer> {
             if (!invalid.isEmpty()) {
                 throw new BadInputException(programFile + ": not well-formed (" + invalid.getFirst().render() + "); the reducer starts from a valid program");
             }
-            InputsManifest manifest = InputsManifest.readOrEmpty(inputs);
-            Candidate original = new Candidate(program, bind(program, manifest), params(program, manifest));
+            Candidate original;
+            if (CaseInputs.isCase(inputs)) {
+                var fromCase = CaseInputs.of("--inputs", inputs, program);
+                original = new Candidate(program, fromCase.bound(), fromCase.params());
+            } else {
+                InputsManifest manifest = InputsManifest.readOrEmpty(inputs);
+                original = new Candidate(program, bind(program, manifest), params(program, manifest));
+            }
+            Oracle fromReport = failsLike == null ? null : failsLikeOracle(program);
             Path parent = target.getParent();
             Files.createDirectories(parent);
             // a fixed name beside the target: a killed earlier reduce left it, and it goes now; created with the umask
@@ -101,50 +163,87 @@ final class ReduceCommand implements Callable<Integer> {
             OutputPaths.deleteTree(tmp);
             Files.createDirectory(tmp);
             try {
-                CommandOracle oracle = new CommandOracle(test, pattern, tmp.resolve("work"), testTimeout);
-                Reducer reducer = new Reducer(oracle, new Interpreter(RunOptions.defaults()),
+                Oracle o = fromReport != null ? fromReport
+                        : new Oracle(new CommandOracle(test, pattern, tmp.resolve("work"), testTimeout), RecordOptions.defaults(), "the test command", null);
+                if (fromReport != null) {
+                    Verdict first = o.oracle().judge(original);
+                    String notLike = first instanceof Verdict.Fails f ? o.report().disagreement(f) : "it passes";
+                    if (notLike != null) {
+                        printer.nothing(stdout, "the program does not fail like " + failsLike + " (" + o.describe() + "): " + notLike);
+                        return ExitCode.CHECK_FAILED;
+                    }
+                }
+                Reducer reducer = new Reducer(heartbeat(o.oracle(), err), new Interpreter(RunOptions.defaults()),
                         new Budget(maxTries, Duration.ofSeconds(maxSeconds)), line -> {
-                            if (!json) {
-                                stdout.println("  " + line);
-                                stdout.flush();
-                            }
+                            err.println("  " + line);
+                            err.flush();
                         });
                 ReduceResult r;
                 try {
                     r = reducer.reduce(original);
                 } catch (Reducer.NothingToReduce notFailing) {
-                    report(stdout, null, "the program passes the test command: nothing to reduce");
+                    printer.nothing(stdout, "the program passes " + o.describe() + ": nothing to reduce");
                     return ExitCode.CHECK_FAILED;
                 }
                 Path result = Files.createDirectories(tmp.resolve("result"));
-                CandidateFiles.write(r.minimal(), result);
+                Candidate forCase = o.oracle() instanceof FailsLikeOracle f ? f.observable(r.minimal()) : r.minimal();
+                String caseProblem = ReducedFiles.write(r.minimal(), forCase, o.record(), result);
                 if (Files.exists(target)) {
                     Files.delete(target); // empty, checked above
                 }
                 Files.move(result, target, StandardCopyOption.ATOMIC_MOVE);
-                report(stdout, r, null);
+                printer.reduced(stdout, r, o.describe(), caseProblem);
                 return ExitCode.OK;
             } finally {
                 deleteTree(tmp);
             }
         } catch (BadInputException e) {
-            if (json) {
-                Json.print(stdout, g -> {
-                    g.writeStartObject();
-                    g.writeStringField("command", "reduce");
-                    g.writeBooleanField("holds", false);
-                    g.writeStringField("status", "bad-input");
-                    g.writeNumberField("exitCode", ExitCode.BAD_INPUT);
-                    g.writeStringField("outcome", "bad-input");
-                    g.writeStringField("error", e.getMessage());
-                    g.writeEndObject();
-                });
-            } else {
-                err.println("error: " + e.getMessage());
-                err.flush();
-            }
+            printer.badInput(stdout, err, e.getMessage());
             return ExitCode.BAD_INPUT;
         }
+    }
+
+    /** Reads --fails-like's report for {@code program} and the oracle that judges like it. */
+    private Oracle failsLikeOracle(Program program) throws BadInputException {
+        String hash = new ProgramCodec().hash(program);
+        FailureReport failureReport;
+        try {
+            failureReport = FailureReport.read(failsLike, hash, MathMode.FAST);
+        } catch (FailureReport.ReportException e) {
+            throw new BadInputException("--fails-like " + e.getMessage());
+        }
+        String name = backend != null ? backend : failureReport.backend();
+        if (name == null || name.startsWith("files ")) {
+            throw new BadInputException("--fails-like " + failsLike + ": the report's backend "
+                    + (name == null ? "is not named" : "read " + name.substring("files ".length()) + " (outputs from files), which cannot be re-run")
+                    + "; name the backend to run with --backend NAME (one of " + String.join(", ", Backends.NAMES) + ")");
+        }
+        Backend b = backends.named(name);
+        FailsLikeOracle.Judging j = failureReport.judging();
+        RecordOptions record = RecordOptions.defaults().withPolicy(j.policy()).withMathMode(j.mathMode());
+        for (var e : j.perOutput().entrySet()) {
+            record = record.withPolicy(e.getKey(), e.getValue());
+        }
+        return new Oracle(new FailsLikeOracle(new Interpreter(RunOptions.defaults()), b, j), record,
+                "backend " + name + " under policy " + j.policy().spelling(), failureReport);
+    }
+
+    /** {@code oracle}, printing a progress line to {@code err} when {@link #HEARTBEAT_SECONDS} pass between lines. */
+    private static FailureOracle heartbeat(FailureOracle oracle, PrintWriter err) {
+        long start = System.nanoTime();
+        long[] last = {start};
+        int[] tries = {0};
+        return c -> {
+            Verdict v = oracle.judge(c);
+            tries[0]++;
+            long now = System.nanoTime();
+            if (now - last[0] >= HEARTBEAT_SECONDS * 1_000_000_000L) {
+                last[0] = now;
+                err.printf(java.util.Locale.ROOT, "  ... %d tries in %.0f s%n", tries[0], (now - start) / 1e9);
+                err.flush();
+            }
+            return v;
+        };
     }
 
     private static Pattern compile(String regex) throws BadInputException {
@@ -197,48 +296,6 @@ final class ReduceCommand implements Callable<Integer> {
             values.put(p.name(), v);
         }
         return values;
-    }
-
-    private void report(PrintWriter o, ReduceResult r, String nothing) {
-        if (json) {
-            Json.print(o, g -> {
-                g.writeStartObject();
-                g.writeStringField("command", "reduce");
-                g.writeStringField("outcome", r == null ? "not-failing" : "reduced");
-                if (r == null) {
-                    g.writeStringField("message", nothing);
-                } else {
-                    g.writeStringField("failure", r.failure().signature());
-                    g.writeStringField("detail", r.failure().detail());
-                    g.writeObjectFieldStart("before");
-                    g.writeNumberField("stages", r.original().size().stages());
-                    g.writeNumberField("elements", r.original().size().elements());
-                    g.writeEndObject();
-                    g.writeObjectFieldStart("after");
-                    g.writeNumberField("stages", r.minimal().size().stages());
-                    g.writeNumberField("elements", r.minimal().size().elements());
-                    g.writeEndObject();
-                    g.writeNumberField("tries", r.tries());
-                    g.writeNumberField("accepted", r.accepted());
-                    g.writeNumberField("refusedByValidator", r.invalid());
-                    g.writeNumberField("failedDifferently", r.failedDifferently());
-                    g.writeNumberField("passed", r.passed());
-                    g.writeNumberField("millis", r.millis());
-                    g.writeBooleanField("budgetExhausted", r.budgetExhausted());
-                    g.writeStringField("program", out.toAbsolutePath().normalize().resolve("program.json").toString());
-                    g.writeStringField("inputs", out.toAbsolutePath().normalize().toString());
-                }
-                g.writeEndObject();
-            });
-            return;
-        }
-        if (r == null) {
-            o.println(nothing);
-        } else {
-            o.println(r.summary());
-            o.println("  " + out.resolve("program.json") + "  (run: stagecheck run " + out.resolve("program.json") + " --inputs " + out + " --out OUT)");
-        }
-        o.flush();
     }
 
     private static void deleteTree(Path root) {

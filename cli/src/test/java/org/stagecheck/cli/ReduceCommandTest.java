@@ -37,7 +37,9 @@ class ReduceCommandTest {
         CliRunner r = CliRunner.run("reduce", dir.resolve("decode/program.json").toString(), "--inputs", dir.resolve("decode").toString(),
                 "--test", HAS_SLICE, "--match", "found a \\w+", "--out", out.toString());
         assertThat(r.exit()).as(r.out() + r.err()).isZero();
-        assertThat(r.out()).contains("still 'exit 3 / found a Slice'").contains("reducing ");
+        assertThat(r.out()).contains("still 'exit 3 / found a Slice'").doesNotContain("reducing ");
+        assertThat(r.err()).as("progress goes to stderr").contains("reducing ").contains("cut at stage");
+        assertThat(out.resolve("case/manifest.json")).as("the golden case of the minimal program").isRegularFile();
         Program min = read(out.resolve("program.json"));
         Program original = read(dir.resolve("decode/program.json"));
         assertThat(min.stages()).hasSizeLessThanOrEqualTo(3).hasSizeLessThan(original.stages().size());
@@ -53,7 +55,9 @@ class ReduceCommandTest {
         CliRunner r = CliRunner.run("reduce", dir.resolve("decode/program.json").toString(), "--inputs", dir.resolve("decode").toString(),
                 "--test", HAS_SLICE, "--out", out.toString(), "--json");
         assertThat(r.exit()).as(r.out() + r.err()).isZero();
-        assertThat(r.out()).contains("\"outcome\" : \"reduced\"").contains("\"failure\" : \"exit 3\"").contains("\"before\"").contains("\"after\"");
+        assertThat(r.out()).contains("\"outcome\" : \"reduced\"").contains("\"failure\" : \"exit 3\"").contains("\"before\"").contains("\"after\"")
+                .contains("\"steps\"").contains("\"millis\"").contains("\"goldenCase\"").doesNotContain("reducing ");
+        assertThat(r.out().strip()).startsWith("{").endsWith("}");
     }
 
     @Test

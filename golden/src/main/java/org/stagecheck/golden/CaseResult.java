@@ -17,12 +17,21 @@ import org.stagecheck.golden.compare.Comparison;
  * @param outputs  one comparison per expected output (empty unless compared)
  * @param warnings the case's recorded warnings (integer results a conforming backend may compute differently)
  * @param backend  what produced the actual values: a backend's name or {@code files DIR}
+ * @param programHash the hash of the program the case was recorded for (its manifest's), or null
+ *                 when the case could not be read; reports carry it so that a report is matched
+ *                 to its program ({@code reduce --fails-like})
  */
 public record CaseResult(String name, Path dir, Status status, String message, List<OutputResult> outputs,
-                         List<String> warnings, String backend) {
+                         List<String> warnings, String backend, String programHash) {
     public CaseResult {
         outputs = List.copyOf(outputs);
         warnings = List.copyOf(warnings);
+    }
+
+    /** A result that names no program hash. */
+    public CaseResult(String name, Path dir, Status status, String message, List<OutputResult> outputs,
+                      List<String> warnings, String backend) {
+        this(name, dir, status, message, outputs, warnings, backend, null);
     }
 
     public enum Status { PASS, FAIL, STALE, BAD_INPUT }

@@ -34,7 +34,7 @@ final class Checker {
         Manifest m = c.manifest();
         if (c.stale()) {
             return new CaseResult(name, dir, CaseResult.Status.STALE, "stale: " + m.programFile() + " hashes to " + c.actualHash()
-                    + ", the case was recorded for " + m.programHash() + "; re-record it (golden record --update)", List.of(), m.warnings(), backend);
+                    + ", the case was recorded for " + m.programHash() + "; re-record it (golden record --update)", List.of(), m.warnings(), backend, m.programHash());
         }
         Map<String, Tensor> actual;
         try {
@@ -42,7 +42,7 @@ final class Checker {
         } catch (GoldenException e) {
             return CaseResult.bad(dir, backend, e);
         } catch (BackendFault f) {
-            return new CaseResult(name, dir, CaseResult.Status.FAIL, f.getMessage(), List.of(), m.warnings(), backend);
+            return new CaseResult(name, dir, CaseResult.Status.FAIL, f.getMessage(), List.of(), m.warnings(), backend, m.programHash());
         }
         List<CaseResult.OutputResult> outs = new ArrayList<>();
         boolean pass = true;
@@ -61,7 +61,7 @@ final class Checker {
         }
         long failed = outs.stream().filter(x -> !x.comparison().passed()).count();
         return new CaseResult(name, dir, pass ? CaseResult.Status.PASS : CaseResult.Status.FAIL,
-                pass ? null : failed + " of " + outs.size() + " output(s) mismatch", outs, m.warnings(), backend);
+                pass ? null : failed + " of " + outs.size() + " output(s) mismatch", outs, m.warnings(), backend, m.programHash());
     }
 
     /** A backend run that faulted: the case fails (the backend could not produce outputs). */

@@ -52,6 +52,32 @@ public final class Golden {
         return Recorder.record(program, bound, params, options, out);
     }
 
+    /**
+     * What a case was recorded from: its program, bound tensors and parameter values, as
+     * {@code reduce --inputs CASE} re-runs it.
+     */
+    public record Recorded(Program program, Map<String, Tensor> inputs, Map<String, Long> params) {
+        public Recorded {
+            inputs = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(inputs));
+            params = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(params));
+        }
+    }
+
+    /**
+     * Reads what the case in {@code caseDir} was recorded from.
+     *
+     * @throws GoldenException the case cannot be read, or is stale (its program no longer hashes
+     *                         to the recorded hash)
+     */
+    public static Recorded recorded(Path caseDir) throws GoldenException {
+        LoadedCase c = LoadedCase.read(caseDir);
+        if (c.stale()) {
+            throw new GoldenException(caseDir, null, "stale: its program hashes to " + c.actualHash() + ", the case was recorded for "
+                    + c.manifest().programHash());
+        }
+        return new Recorded(c.program(), c.inputs(), c.manifest().params());
+    }
+
     /** Checks one case with each output's recorded policy. Never throws: bad input is a {@link CaseResult.Status#BAD_INPUT} result. */
     public static CaseResult check(Path caseDir, Actuals actuals) {
         return Checker.check(caseDir, actuals, null);
@@ -125,7 +151,7 @@ public final class Golden {
      * the bound B of the true value, so they are within 2B of each other. Stored as f32, each
      * element rounded up so the stored tolerance is never below 2B.
      */
-    static Tensor toleranceOf(Tensor bound) {
+    public static Tensor toleranceOf(Tensor bound) {
         int n = Math.toIntExact(bound.size());
         float[] t = new float[n];
         for (int i = 0; i < n; i++) {

@@ -46,8 +46,21 @@ public final class DiffReports {
 
     /** Writes the result's fields into the current JSON object. Non-finite numbers are written as strings. */
     public static void json(JsonGenerator g, DiffResult r, String backendName) throws IOException {
+        json(g, r, backendName, null);
+    }
+
+    /**
+     * As {@link #json(JsonGenerator, DiffResult, String)}, also naming the backend and the hash of
+     * the program both sides ran ({@code ProgramCodec.hash}), so that the report can be matched to
+     * its program later ({@code reduce --fails-like}).
+     */
+    public static void json(JsonGenerator g, DiffResult r, String backendName, String programHash) throws IOException {
         g.writeStringField("mode", r.mode().words());
         g.writeStringField("program", r.program());
+        if (programHash != null) {
+            g.writeStringField("programHash", programHash);
+        }
+        g.writeStringField("backend", backendName);
         g.writeStringField("policy", r.policy().spelling());
         g.writeBooleanField("agrees", r.agrees());
         g.writeStringField("headline", DiffText.headline(r));

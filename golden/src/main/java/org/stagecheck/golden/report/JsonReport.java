@@ -27,6 +27,9 @@ public final class JsonReport {
             g.writeStringField("status", r.status().name().toLowerCase(java.util.Locale.ROOT));
             g.writeBooleanField("passed", r.passed());
             g.writeStringField("backend", r.backend());
+            if (r.programHash() != null) {
+                g.writeStringField("programHash", r.programHash());
+            }
             if (r.message() != null) {
                 g.writeStringField("message", r.message());
             }

@@ -3,13 +3,22 @@ package org.stagecheck.golden.debug;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.stagecheck.author.Author;
+import org.stagecheck.author.AuthorOptions;
+import org.stagecheck.author.AuthorOutcome;
+import org.stagecheck.author.Cut;
+import org.stagecheck.author.ModelSpec;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.Subjects;
 import org.stagecheck.golden.Subjects.Subject;
@@ -18,6 +27,13 @@ import org.stagecheck.golden.debug.PlantedBackend.Bug;
 import org.stagecheck.golden.derive.MathMode;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
+import org.stagecheck.spec.ir.BufferDecl;
+import org.stagecheck.spec.ir.ComputeOp;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.StageKind;
+import org.stagecheck.tensor.Tensor;
 
 /**
  * The acceptance of the debugging tools: each planted bug is located at the stage where it was
@@ -29,6 +45,7 @@ class PlantedBugsTest {
     private static Subject decode;
     private static Subject decodeTp2;
     private static Subject chain;
+    private static Subject decodeBf16;
 
     @BeforeAll
     static void subjects() throws IOException {
@@ -36,6 +53,36 @@ class PlantedBugsTest {
         decode = tiny.stream().filter(s -> s.name().equals("tiny-decode")).findFirst().orElseThrow();
         decodeTp2 = tiny.stream().filter(s -> s.name().equals("tiny-decode-tp2")).findFirst().orElseThrow();
         chain = Subjects.examples().stream().filter(s -> s.name().equals("elementwise-chain")).findFirst().orElseThrow();
+        decodeBf16 = bf16Decode();
+    }
+
+    /**
+     * The tiny decode step with bf16 weights and bf16 activations into the matmuls (every Generic
+     * whose output only MatMuls read writes bf16): the authored step keeps its activations f32 and
+     * never rounds to bf16, so bf16 truncation needs this variant to show in the model.
+     */
+    private static Subject bf16Decode() {
+        var a = (AuthorOutcome.Authored) Author.author(ModelSpec.tiny(),
+                Cut.decode(16), AuthorOptions.single().withWeights(DType.BF16));
+        Program p = a.program();
+        Set<String> intoMatMuls = new HashSet<>();
+        for (Stage s : p.stages()) {
+            if (s.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Generic
+                    && s.outs().size() == 1 && p.buffersByName().get(s.outs().get(0)).dtype() == DType.F32) {
+                List<Stage> readers = p.stages().stream().filter(r -> r.ins().contains(s.outs().get(0))).toList();
+                if (!readers.isEmpty() && readers.stream().allMatch(r -> r.kind() instanceof StageKind.Compute rc
+                        && rc.op() instanceof ComputeOp.MatMul)) {
+                    intoMatMuls.add(s.outs().get(0));
+                }
+            }
+        }
+        List<BufferDecl> buffers = p.buffers().stream().map(b -> intoMatMuls.contains(b.name())
+                ? new BufferDecl(b.name(), DType.BF16, b.shape(), b.site()) : b).toList();
+        Map<String, Tensor> bound = new LinkedHashMap<>(a.weights());
+        bound.putAll(a.inputs());
+        Map<String, Long> params = new LinkedHashMap<>(a.params());
+        params.replaceAll((k, v) -> k.equals("pos") ? 5L : v); // past position 0, where the query's path is masked
+        return new Subject("tiny-decode-bf16", p.withBuffers(buffers), bound, params);
     }
 
     static Stream<Arguments> plantedBugs() {
@@ -44,6 +91,7 @@ class PlantedBugsTest {
                 Arguments.of(Bug.GENERIC_WRONG_SIGN, "decode", ThreeWay.Classification.BEYOND_BOUND),
                 Arguments.of(Bug.ALLREDUCE_DROPPED_MEMBER, "decode-tp2", ThreeWay.Classification.BEYOND_BOUND),
                 Arguments.of(Bug.BF16_TRUNCATION, "chain", ThreeWay.Classification.BEYOND_BOUND),
+                Arguments.of(Bug.BF16_TRUNCATION, "decode-bf16", ThreeWay.Classification.BEYOND_BOUND),
                 Arguments.of(Bug.MATMUL_K_REVERSED, "decode", ThreeWay.Classification.WITHIN_ROUNDING));
     }
 
@@ -51,6 +99,7 @@ class PlantedBugsTest {
         return switch (name) {
             case "decode" -> decode;
             case "decode-tp2" -> decodeTp2;
+            case "decode-bf16" -> decodeBf16;
             default -> chain;
         };
     }
@@ -135,7 +184,7 @@ class PlantedBugsTest {
         Subject s = subject(subjectName);
         String target = visibleTarget(s, bug);
         RunResult back = new PlantedBackend(bug, target).run(s.program(), s.bound(), s.params(), true);
-        java.util.Set<String> kept = new java.util.HashSet<>(back.trace().keySet());
+        Set<String> kept = new HashSet<>(back.trace().keySet());
         kept.remove(target);
         DiffResult r = Replay.replay(s.program(), s.bound(), s.params(), StageTrace.of(s.program(), back).onlyStages(kept),
                 new Policy.Exact(), MathMode.PRECISE);

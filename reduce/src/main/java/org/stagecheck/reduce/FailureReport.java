@@ -1,0 +1,176 @@
+package org.stagecheck.reduce;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.spec.json.JNode;
+import org.stagecheck.spec.json.JsonFormatException;
+import org.stagecheck.spec.json.JsonReader;
+
+/**
+ * A failure as a report describes it: the JSON document a failing {@code golden check --json} or
+ * {@code diff --json} printed, read back for {@code reduce --fails-like} (docs/debugging.md,
+ * "Reducing a reported failure"). It gives what a {@link FailsLikeOracle} needs: the backend that
+ * failed, the policy it failed under, and what the failure was, so that the program being reduced
+ * is first checked to fail that way.
+ *
+ * <p>A report is tied to one program by the program's hash ({@code programHash}: a golden check
+ * report names each case's recorded hash, a diff report the hash of the program it compared); a
+ * report for another program is refused.
+ *
+ * @param source      {@code golden check} or {@code diff}
+ * @param backend     the backend the report ran or read ({@code files DIR} when it read files)
+ * @param judging     how a candidate is judged: the report's policies and scope
+ * @param expected    the signature the program must fail with ({@code exact}) or its prefix
+ * @param exact       whether {@code expected} is the whole signature
+ * @param description one line saying what the report recorded
+ */
+public record FailureReport(String source, String backend, FailsLikeOracle.Judging judging, String expected, boolean exact,
+                            String description) {
+    private static final Pattern FAULT = Pattern.compile("faulted at stage '.*?': ([A-Z][A-Z0-9_]*)");
+
+    /** A report that cannot be used: unreadable, not a report of a failure, or for another program. */
+    public static final class ReportException extends Exception {
+        public ReportException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Reads {@code file} as the report of a failure of the program hashing to {@code programHash}.
+     * Derived tolerances are computed with {@code mathMode} (golden record's default is
+     * {@link MathMode#FAST}; the report does not say which a case was recorded with).
+     */
+    public static FailureReport read(Path file, String programHash, MathMode mathMode) throws ReportException {
+        JNode root;
+        try {
+            root = new JsonReader().read(file);
+        } catch (JsonFormatException e) {
+            throw new ReportException(file + ": not a JSON report: " + e.getMessage());
+        }
+        if (!(root instanceof JNode.JObject o)) {
+            throw new ReportException(file + ": not a report (a JSON object is expected, not " + root.typeName() + ")");
+        }
+        String command = string(o, "command");
+        if (o.fields().containsKey("error")) {
+            throw new ReportException(file + ": the report records bad input (" + string(o, "error") + "), not a failure");
+        }
+        return switch (command == null ? "" : command) {
+            case "golden check" -> goldenCheck(file, o, programHash, mathMode);
+            case "diff" -> diff(file, o, programHash, mathMode);
+            default -> throw new ReportException(file + ": not the JSON report of 'golden check' or 'diff' ("
+                    + (command == null ? "no \"command\" field" : "\"command\": \"" + command + "\"") + ")");
+        };
+    }
+
+    /** Why {@code failure} is not the failure this report describes, or null when it is. */
+    public String disagreement(Verdict.Fails failure) {
+        boolean same = exact ? failure.signature().equals(expected) : failure.signature().startsWith(expected);
+        return same ? null : "it fails with '" + failure.signature() + "' (" + failure.detail() + "), the report with '" + expected
+                + (exact ? "'" : " ...'");
+    }
+
+    private static FailureReport goldenCheck(Path file, JNode.JObject o, String programHash, MathMode mathMode) throws ReportException {
+        List<JNode.JObject> cases = objects(file, o, "cases");
+        List<String> hashes = new ArrayList<>();
+        List<String> notFailing = new ArrayList<>();
+        for (JNode.JObject c : cases) {
+            String hash = string(c, "programHash");
+            if (hash == null) {
+                throw new ReportException(file + ": case '" + string(c, "name") + "' names no program hash (a report written before"
+                        + " reports carried one); run golden check --json again");
+            }
+            hashes.add(hash);
+            if (!hash.equals(programHash)) {
+                continue;
+            }
+            String status = string(c, "status");
+            if (!"fail".equals(status)) {
+                notFailing.add("'" + string(c, "name") + "' (status " + status + ")");
+                continue;
+            }
+            Map<String, Policy> perOutput = new LinkedHashMap<>();
+            Policy first = null;
+            for (JNode.JObject out : objects(file, c, "outputs")) {
+                Policy p = policy(file, string(out, "policy"));
+                perOutput.put(string(out, "tensor"), p);
+                if (first == null && out.fields().get("passed") instanceof JNode.JBool b && !b.value()) {
+                    first = p;
+                }
+            }
+            if (first == null) {
+                first = perOutput.isEmpty() ? new Policy.Derived(1) : perOutput.values().iterator().next();
+            }
+            String message = string(c, "message");
+            Matcher fault = FAULT.matcher(message == null ? "" : message);
+            String expected = fault.find() ? "fault " + fault.group(1) : "diverges";
+            return new FailureReport("golden check", string(c, "backend"), new FailsLikeOracle.Judging(first, perOutput, mathMode),
+                    expected, false, "golden check of case '" + string(c, "name") + "' on " + string(c, "backend") + ": " + message);
+        }
+        if (!notFailing.isEmpty()) {
+            throw new ReportException(file + ": no case of this program failed: " + String.join(", ", notFailing)
+                    + " did not fail; nothing to reduce like it");
+        }
+        throw new ReportException(file + ": a report for another program: its case(s) were recorded for program hash "
+                + String.join(", ", hashes.stream().distinct().toList()) + ", the program hashes to " + programHash);
+    }
+
+    private static FailureReport diff(Path file, JNode.JObject o, String programHash, MathMode mathMode) throws ReportException {
+        String hash = string(o, "programHash");
+        if (hash == null) {
+            throw new ReportException(file + ": names no program hash (a report written before reports carried one); run diff --json again");
+        }
+        if (!hash.equals(programHash)) {
+            throw new ReportException(file + ": a report for another program: it compared a program hashing to " + hash
+                    + ", the program hashes to " + programHash);
+        }
+        if (o.fields().get("agrees") instanceof JNode.JBool b && b.value()) {
+            throw new ReportException(file + ": the diff found no divergence: nothing to reduce like it");
+        }
+        if (!(o.fields().get("firstDivergentStage") instanceof JNode.JObject d)) {
+            throw new ReportException(file + ": names no first divergent stage");
+        }
+        Policy policy = policy(file, string(o, "policy"));
+        String kind = string(d, "kind");
+        boolean pinned = d.fields().get("pinned") instanceof JNode.JBool p && p.value();
+        String expected = kind != null && pinned ? "diverges at " + kind : "diverges";
+        String where = kind != null ? "stage '" + string(d, "id") + "' (" + kind + ")" : "tensor '" + string(d, "tensor") + "'";
+        return new FailureReport("diff", string(o, "backend"), FailsLikeOracle.Judging.of(policy, mathMode),
+                expected, kind != null && pinned, "diff (" + string(o, "mode") + ", policy " + policy.spelling() + "): first divergence at " + where);
+    }
+
+    private static Policy policy(Path file, String spelling) throws ReportException {
+        if (spelling == null) {
+            throw new ReportException(file + ": a comparison names no policy");
+        }
+        try {
+            return Policy.parse(spelling);
+        } catch (IllegalArgumentException e) {
+            throw new ReportException(file + ": policy '" + spelling + "': " + e.getMessage());
+        }
+    }
+
+    private static String string(JNode.JObject o, String field) {
+        return o.fields().get(field) instanceof JNode.JString s ? s.value() : null;
+    }
+
+    private static List<JNode.JObject> objects(Path file, JNode.JObject o, String field) throws ReportException {
+        if (!(o.fields().get(field) instanceof JNode.JArray a)) {
+            throw new ReportException(file + ": no \"" + field + "\" array");
+        }
+        List<JNode.JObject> out = new ArrayList<>();
+        for (JNode n : a.items()) {
+            if (!(n instanceof JNode.JObject x)) {
+                throw new ReportException(file + ": \"" + field + "\" holds " + n.typeName() + ", not an object");
+            }
+            out.add(x);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,244 @@
+package org.stagecheck.reduce;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.stagecheck.backend.Backend;
+import org.stagecheck.backend.RunResult;
+import org.stagecheck.interp.Precision;
+import org.stagecheck.interp.eval.Fault;
+import org.stagecheck.interp.eval.Parallel;
+import org.stagecheck.interp.eval.RunState;
+import org.stagecheck.interp.eval.StageEvaluator;
+import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.ir.BufferDecl;
+import org.stagecheck.spec.ir.ComputeOp;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Expr;
+import org.stagecheck.spec.ir.Fn;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.StageKind;
+import org.stagecheck.tensor.Tensor;
+
+/**
+ * A fake backend with one planted bug: the reference evaluator run stage by stage, except that
+ * every stage the bug applies to (every Slice, every Generic with an add, ...) is evaluated the
+ * buggy way, by re-running that stage's math with the bug, as a backend whose code generator has
+ * the bug would. (golden's tests plant the same bugs at one named stage, to locate it; a reduction
+ * needs the bug wherever the shrinking program still has such a stage.)
+ */
+final class PlantedBackend implements Backend {
+    enum Bug {
+        /** A Slice reads one element further along an axis (or one back, at the end). */
+        SLICE_OFF_BY_ONE,
+        /** A Generic's first add is a sub (or sub an add). */
+        GENERIC_WRONG_SIGN,
+        /** An AllReduce folds all but its last input. */
+        ALLREDUCE_DROPPED_MEMBER,
+        /** A bf16 output rounded by truncating the f32 value instead of to nearest even. */
+        BF16_TRUNCATION,
+        /** A MatMul accumulates over k descending instead of ascending. */
+        MATMUL_K_REVERSED
+    }
+
+    private final Bug bug;
+
+    PlantedBackend(Bug bug) {
+        this.bug = bug;
+    }
+
+    @Override
+    public String name() {
+        return "planted-" + bug.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** Whether the bug applies to stage {@code st} of {@code program}. */
+    boolean fits(Program program, Stage st) {
+        Map<String, BufferDecl> b = program.buffersByName();
+        return switch (bug) {
+            case SLICE_OFF_BY_ONE -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Slice s
+                    && sliceAxis(s, b.get(st.ins().get(0)).shape(), b.get(st.outs().get(0)).shape()) >= 0;
+            case GENERIC_WRONG_SIGN -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Generic g
+                    && b.get(st.outs().get(0)).dtype().isFloating() && flipFirstSign(g.expr(), new boolean[1]) != g.expr();
+            case ALLREDUCE_DROPPED_MEMBER -> st.kind() instanceof StageKind.AllReduce && st.ins().size() >= 2;
+            case BF16_TRUNCATION -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Generic
+                    && b.get(st.outs().get(0)).dtype() == DType.BF16;
+            case MATMUL_K_REVERSED -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.MatMul m
+                    && m.spill() == null && b.get(st.ins().get(0)).dtype() == DType.F32 && kOf(m, b.get(st.ins().get(0)).shape()) >= 2;
+        };
+    }
+
+    @Override
+    public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
+        Map<String, List<Tensor>> traced = new LinkedHashMap<>();
+        try (Parallel par = new Parallel(1)) {
+            RunState s = new RunState(program, Precision.F32, par, params);
+            program.tensors().forEach(d -> {
+                Tensor t = bound.get(d.name());
+                if (t == null) {
+                    s.putTensor(d.name(), Tensor.zeros(d.dtype(), d.shape()));
+                } else {
+                    s.putSharedTensor(d.name(), t);
+                }
+            });
+            List<Stage> stages = program.stages();
+            for (int i = 0; i < stages.size(); i++) {
+                Stage st = stages.get(i);
+                try {
+                    if (fits(program, st)) {
+                        plant(program, st, s, params, par);
+                    } else {
+                        StageEvaluator.run(st, s);
+                    }
+                    if (trace) {
+                        List<Tensor> outs = new ArrayList<>();
+                        for (String o : st.outs()) {
+                            outs.add(s.read(o));
+                        }
+                        traced.put(st.id(), outs);
+                    }
+                } catch (Fault f) {
+                    return new RunResult(s.tensors(), traced, List.of(Diagnostic.atStage(f.code(), i, st.id(), "/stages/" + i, f.buffer(),
+                            f.getMessage())), st.id());
+                }
+            }
+            return new RunResult(s.tensors(), traced, List.of(), null);
+        }
+    }
+
+    private void plant(Program program, Stage st, RunState s, Map<String, Long> params, Parallel par) throws Fault {
+        switch (bug) {
+            case SLICE_OFF_BY_ONE -> {
+                ComputeOp.Slice sl = (ComputeOp.Slice) ((StageKind.Compute) st.kind()).op();
+                Shape in = s.read(st.ins().get(0)).shape();
+                Shape out = s.bufferDecl(st.outs().get(0)).shape();
+                int ax = sliceAxis(sl, in, out);
+                List<Integer> starts = new ArrayList<>(sl.starts());
+                starts.set(ax, starts.get(ax) + (starts.get(ax) + out.dim(ax) < in.dim(ax) ? 1 : -1));
+                StageEvaluator.run(withKind(st, new StageKind.Compute(new ComputeOp.Slice(starts))), s);
+            }
+            case GENERIC_WRONG_SIGN -> {
+                ComputeOp.Generic g = (ComputeOp.Generic) ((StageKind.Compute) st.kind()).op();
+                StageEvaluator.run(withKind(st, new StageKind.Compute(new ComputeOp.Generic(flipFirstSign(g.expr(), new boolean[1])))), s);
+            }
+            case ALLREDUCE_DROPPED_MEMBER -> {
+                StageKind.AllReduce a = (StageKind.AllReduce) st.kind();
+                StageEvaluator.run(withKind(st, new StageKind.AllReduce(a.pool(), a.tensor(),
+                        new ComputeOp.Generic(a.pool().fold(st.ins().size() - 1)))), s);
+            }
+            case BF16_TRUNCATION -> {
+                List<BufferDecl> decls = new ArrayList<>();
+                for (BufferDecl d : program.buffers()) {
+                    decls.add(st.outs().contains(d.name()) ? new BufferDecl(d.name(), DType.F32, d.shape(), d.site()) : d);
+                }
+                RunState wide = new RunState(program.withBuffers(decls), Precision.F32, par, params);
+                for (String b : st.buffersRead()) {
+                    Tensor v = s.readOrNull(b);
+                    if (v != null) {
+                        wide.write(b, v);
+                    }
+                }
+                StageEvaluator.run(st, wide);
+                for (String o : st.outs()) {
+                    float[] f = wide.read(o).toFloats();
+                    short[] bits = new short[f.length];
+                    for (int i = 0; i < f.length; i++) {
+                        bits[i] = (short) (Float.floatToRawIntBits(f[i]) >>> 16);
+                    }
+                    s.write(o, Tensor.wrapBits16(DType.BF16, s.bufferDecl(o).shape(), bits));
+                }
+            }
+            case MATMUL_K_REVERSED -> {
+                // A with its k axis reversed times B with its k axis reversed is the same sum, taken
+                // over k descending: the reference's fma chain in the opposite order.
+                ComputeOp.MatMul m = (ComputeOp.MatMul) ((StageKind.Compute) st.kind()).op();
+                Tensor a = s.read(st.ins().get(0));
+                Tensor b = s.read(st.ins().get(1));
+                int ra = a.shape().rank();
+                int rb = b.shape().rank();
+                RunState alt = new RunState(program, Precision.F32, par, params);
+                for (String r : st.buffersRead()) {
+                    Tensor v = s.readOrNull(r);
+                    if (v != null) {
+                        alt.write(r, v);
+                    }
+                }
+                alt.write(st.ins().get(0), reversed(a, m.transposeA() ? ra - 2 : ra - 1));
+                alt.write(st.ins().get(1), reversed(b, m.transposeB() ? rb - 1 : rb - 2));
+                StageEvaluator.run(st, alt);
+                for (String o : st.outs()) {
+                    s.write(o, alt.read(o));
+                }
+            }
+        }
+    }
+
+    private static Stage withKind(Stage st, StageKind kind) {
+        return new Stage(st.id(), st.site(), st.ins(), st.outs(), kind);
+    }
+
+    private static int sliceAxis(ComputeOp.Slice s, Shape in, Shape out) {
+        for (int ax = in.rank() - 1; ax >= 0; ax--) {
+            if (in.dim(ax) > out.dim(ax) && out.dim(ax) > 0) {
+                return ax;
+            }
+        }
+        return -1;
+    }
+
+    private static int kOf(ComputeOp.MatMul m, Shape a) {
+        return m.transposeA() ? a.dim(a.rank() - 2) : a.dim(a.rank() - 1);
+    }
+
+    /** {@code e} with its first add turned into a sub (or sub into add), preorder; {@code e} itself when it has neither. */
+    static Expr flipFirstSign(Expr e, boolean[] done) {
+        return switch (e) {
+            case Expr.Apply a -> {
+                if (!done[0] && (a.fn() == Fn.ADD || a.fn() == Fn.SUB)) {
+                    done[0] = true;
+                    yield new Expr.Apply(a.fn() == Fn.ADD ? Fn.SUB : Fn.ADD, a.args());
+                }
+                List<Expr> args = new ArrayList<>();
+                boolean changed = false;
+                for (Expr x : a.args()) {
+                    Expr y = flipFirstSign(x, done);
+                    changed |= y != x;
+                    args.add(y);
+                }
+                yield changed ? new Expr.Apply(a.fn(), args) : a;
+            }
+            case Expr.Cast c -> {
+                Expr y = flipFirstSign(c.arg(), done);
+                yield y == c.arg() ? c : new Expr.Cast(c.dtype(), y);
+            }
+            case Expr.In i -> i;
+            case Expr.FloatConst f -> f;
+            case Expr.IntConst i -> i;
+            case Expr.ParamRef p -> p;
+            case Expr.Index x -> x;
+        };
+    }
+
+    /** {@code t} with axis {@code ax} reversed. */
+    private static Tensor reversed(Tensor t, int ax) {
+        Shape sh = t.shape();
+        int len = sh.dim(ax);
+        int inner = 1;
+        for (int i = ax + 1; i < sh.rank(); i++) {
+            inner *= sh.dim(i);
+        }
+        float[] v = t.toFloats();
+        float[] r = new float[v.length];
+        int outer = len == 0 ? 0 : v.length / (len * inner);
+        for (int o = 0; o < outer; o++) {
+            for (int k = 0; k < len; k++) {
+                System.arraycopy(v, (o * len + k) * inner, r, (o * len + (len - 1 - k)) * inner, inner);
+            }
+        }
+        return Tensor.fromFloats(t.dtype(), sh, r);
+    }
+}
