@@ -24,7 +24,7 @@ final class LoadEval {
             throw new Fault("WRONG_CHIP", "kind/tensor", null, "tensor '" + td.name() + "' lives on chip " + td.chip()
                     + " but the stage runs on chip " + st.site().chip() + ".");
         }
-        Region r = Region.resolve(l.pattern(), l.numBlocks(), td, null, s);
+        Region r = Region.resolvePlanned(l.pattern(), l.numBlocks(), td, null, s);
         String out = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(out);
         if (r.bufferElements() != bd.shape().elementCount()) {
@@ -43,7 +43,7 @@ final class LoadEval {
                 // one block in the tensor's own layout: its place, copied only if a reader needs a copy
                 s.writeView(out, l.tensor(), view);
             } else {
-                Tensor buf = s.fresh(bd.dtype(), Shape.of(r.bufferShape()));
+                Tensor buf = s.output(bd.dtype(), bd.shape());
                 r.gather(src, buf);
                 s.write(out, buf);
             }

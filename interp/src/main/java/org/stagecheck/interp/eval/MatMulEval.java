@@ -104,10 +104,21 @@ final class MatMulEval {
             }
             s.write(od.name(), Values.ofDoubles(od.dtype(), outShape, acc));
         } else {
-            float[] acc = spill == null ? new float[total] : Values.floats(spill).clone();
+            // the accumulator is the output value when the output is f32: storage the run may keep (its arena)
+            Tensor accTensor = s.output(DType.F32, outShape);
+            float[] acc = accTensor.rawFloats();
+            if (spill == null) {
+                Arrays.fill(acc, 0f);
+            } else {
+                System.arraycopy(Values.floats(spill), 0, acc, 0, total);
+            }
             float[] av = Values.floats(a);
-            float[] chunk = new float[m * n];
-            for (int p = 0; p < batches; p++) {
+            if (batches == 1 && !mm.transposeA()) {
+                // one product with A as it lies: the kernel reads A and accumulates into acc directly
+                multiplyInto(av, b, bView, bLd, mm.transposeB(), acc, m, k, n, s);
+            }
+            float[] chunk = batches == 1 && !mm.transposeA() ? null : new float[m * n];
+            for (int p = 0; chunk != null && p < batches; p++) {
                 float[] ap = new float[m * k];
                 int aOff = p * m * k;
                 if (mm.transposeA()) {
@@ -130,7 +141,9 @@ final class MatMulEval {
                 System.arraycopy(chunk, 0, acc, p * m * n, m * n);
             }
             if (mm.spill() != null) {
-                s.write(mm.spill(), Tensor.wrapFloats(outShape, acc.clone()));
+                Tensor spilled = s.output(DType.F32, outShape);
+                System.arraycopy(acc, 0, spilled.rawFloats(), 0, total);
+                s.write(mm.spill(), spilled);
             }
             if (bias != null) {
                 float[] bf = Values.floats(bias);
@@ -138,7 +151,17 @@ final class MatMulEval {
                     acc[e] += bf[biasIndex[e]];
                 }
             }
-            s.write(od.name(), Values.ofFloats(od.dtype(), outShape, acc));
+            s.write(od.name(), od.dtype() == DType.F32 ? accTensor : Values.ofFloats(od.dtype(), outShape, acc));
+        }
+    }
+
+    /** One product (no batch axes, A not transposed) accumulated into {@code acc}, B read in place when it is a view. */
+    private static void multiplyInto(float[] a, Tensor b, BlockView bView, int bLd, boolean transposeB, float[] acc, int m,
+                                     int k, int n, RunState s) {
+        if (bLd >= 0) {
+            MatMulKernel.multiply(a, b, bView.offset(), bLd, transposeB, acc, m, k, n, s.parallel(), MatMulKernel.VECTOR);
+        } else {
+            MatMulKernel.multiply(a, b, 0, transposeB, acc, m, k, n, s.parallel());
         }
     }
 

@@ -39,6 +39,13 @@ public final class RunState {
     private record Delivery(String group, Site receiver) {}
 
     private final ShapeCache shapes;
+    /** Storage kept from run to run for the values stages write, or null: every value fresh. */
+    private final BufferArena arena;
+    /** Per stage, what resolves the same in every run (see {@link StagePlans}), or null: resolved every time. */
+    private final StagePlans plans;
+    /** The index of the stage running now, and how many arena slots it has taken. */
+    private int stage;
+    private int slotsTaken;
 
     public RunState(Program program, Precision precision, Parallel parallel, Map<String, Long> params) {
         this(program, program.buffersByName(), program.tensorsByName(), program.groupsByName(), new ShapeCache(),
@@ -52,6 +59,20 @@ public final class RunState {
     public RunState(Program program, Map<String, BufferDecl> buffers, Map<String, TensorDecl> tensors,
                     Map<String, Group> groups, ShapeCache shapes, Precision precision, Parallel parallel,
                     Map<String, Long> params) {
+        this(program, buffers, tensors, groups, shapes, null, null, precision, parallel, params);
+    }
+
+    /**
+     * A run of a prepared program that also reuses storage and per-stage resolutions: {@code arena}
+     * (lent to this run alone, or null) holds the storage of the values stages write, and
+     * {@code plans} (shared by the program's runs, or null) what each stage resolves the same way
+     * every time. The caller announces each stage with {@link #enterStage} before running it.
+     */
+    public RunState(Program program, Map<String, BufferDecl> buffers, Map<String, TensorDecl> tensors,
+                    Map<String, Group> groups, ShapeCache shapes, BufferArena arena, StagePlans plans,
+                    Precision precision, Parallel parallel, Map<String, Long> params) {
+        this.arena = arena;
+        this.plans = plans;
         this.program = program;
         this.precision = precision;
         this.parallel = parallel;
@@ -214,6 +235,36 @@ public final class RunState {
             views.remove(name);
         }
         buffers.put(name, value.shape().equals(d.shape()) ? value : value.reshaped(d.shape()));
+    }
+
+    /** Announces that stage {@code index} of the program runs next (arena slots and plans are per stage). */
+    public void enterStage(int index) {
+        stage = index;
+        slotsTaken = 0;
+    }
+
+    /** The region the running stage resolved in an earlier run, when it depends on no run's values; or null. */
+    Region plannedRegion() {
+        return plans == null ? null : plans.region(stage);
+    }
+
+    /** Keeps {@code region} for the running stage's later runs: only for a region that no parameter or buffer moves. */
+    void planRegion(Region region) {
+        if (plans != null) {
+            plans.keepRegion(stage, region);
+        }
+    }
+
+    /**
+     * A tensor of {@code dtype}/{@code shape} in this run's mode for a value the running stage
+     * writes, every element of which the caller overwrites: from the arena when the run has one
+     * (its contents are a previous run's until overwritten), otherwise fresh.
+     */
+    public Tensor output(DType dtype, Shape shape) {
+        if (arena == null) {
+            return fresh(dtype, shape);
+        }
+        return arena.take(stage, slotsTaken++, dtype, shape, f64());
     }
 
     /** A fresh, zeroed tensor for a buffer or tensor of {@code dtype}/{@code shape} in this run's mode. */
