@@ -41,7 +41,7 @@ public final class BufferArena {
         }
         Tensor t = mine[ordinal];
         boolean wide = f64 && dtype.isFloating();
-        if (t == null || t.dtype() != dtype || t.isFloat64() != wide || !t.shape().equals(shape)) {
+        if (t == null || t.dtype() != dtype || t.isFloat64() != wide || (t.shape() != shape && !t.shape().equals(shape))) {
             t = wide ? Tensor.zerosFloat64(dtype, shape) : Tensor.zeros(dtype, shape);
             mine[ordinal] = t;
         }

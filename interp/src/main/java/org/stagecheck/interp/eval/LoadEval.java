@@ -4,7 +4,6 @@ import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Group;
 import org.stagecheck.spec.ir.Shape;
-import org.stagecheck.spec.ir.Site;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
@@ -54,10 +53,7 @@ final class LoadEval {
                 throw new Fault("MULTICAST_SENDER", "kind/multicast", null, "group '" + g.name() + "' is sent by "
                         + g.sender() + ", not by this stage's core " + st.site() + ".");
             }
-            Tensor delivered = s.read(out);
-            for (Site receiver : g.receivers()) {
-                s.deliver(g.name(), receiver, delivered);
-            }
+            s.deliver(g.name(), s.read(out));
         }
     }
 }

@@ -105,7 +105,7 @@ final class MatMulEval {
             s.write(od.name(), Values.ofDoubles(od.dtype(), outShape, acc));
         } else {
             // the accumulator is the output value when the output is f32: storage the run may keep (its arena)
-            Tensor accTensor = s.output(DType.F32, outShape);
+            Tensor accTensor = s.output(DType.F32, od.shape());
             float[] acc = accTensor.rawFloats();
             if (spill == null) {
                 Arrays.fill(acc, 0f);
@@ -141,7 +141,7 @@ final class MatMulEval {
                 System.arraycopy(chunk, 0, acc, p * m * n, m * n);
             }
             if (mm.spill() != null) {
-                Tensor spilled = s.output(DType.F32, outShape);
+                Tensor spilled = s.output(DType.F32, s.bufferDecl(mm.spill()).shape());
                 System.arraycopy(acc, 0, spilled.rawFloats(), 0, total);
                 s.write(mm.spill(), spilled);
             }

@@ -16,11 +16,11 @@ final class RecvEval {
 
     static void run(Stage st, StageKind.Recv k, RunState s) throws Fault {
         Group g = s.group(k.group());
-        if (!g.receivers().contains(st.site())) {
+        if (!s.receivers(g).contains(st.site())) {
             throw new Fault("RECV_NOT_RECEIVER", "kind/group", null, "core " + st.site() + " is not a receiver of group '"
                     + g.name() + "'.");
         }
-        Tensor value = s.delivered(g.name(), st.site());
+        Tensor value = s.delivered(g.name());
         if (value == null) {
             throw new Fault("RECV_WITHOUT_LOAD", "kind/group", null, "nothing was delivered to " + st.site()
                     + " by group '" + g.name() + "': no multicast Load of the group ran before this stage.");

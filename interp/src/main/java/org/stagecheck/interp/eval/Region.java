@@ -263,6 +263,16 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
         forEachRun(t.shape(), (tPos, bPos, len) -> Copy.copy(buf, bPos, t, tPos, len));
     }
 
+    private static long[] strides(int[] dims) {
+        long[] s = new long[dims.length];
+        long acc = 1;
+        for (int i = dims.length - 1; i >= 0; i--) {
+            s[i] = acc;
+            acc *= dims[i];
+        }
+        return s;
+    }
+
     private interface RunConsumer {
         void run(int tensorPos, int bufferPos, int length);
     }
@@ -271,7 +281,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
     private void forEachRun(Shape tensorShape, RunConsumer c) {
         int rank = blockShape.length;
         long[] ts = tensorShape.strides();
-        long[] bs = Shape.of(bufferShape).strides();
+        long[] bs = strides(bufferShape);
         int runLen = rank == 0 ? 1 : blockShape[rank - 1];
         for (int d : blockShape) {
             if (d == 0) {

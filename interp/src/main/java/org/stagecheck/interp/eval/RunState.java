@@ -31,12 +31,13 @@ public final class RunState {
     private final Map<String, Tensor> buffers = new HashMap<>();
     /** Buffers whose value is still a block of a DRAM tensor (see {@link BlockView}); copied on first read. */
     private final Map<String, BlockView> views = new HashMap<>();
-    private final Map<Delivery, Tensor> deliveries = new HashMap<>();
+    /**
+     * The latest multicast delivery of each group, by group name: a Load delivers one value to
+     * every receiver of its group at once, so the latest delivery to any receiver is the group's.
+     */
+    private final Map<String, Tensor> deliveries = new HashMap<>();
     /** Tensors whose storage is also referenced elsewhere (the caller's binding, a buffer value): copied before a write. */
     private final java.util.Set<String> shared = new java.util.HashSet<>();
-
-    /** A multicast delivery waiting at one receiver of one group. */
-    private record Delivery(String group, Site receiver) {}
 
     private final ShapeCache shapes;
     /** Storage kept from run to run for the values stages write, or null: every value fresh. */
@@ -227,6 +228,14 @@ public final class RunState {
     /** Replaces the value of buffer {@code name}; the tensor must have the declared shape. */
     public void write(String name, Tensor value) throws Fault {
         BufferDecl d = bufferDecl(name);
+        if (value.shape() == d.shape()) {
+            // made for this buffer (RunState.output with its declared shape): nothing to check or reshape
+            if (!views.isEmpty()) {
+                views.remove(name);
+            }
+            buffers.put(name, value);
+            return;
+        }
         if (value.size() != d.shape().elementCount()) {
             throw new Fault("BUFFER_SHAPE", null, name, "buffer '" + name + "' is declared " + d.shape()
                     + " but the stage produced " + value.shape() + ".");
@@ -272,12 +281,18 @@ public final class RunState {
         return f64() && dtype.isFloating() ? Tensor.zerosFloat64(dtype, shape) : Tensor.zeros(dtype, shape);
     }
 
-    public void deliver(String group, Site receiver, Tensor value) {
-        deliveries.put(new Delivery(group, receiver), value);
+    /** Delivers {@code value} to every receiver of {@code group} (a multicast Load). */
+    public void deliver(String group, Tensor value) {
+        deliveries.put(group, value);
     }
 
-    /** The latest delivery of {@code group} to {@code receiver}, or null. */
-    public Tensor delivered(String group, Site receiver) {
-        return deliveries.get(new Delivery(group, receiver));
+    /** The latest delivery of {@code group}, which every one of its receivers holds, or null. */
+    public Tensor delivered(String group) {
+        return deliveries.get(group);
+    }
+
+    /** The receiving cores of {@code group}, made once per prepared program. */
+    java.util.Set<Site> receivers(Group group) {
+        return plans == null ? java.util.Set.copyOf(group.receivers()) : plans.receivers(group);
     }
 }
