@@ -46,9 +46,10 @@ final class MatMulEval {
         int[] outDims = Arrays.copyOf(batchA, batchA.length + 2);
         outDims[batchA.length] = m;
         outDims[batchA.length + 1] = n;
-        Shape outShape = Shape.of(outDims);
         BufferDecl od = s.bufferDecl(Ports.out(st, 0));
-        if (!od.shape().equals(outShape)) {
+        // the declared shape itself when it is the product's (then every shape below is that one object)
+        Shape outShape = ShapeCache.sameDims(od.shape(), outDims) ? od.shape() : Shape.of(outDims);
+        if (outShape != od.shape()) {
             throw new Fault("MATMUL_SHAPE", "outs/0", od.name(), "the product is " + outShape + " but buffer '" + od.name()
                     + "' is " + od.shape() + ".");
         }
@@ -57,13 +58,16 @@ final class MatMulEval {
             throw new Fault("MATMUL_DTYPE", "ins", null, "matmul operands must be both floating or both i32, not "
                     + a.dtype() + " and " + b.dtype() + ".");
         }
-        int batches = (int) Shape.of(batchA).elementCount();
+        int batches = 1;
+        for (int d : batchA) {
+            batches *= d;
+        }
         int total = batches * m * n;
         int[] biasIndex = null;
         Tensor bias = null;
         if (mm.bias() != null) {
             bias = s.read(mm.bias());
-            biasIndex = Broadcast.sourceIndex(bias.shape(), outDims, "bias '" + mm.bias() + "'");
+            biasIndex = s.shapes().broadcast(bias.shape(), outShape, "bias '" + mm.bias() + "'").source();
         }
         Tensor spill = null;
         if (mm.spill() != null) {
