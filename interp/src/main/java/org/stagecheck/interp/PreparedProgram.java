@@ -82,7 +82,7 @@ public final class PreparedProgram {
         if (!options.trace()) {
             arena = idleArena.getAndSet(null);
             if (arena == null) {
-                arena = new BufferArena(program.stages().size());
+                arena = new BufferArena(program.stages().size(), BufferArena.defaultBudget());
             }
         }
         try {
