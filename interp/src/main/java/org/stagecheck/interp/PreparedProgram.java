@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.eval.BufferArena;
+import org.stagecheck.interp.eval.BufferIndex;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.interp.eval.Parallel;
 import org.stagecheck.interp.eval.RunState;
@@ -37,7 +38,7 @@ public final class PreparedProgram {
     private final Program program;
     private final RunOptions options;
     private final Parallel parallel;
-    private final Map<String, BufferDecl> buffers;
+    private final BufferIndex buffers;
     private final Map<String, TensorDecl> tensors;
     private final Map<String, Group> groups;
     private final List<Diagnostic> sizeFaults;
@@ -50,7 +51,7 @@ public final class PreparedProgram {
         this.program = program;
         this.options = options;
         this.parallel = parallel;
-        this.buffers = Map.copyOf(program.buffersByName());
+        this.buffers = new BufferIndex(program.buffersByName());
         this.tensors = java.util.Collections.unmodifiableMap(program.tensorsByName());
         this.groups = Map.copyOf(program.groupsByName());
         List<Diagnostic> faults = new ArrayList<>();

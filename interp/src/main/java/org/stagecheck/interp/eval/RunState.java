@@ -16,21 +16,24 @@ import org.stagecheck.spec.ir.TensorDecl;
 
 /**
  * The explicit evaluation context of one run (no static state): the DRAM tensors (owned by the
- * run, updated in place by stores), the core buffers (each write makes a fresh tensor, so a trace
- * may keep references), the pending multicast deliveries, the bound parameters and the options.
+ * run, updated in place by stores), the core buffers (each write makes a new value, so a trace
+ * may keep references; in a prepared program's untraced run their storage may come from its
+ * {@link BufferArena}), the pending multicast deliveries, the bound parameters and the options.
  */
 public final class RunState {
     private final Program program;
     private final Precision precision;
     private final Parallel parallel;
     private final Map<String, Long> params;
-    private final Map<String, BufferDecl> bufferDecls;
+    private final BufferIndex bufferIndex;
     private final Map<String, TensorDecl> tensorDecls;
     private final Map<String, Group> groups;
     private final Map<String, Tensor> tensors = new LinkedHashMap<>();
-    private final Map<String, Tensor> buffers = new HashMap<>();
+    /** Each buffer's value, by its number in {@link #bufferIndex}; null when unwritten (or a pending view). */
+    private final Tensor[] values;
     /** Buffers whose value is still a block of a DRAM tensor (see {@link BlockView}); copied on first read. */
-    private final Map<String, BlockView> views = new HashMap<>();
+    private final BlockView[] views;
+    private int pendingViews;
     /**
      * The latest multicast delivery of each group, by group name: a Load delivers one value to
      * every receiver of its group at once, so the latest delivery to any receiver is the group's.
@@ -60,7 +63,7 @@ public final class RunState {
     public RunState(Program program, Map<String, BufferDecl> buffers, Map<String, TensorDecl> tensors,
                     Map<String, Group> groups, ShapeCache shapes, Precision precision, Parallel parallel,
                     Map<String, Long> params) {
-        this(program, buffers, tensors, groups, shapes, null, null, precision, parallel, params);
+        this(program, new BufferIndex(buffers), tensors, groups, shapes, null, null, precision, parallel, params);
     }
 
     /**
@@ -69,7 +72,7 @@ public final class RunState {
      * {@code plans} (shared by the program's runs, or null) what each stage resolves the same way
      * every time. The caller announces each stage with {@link #enterStage} before running it.
      */
-    public RunState(Program program, Map<String, BufferDecl> buffers, Map<String, TensorDecl> tensors,
+    public RunState(Program program, BufferIndex buffers, Map<String, TensorDecl> tensors,
                     Map<String, Group> groups, ShapeCache shapes, BufferArena arena, StagePlans plans,
                     Precision precision, Parallel parallel, Map<String, Long> params) {
         this.arena = arena;
@@ -78,7 +81,9 @@ public final class RunState {
         this.precision = precision;
         this.parallel = parallel;
         this.params = Map.copyOf(params);
-        this.bufferDecls = buffers;
+        this.bufferIndex = buffers;
+        this.values = new Tensor[buffers.size()];
+        this.views = new BlockView[buffers.size()];
         this.tensorDecls = tensors;
         this.groups = groups;
         this.shapes = shapes;
@@ -170,17 +175,21 @@ public final class RunState {
     }
 
     public BufferDecl bufferDecl(String name) throws Fault {
-        BufferDecl b = bufferDecls.get(name);
-        if (b == null) {
+        return bufferIndex.decl(position(name));
+    }
+
+    /** The number of buffer {@code name}; an undeclared name is a fault. */
+    private int position(String name) throws Fault {
+        int p = bufferIndex.position(name);
+        if (p < 0) {
             throw new Fault("UNKNOWN_BUFFER", null, name, "buffer '" + name + "' is not declared.");
         }
-        return b;
+        return p;
     }
 
     /** The current value of buffer {@code name}; reading a buffer no stage has written is a fault. */
     public Tensor read(String name) throws Fault {
-        bufferDecl(name);
-        Tensor t = valueOf(name);
+        Tensor t = valueOf(position(name));
         if (t == null) {
             throw new Fault("READ_BEFORE_WRITE", null, name, "buffer '" + name + "' is read before any stage wrote it.");
         }
@@ -189,21 +198,18 @@ public final class RunState {
 
     /** The current value of buffer {@code name}, or null when it was never written. */
     public Tensor readOrNull(String name) throws Fault {
-        bufferDecl(name);
-        return valueOf(name);
+        return valueOf(position(name));
     }
 
     /** The buffer's value, copying a pending view's block first (once). */
-    private Tensor valueOf(String name) {
-        if (!views.isEmpty()) {
-            BlockView v = views.remove(name);
-            if (v != null) {
-                Tensor t = v.materialize(this);
-                buffers.put(name, t);
-                return t;
-            }
+    private Tensor valueOf(int p) {
+        BlockView v = views[p];
+        if (v != null) {
+            views[p] = null;
+            pendingViews--;
+            values[p] = v.materialize(this);
         }
-        return buffers.get(name);
+        return values[p];
     }
 
     /**
@@ -211,39 +217,43 @@ public final class RunState {
      * (or it has none); a caller that reads the block in place uses this instead of {@link #read}.
      */
     BlockView viewOrNull(String name) throws Fault {
-        bufferDecl(name);
-        return views.isEmpty() ? null : views.get(name);
+        int p = position(name);
+        return pendingViews == 0 ? null : views[p];
     }
 
     /**
      * Makes a block of DRAM tensor {@code tensor} the value of buffer {@code name} without copying
      * it: the tensor becomes shared, so a later store copies it first.
      */
-    void writeView(String name, String tensor, BlockView view) {
+    void writeView(String name, String tensor, BlockView view) throws Fault {
+        int p = position(name);
         markShared(tensor);
-        buffers.remove(name);
-        views.put(name, view);
+        values[p] = null;
+        if (views[p] == null) {
+            pendingViews++;
+        }
+        views[p] = view;
     }
 
     /** Replaces the value of buffer {@code name}; the tensor must have the declared shape. */
     public void write(String name, Tensor value) throws Fault {
-        BufferDecl d = bufferDecl(name);
-        if (value.shape() == d.shape()) {
-            // made for this buffer (RunState.output with its declared shape): nothing to check or reshape
-            if (!views.isEmpty()) {
-                views.remove(name);
+        int p = position(name);
+        BufferDecl d = bufferIndex.decl(p);
+        if (value.shape() != d.shape()) {
+            // a value not made for this buffer (RunState.output gives the declared shape object): check and reshape it
+            if (value.size() != d.shape().elementCount()) {
+                throw new Fault("BUFFER_SHAPE", null, name, "buffer '" + name + "' is declared " + d.shape()
+                        + " but the stage produced " + value.shape() + ".");
             }
-            buffers.put(name, value);
-            return;
+            if (!value.shape().equals(d.shape())) {
+                value = value.reshaped(d.shape());
+            }
         }
-        if (value.size() != d.shape().elementCount()) {
-            throw new Fault("BUFFER_SHAPE", null, name, "buffer '" + name + "' is declared " + d.shape()
-                    + " but the stage produced " + value.shape() + ".");
+        if (views[p] != null) {
+            views[p] = null;
+            pendingViews--;
         }
-        if (!views.isEmpty()) {
-            views.remove(name);
-        }
-        buffers.put(name, value.shape().equals(d.shape()) ? value : value.reshaped(d.shape()));
+        values[p] = value;
     }
 
     /** Announces that stage {@code index} of the program runs next (arena slots and plans are per stage). */
