@@ -2,6 +2,7 @@ package org.stagecheck.interp.eval;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.stagecheck.interp.Precision;
@@ -264,13 +265,24 @@ public final class RunState {
 
     /** The region the running stage resolved in an earlier run, when it depends on no run's values; or null. */
     Region plannedRegion() {
-        return plans == null ? null : plans.region(stage);
+        List<Region> r = plannedRegions();
+        return r == null ? null : r.getFirst();
+    }
+
+    /** The regions the running stage resolved in an earlier run, when they depend on no run's values; or null. */
+    List<Region> plannedRegions() {
+        return plans == null ? null : plans.regions(stage);
     }
 
     /** Keeps {@code region} for the running stage's later runs: only for a region that no parameter or buffer moves. */
     void planRegion(Region region) {
+        planRegions(List.of(region));
+    }
+
+    /** Keeps {@code regions} for the running stage's later runs (as {@link #planRegion}). */
+    void planRegions(List<Region> regions) {
         if (plans != null) {
-            plans.keepRegion(stage, region);
+            plans.keepRegions(stage, regions);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.stagecheck.interp.eval;
 
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -11,11 +12,12 @@ import org.stagecheck.spec.ir.Site;
  * What each stage of a prepared program resolves the same way in every run, kept after its first
  * successful resolution and shared by all runs of the program (concurrent ones included): the
  * region of a Load, Store or Slice whose offsets are constants, with its bounds already checked,
- * and the receivers of each multicast group.
+ * the regions a Concat copies its inputs through, and the receivers of each multicast group.
  * A resolution that faults is never kept, so a faulting stage faults the same way every run.
  */
 public final class StagePlans {
-    private final AtomicReferenceArray<Region> regions;
+    /** Per stage, its regions in the order the stage uses them (one for a Load, Store or Slice; one per input for a Concat). */
+    private final AtomicReferenceArray<List<Region>> regions;
     private final ConcurrentHashMap<String, Set<Site>> receivers = new ConcurrentHashMap<>();
 
     /** Nothing resolved yet, for a program of {@code stages} stages. */
@@ -23,12 +25,12 @@ public final class StagePlans {
         this.regions = new AtomicReferenceArray<>(stages);
     }
 
-    Region region(int stage) {
+    List<Region> regions(int stage) {
         return regions.get(stage);
     }
 
-    void keepRegion(int stage, Region region) {
-        regions.set(stage, region);
+    void keepRegions(int stage, List<Region> stageRegions) {
+        regions.set(stage, List.copyOf(stageRegions));
     }
 
     /** The receiving cores of {@code group} (a group's declaration never changes between runs). */
