@@ -72,6 +72,8 @@ final class DecodeBench {
         List<Double> cpu = new ArrayList<>();
         List<Integer> fed = new ArrayList<>();
         List<Integer> next = new ArrayList<>();
+        int jitRuns = warmUpJit(interp, a, bound);
+        long allocated = 0;
         int token = 1;
         for (int pos = 0; pos < steps + WARMUP; pos++) {
             for (TensorDecl t : a.program().tensors()) {
@@ -80,11 +82,13 @@ final class DecodeBench {
                 }
             }
             fed.add(token);
+            long b0 = allocatedBytes(mx);
             long c0 = mx.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             RunResult r = interp.run(a.program(), bound, Map.of("pos", (long) pos));
             long t1 = System.nanoTime();
             long c1 = mx.getCurrentThreadCpuTime();
+            long b1 = allocatedBytes(mx);
             if (!r.ok()) {
                 return new Outcome(null, r.faults().getFirst().render());
             }
@@ -98,6 +102,7 @@ final class DecodeBench {
             if (pos >= WARMUP) {
                 wall.add((t1 - t0) / 1e6);
                 cpu.add((c1 - c0) / 1e6);
+                allocated += b1 - b0;
             }
         }
         Samples java = new Samples(wall, cpu);
@@ -106,6 +111,8 @@ final class DecodeBench {
                 m.name(), ctx, tp, threads, stages, steps, WARMUP);
         out.printf(Locale.ROOT, "  stagecheck: mean %.2f ms/token, best %.2f ms/token (mean/best %.2f), calling-thread CPU %.2f ms/token; %.2f us per stage%n",
                 java.mean(), java.best(), java.mean() / java.best(), java.cpuMean(), 1000 * java.mean() / stages);
+        out.printf(Locale.ROOT, "  stagecheck: %.1f KB allocated per token by the calling thread; %d untimed runs of the step first (JIT warm-up)%n",
+                allocated / 1024.0 / steps, jitRuns);
         float[] x = new float[matvecSize];
         Tensor w = matvecWeight(matvecSize, x);
         double javaMatvec = javaMatvecMs(x, w, threads);
@@ -129,6 +136,37 @@ final class DecodeBench {
         }
         out.flush();
         return new Outcome(text.toString(), null);
+    }
+
+    /**
+     * Runs the step from its initial state at position 0, results discarded, so that the JIT has
+     * compiled the evaluator before the timed tokens (which otherwise measure the JVM's bytecode
+     * interpreter and its first compilations): {@code JIT_WARMUP_RUNS} runs, or fewer when they
+     * take longer than {@code JIT_WARMUP_NANOS}; returns how many ran.
+     */
+    private static int warmUpJit(Interpreter interp, AuthorOutcome.Authored a, Map<String, Tensor> bound) {
+        Map<String, Tensor> first = new LinkedHashMap<>(bound);
+        for (TensorDecl t : a.program().tensors()) {
+            if (t.name().startsWith("tokens") && t.role() == TensorRole.INPUT) {
+                first.put(t.name(), Tensor.fromInts(t.shape(), new int[] {1}));
+            }
+        }
+        long start = System.nanoTime();
+        int runs = 0;
+        while (runs < JIT_WARMUP_RUNS && System.nanoTime() - start < JIT_WARMUP_NANOS) {
+            interp.run(a.program(), first, Map.of("pos", 0L));
+            runs++;
+        }
+        return runs;
+    }
+
+    private static final int JIT_WARMUP_RUNS = 300;
+    private static final long JIT_WARMUP_NANOS = 30_000_000_000L;
+
+    /** Bytes the calling thread has allocated so far, or 0 where the JVM does not count them. */
+    private static long allocatedBytes(java.lang.management.ThreadMXBean mx) {
+        return mx instanceof com.sun.management.ThreadMXBean sun && sun.isThreadAllocatedMemorySupported()
+                ? sun.getCurrentThreadAllocatedBytes() : 0;
     }
 
     private static Tensor matvecWeight(int size, float[] x) {

@@ -4,13 +4,17 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.stagecheck.backend.RunResult;
+import org.stagecheck.interp.eval.BufferArena;
+import org.stagecheck.interp.eval.BufferIndex;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.interp.eval.Parallel;
 import org.stagecheck.interp.eval.RunState;
 import org.stagecheck.interp.eval.ShapeCache;
 import org.stagecheck.interp.eval.StageEvaluator;
+import org.stagecheck.interp.eval.StagePlans;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.BufferDecl;
@@ -22,30 +26,38 @@ import org.stagecheck.spec.ir.TensorDecl;
 /**
  * A program made ready to run many times (a decode step token after token, a property test's
  * tries): its declarations by name, the buffer-size check and the index arrays that depend only
- * on shapes are made once here and shared by every run, which pays only for the stages. Made by
- * {@link Interpreter#prepare}; runs like {@link Interpreter#run} with that interpreter's options
- * and threads, and may run concurrently with itself.
+ * on shapes are made once here and shared by every run, which pays only for the stages. The
+ * regions of access patterns with constant offsets are resolved and bounds-checked by a stage's
+ * first run and kept ({@link StagePlans}); the storage of the values stages write is kept from
+ * run to run in a {@link BufferArena}, lent to one run at a time (a run that finds it lent out,
+ * running concurrently, makes its own; a traced run, which keeps its stage values, uses none).
+ * Made by {@link Interpreter#prepare}; runs like {@link Interpreter#run} with that interpreter's
+ * options and threads, and may run concurrently with itself.
  */
 public final class PreparedProgram {
     private final Program program;
     private final RunOptions options;
     private final Parallel parallel;
-    private final Map<String, BufferDecl> buffers;
+    private final BufferIndex buffers;
     private final Map<String, TensorDecl> tensors;
     private final Map<String, Group> groups;
     private final List<Diagnostic> sizeFaults;
     private final ShapeCache shapes = new ShapeCache();
+    private final StagePlans plans;
+    /** The arena between runs; a run takes it (leaving null) and puts it back when done. */
+    private final AtomicReference<BufferArena> idleArena = new AtomicReference<>();
 
     PreparedProgram(Program program, RunOptions options, Parallel parallel) {
         this.program = program;
         this.options = options;
         this.parallel = parallel;
-        this.buffers = Map.copyOf(program.buffersByName());
+        this.buffers = new BufferIndex(program.buffersByName());
         this.tensors = java.util.Collections.unmodifiableMap(program.tensorsByName());
         this.groups = Map.copyOf(program.groupsByName());
         List<Diagnostic> faults = new ArrayList<>();
         checkBufferSizes(program, faults);
         this.sizeFaults = List.copyOf(faults);
+        this.plans = new StagePlans(program.stages().size());
     }
 
     public Program program() {
@@ -67,8 +79,27 @@ public final class PreparedProgram {
         if (!faults.isEmpty()) {
             return new RunResult(initial, Map.of(), faults, null);
         }
+        BufferArena arena = null;
+        if (!options.trace()) {
+            arena = idleArena.getAndSet(null);
+            if (arena == null) {
+                arena = new BufferArena(program.stages().size(), BufferArena.defaultBudget());
+            }
+        }
+        try {
+            return run(bound, params, initial, arena);
+        } finally {
+            if (arena != null) {
+                // nothing of this run's stage values is reachable from its result: the next run may overwrite them
+                idleArena.set(arena);
+            }
+        }
+    }
+
+    private RunResult run(Map<String, Tensor> bound, Map<String, Long> params, Map<String, Tensor> initial, BufferArena arena) {
         Map<String, List<Tensor>> trace = new LinkedHashMap<>();
-        RunState state = new RunState(program, buffers, tensors, groups, shapes, options.precision(), parallel, params);
+        RunState state = new RunState(program, buffers, tensors, groups, shapes, arena, plans, options.precision(), parallel,
+                params);
         for (Map.Entry<String, Tensor> e : initial.entrySet()) {
             if (e.getValue() == bound.get(e.getKey())) {
                 state.putSharedTensor(e.getKey(), e.getValue());
@@ -79,6 +110,7 @@ public final class PreparedProgram {
         List<Stage> stages = program.stages();
         for (int i = 0; i < stages.size(); i++) {
             Stage st = stages.get(i);
+            state.enterStage(i);
             try {
                 StageEvaluator.run(st, state);
                 if (!options.trace() && !options.stopAtNonFinite()) {

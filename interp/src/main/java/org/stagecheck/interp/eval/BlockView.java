@@ -19,7 +19,7 @@ record BlockView(Tensor source, int offset, int rows, int cols, int ld, Shape sh
 
     /** The copy of the block, as a fresh tensor of {@code shape}. */
     Tensor materialize(RunState s) {
-        Tensor out = s.fresh(source.dtype(), shape);
+        Tensor out = s.output(source.dtype(), shape);
         for (int r = 0; r < rows; r++) {
             Copy.copy(source, offset + r * ld, out, r * cols, cols);
         }

@@ -24,7 +24,12 @@ final class LayoutEval {
         if (x.size() != bd.shape().elementCount()) {
             throw shape(st, "reshape of " + x.shape() + " cannot give " + bd.shape() + ": the element counts differ.");
         }
-        Tensor out = s.fresh(bd.dtype(), bd.shape());
+        if (x.dtype() == bd.dtype() && x.isFloat64() == (s.f64() && bd.dtype().isFloating())) {
+            // same storage: the value is the same elements in the same order, and values are never changed once written
+            s.write(bd.name(), x.reshaped(bd.shape()));
+            return;
+        }
+        Tensor out = s.output(bd.dtype(), bd.shape());
         Copy.copy(x, 0, out, 0, (int) x.size());
         s.write(bd.name(), out);
     }
@@ -57,7 +62,7 @@ final class LayoutEval {
         for (int i = 0; i < rank; i++) {
             step[i] = inStrides[perm.get(i)];
         }
-        Tensor out = s.fresh(bd.dtype(), bd.shape());
+        Tensor out = s.output(bd.dtype(), bd.shape());
         int n = (int) out.size();
         int[] idx = new int[rank];
         long pos = 0;
@@ -84,16 +89,21 @@ final class LayoutEval {
             throw shape(st, "a slice of " + x.shape() + " needs " + rank + " starts and an output of that rank; it has "
                     + sl.starts() + " and " + bd.shape() + ".");
         }
-        long[] origin = new long[rank];
-        for (int a = 0; a < rank; a++) {
-            origin[a] = sl.starts().get(a);
-            if (origin[a] < 0 || origin[a] + bd.shape().dim(a) > x.shape().dim(a)) {
-                throw new Fault("SLICE_BOUNDS", "kind/op/starts/" + a, null, "the window " + sl.starts() + " + " + bd.shape()
-                        + " leaves the input " + x.shape() + " on axis " + a + ".");
+        Region r = s.plannedRegion();
+        if (r == null) {
+            long[] origin = new long[rank];
+            for (int a = 0; a < rank; a++) {
+                origin[a] = sl.starts().get(a);
+                if (origin[a] < 0 || origin[a] + bd.shape().dim(a) > x.shape().dim(a)) {
+                    throw new Fault("SLICE_BOUNDS", "kind/op/starts/" + a, null, "the window " + sl.starts() + " + " + bd.shape()
+                            + " leaves the input " + x.shape() + " on axis " + a + ".");
+                }
             }
+            // the starts are constants and the input has its declared shape: the same window every run
+            r = new Region(bd.shape().toArray(), bd.shape().toArray(), List.of(new Region.Piece(origin, new int[rank])));
+            s.planRegion(r);
         }
-        Region r = new Region(bd.shape().toArray(), bd.shape().toArray(), List.of(new Region.Piece(origin, new int[rank])));
-        Tensor out = s.fresh(bd.dtype(), bd.shape());
+        Tensor out = s.output(bd.dtype(), bd.shape());
         r.gather(x, out);
         s.write(bd.name(), out);
     }
@@ -109,7 +119,7 @@ final class LayoutEval {
         int total = 0;
         for (String in : st.ins()) {
             Tensor t = s.read(in);
-            if (t.shape().rank() != rank || !t.shape().withDim(axis, 0).equals(bd.shape().withDim(axis, 0))) {
+            if (!sameOffAxis(t.shape(), bd.shape(), axis)) {
                 throw shape(st, "input '" + in + "' " + t.shape() + " does not match output " + bd.shape() + " off axis " + axis + ".");
             }
             total += t.shape().dim(axis);
@@ -118,17 +128,38 @@ final class LayoutEval {
         if (total != bd.shape().dim(axis)) {
             throw shape(st, "the inputs add up to " + total + " along axis " + axis + " but the output has " + bd.shape().dim(axis) + ".");
         }
-        Tensor out = s.fresh(bd.dtype(), bd.shape());
-        int at = 0;
-        for (Tensor t : ins) {
-            int[] bo = new int[rank];
-            bo[axis] = at;
-            // the input is the "tensor" side of a region whose buffer is the output
-            Region r = new Region(t.shape().toArray(), bd.shape().toArray(), List.of(new Region.Piece(new long[rank], bo)));
-            r.gather(t, out);
-            at += t.shape().dim(axis);
+        Tensor out = s.output(bd.dtype(), bd.shape());
+        List<Region> regions = s.plannedRegions();
+        if (regions == null) {
+            // the inputs have their declared shapes: the same placement every run
+            regions = new ArrayList<>(ins.size());
+            int at = 0;
+            for (Tensor t : ins) {
+                int[] bo = new int[rank];
+                bo[axis] = at;
+                // the input is the "tensor" side of a region whose buffer is the output
+                regions.add(new Region(t.shape().toArray(), bd.shape().toArray(), List.of(new Region.Piece(new long[rank], bo))));
+                at += t.shape().dim(axis);
+            }
+            s.planRegions(regions);
+        }
+        for (int i = 0; i < ins.size(); i++) {
+            regions.get(i).gather(ins.get(i), out);
         }
         s.write(bd.name(), out);
+    }
+
+    /** Whether {@code a} and {@code b} have the same rank and the same extent on every axis but {@code axis}. */
+    private static boolean sameOffAxis(Shape a, Shape b, int axis) {
+        if (a.rank() != b.rank()) {
+            return false;
+        }
+        for (int i = 0; i < a.rank(); i++) {
+            if (i != axis && a.dim(i) != b.dim(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static BufferDecl outDecl(Stage st, RunState s) throws Fault {

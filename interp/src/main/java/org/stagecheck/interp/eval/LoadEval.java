@@ -4,7 +4,6 @@ import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Group;
 import org.stagecheck.spec.ir.Shape;
-import org.stagecheck.spec.ir.Site;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
@@ -24,7 +23,7 @@ final class LoadEval {
             throw new Fault("WRONG_CHIP", "kind/tensor", null, "tensor '" + td.name() + "' lives on chip " + td.chip()
                     + " but the stage runs on chip " + st.site().chip() + ".");
         }
-        Region r = Region.resolve(l.pattern(), l.numBlocks(), td, null, s);
+        Region r = Region.resolvePlanned(l.pattern(), l.numBlocks(), td, null, s);
         String out = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(out);
         if (r.bufferElements() != bd.shape().elementCount()) {
@@ -43,7 +42,7 @@ final class LoadEval {
                 // one block in the tensor's own layout: its place, copied only if a reader needs a copy
                 s.writeView(out, l.tensor(), view);
             } else {
-                Tensor buf = s.fresh(bd.dtype(), Shape.of(r.bufferShape()));
+                Tensor buf = s.output(bd.dtype(), bd.shape());
                 r.gather(src, buf);
                 s.write(out, buf);
             }
@@ -54,10 +53,7 @@ final class LoadEval {
                 throw new Fault("MULTICAST_SENDER", "kind/multicast", null, "group '" + g.name() + "' is sent by "
                         + g.sender() + ", not by this stage's core " + st.site() + ".");
             }
-            Tensor delivered = s.read(out);
-            for (Site receiver : g.receivers()) {
-                s.deliver(g.name(), receiver, delivered);
-            }
+            s.deliver(g.name(), s.read(out));
         }
     }
 }

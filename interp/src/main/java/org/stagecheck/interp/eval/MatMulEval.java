@@ -46,9 +46,10 @@ final class MatMulEval {
         int[] outDims = Arrays.copyOf(batchA, batchA.length + 2);
         outDims[batchA.length] = m;
         outDims[batchA.length + 1] = n;
-        Shape outShape = Shape.of(outDims);
         BufferDecl od = s.bufferDecl(Ports.out(st, 0));
-        if (!od.shape().equals(outShape)) {
+        // the declared shape itself when it is the product's (then every shape below is that one object)
+        Shape outShape = ShapeCache.sameDims(od.shape(), outDims) ? od.shape() : Shape.of(outDims);
+        if (outShape != od.shape()) {
             throw new Fault("MATMUL_SHAPE", "outs/0", od.name(), "the product is " + outShape + " but buffer '" + od.name()
                     + "' is " + od.shape() + ".");
         }
@@ -57,13 +58,16 @@ final class MatMulEval {
             throw new Fault("MATMUL_DTYPE", "ins", null, "matmul operands must be both floating or both i32, not "
                     + a.dtype() + " and " + b.dtype() + ".");
         }
-        int batches = (int) Shape.of(batchA).elementCount();
+        int batches = 1;
+        for (int d : batchA) {
+            batches *= d;
+        }
         int total = batches * m * n;
         int[] biasIndex = null;
         Tensor bias = null;
         if (mm.bias() != null) {
             bias = s.read(mm.bias());
-            biasIndex = Broadcast.sourceIndex(bias.shape(), outDims, "bias '" + mm.bias() + "'");
+            biasIndex = s.shapes().broadcast(bias.shape(), outShape, "bias '" + mm.bias() + "'").source();
         }
         Tensor spill = null;
         if (mm.spill() != null) {
@@ -104,10 +108,21 @@ final class MatMulEval {
             }
             s.write(od.name(), Values.ofDoubles(od.dtype(), outShape, acc));
         } else {
-            float[] acc = spill == null ? new float[total] : Values.floats(spill).clone();
+            // the accumulator is the output value when the output is f32: storage the run may keep (its arena)
+            Tensor accTensor = s.output(DType.F32, od.shape());
+            float[] acc = accTensor.rawFloats();
+            if (spill == null) {
+                Arrays.fill(acc, 0f);
+            } else {
+                System.arraycopy(Values.floats(spill), 0, acc, 0, total);
+            }
             float[] av = Values.floats(a);
-            float[] chunk = new float[m * n];
-            for (int p = 0; p < batches; p++) {
+            if (batches == 1 && !mm.transposeA()) {
+                // one product with A as it lies: the kernel reads A and accumulates into acc directly
+                multiplyInto(av, b, bView, bLd, mm.transposeB(), acc, m, k, n, s);
+            }
+            float[] chunk = batches == 1 && !mm.transposeA() ? null : new float[m * n];
+            for (int p = 0; chunk != null && p < batches; p++) {
                 float[] ap = new float[m * k];
                 int aOff = p * m * k;
                 if (mm.transposeA()) {
@@ -130,7 +145,9 @@ final class MatMulEval {
                 System.arraycopy(chunk, 0, acc, p * m * n, m * n);
             }
             if (mm.spill() != null) {
-                s.write(mm.spill(), Tensor.wrapFloats(outShape, acc.clone()));
+                Tensor spilled = s.output(DType.F32, s.bufferDecl(mm.spill()).shape());
+                System.arraycopy(acc, 0, spilled.rawFloats(), 0, total);
+                s.write(mm.spill(), spilled);
             }
             if (bias != null) {
                 float[] bf = Values.floats(bias);
@@ -138,7 +155,17 @@ final class MatMulEval {
                     acc[e] += bf[biasIndex[e]];
                 }
             }
-            s.write(od.name(), Values.ofFloats(od.dtype(), outShape, acc));
+            s.write(od.name(), od.dtype() == DType.F32 ? accTensor : Values.ofFloats(od.dtype(), outShape, acc));
+        }
+    }
+
+    /** One product (no batch axes, A not transposed) accumulated into {@code acc}, B read in place when it is a view. */
+    private static void multiplyInto(float[] a, Tensor b, BlockView bView, int bLd, boolean transposeB, float[] acc, int m,
+                                     int k, int n, RunState s) {
+        if (bLd >= 0) {
+            MatMulKernel.multiply(a, b, bView.offset(), bLd, transposeB, acc, m, k, n, s.parallel(), MatMulKernel.VECTOR);
+        } else {
+            MatMulKernel.multiply(a, b, 0, transposeB, acc, m, k, n, s.parallel());
         }
     }
 

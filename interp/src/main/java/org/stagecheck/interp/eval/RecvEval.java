@@ -16,11 +16,11 @@ final class RecvEval {
 
     static void run(Stage st, StageKind.Recv k, RunState s) throws Fault {
         Group g = s.group(k.group());
-        if (!g.receivers().contains(st.site())) {
+        if (!s.receivers(g).contains(st.site())) {
             throw new Fault("RECV_NOT_RECEIVER", "kind/group", null, "core " + st.site() + " is not a receiver of group '"
                     + g.name() + "'.");
         }
-        Tensor value = s.delivered(g.name(), st.site());
+        Tensor value = s.delivered(g.name());
         if (value == null) {
             throw new Fault("RECV_WITHOUT_LOAD", "kind/group", null, "nothing was delivered to " + st.site()
                     + " by group '" + g.name() + "': no multicast Load of the group ran before this stage.");
@@ -31,7 +31,12 @@ final class RecvEval {
             throw new Fault("RECV_SHAPE", "outs/0", out, "group '" + g.name() + "' delivered " + value.shape()
                     + " but buffer '" + out + "' is " + bd.shape() + ".");
         }
-        Tensor buf = s.fresh(bd.dtype(), bd.shape());
+        if (value.dtype() == bd.dtype() && value.isFloat64() == (s.f64() && bd.dtype().isFloating())) {
+            // the delivered value is never changed after it is written (every write makes a new value): share it
+            s.write(out, value.reshaped(bd.shape()));
+            return;
+        }
+        Tensor buf = s.output(bd.dtype(), bd.shape());
         Copy.copy(value, 0, buf, 0, (int) value.size());
         s.write(out, buf);
     }

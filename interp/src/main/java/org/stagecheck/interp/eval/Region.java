@@ -121,6 +121,37 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
         };
     }
 
+    /**
+     * {@link #resolve}, done once for the running stage when the pattern's offsets are constants
+     * (no parameter or buffer term): later runs of a prepared program reuse the checked region.
+     */
+    static Region resolvePlanned(AccessPattern pattern, int numBlocks, TensorDecl tensor, Shape storeBufferShape,
+                                 RunState state) throws Fault {
+        Region planned = state.plannedRegion();
+        if (planned != null) {
+            return planned;
+        }
+        Region r = resolve(pattern, numBlocks, tensor, storeBufferShape, state);
+        boolean constant = switch (pattern) {
+            case AccessPattern.Block b -> constant(b.origin());
+            case AccessPattern.Streamed s -> constant(s.origin());
+            case AccessPattern.Indirect ind -> false;
+        };
+        if (constant) {
+            state.planRegion(r);
+        }
+        return r;
+    }
+
+    private static boolean constant(List<Offset> offsets) {
+        for (Offset o : offsets) {
+            if (!o.terms().isEmpty()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static void checkRank(int origins, int blockRank, int rank, String what) throws Fault {
         if (origins != rank || blockRank != rank) {
             throw new Fault("PATTERN_RANK", "kind/pattern", null, "the pattern has " + origins + " origin offsets and a block of rank "
@@ -171,9 +202,13 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
 
     /** Whether the region is the whole tensor in its own layout (one piece at the origin). */
     boolean isWhole(Shape tensorShape) {
-        if (pieces.size() != 1 || !java.util.Arrays.equals(blockShape, tensorShape.toArray())
-                || !java.util.Arrays.equals(bufferShape, blockShape)) {
+        if (pieces.size() != 1 || blockShape.length != tensorShape.rank() || !Arrays.equals(bufferShape, blockShape)) {
             return false;
+        }
+        for (int a = 0; a < blockShape.length; a++) {
+            if (blockShape[a] != tensorShape.dim(a)) {
+                return false;
+            }
         }
         for (long o : pieces.getFirst().tensorOrigin()) {
             if (o != 0) {
@@ -228,6 +263,16 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
         forEachRun(t.shape(), (tPos, bPos, len) -> Copy.copy(buf, bPos, t, tPos, len));
     }
 
+    private static long[] strides(int[] dims) {
+        long[] s = new long[dims.length];
+        long acc = 1;
+        for (int i = dims.length - 1; i >= 0; i--) {
+            s[i] = acc;
+            acc *= dims[i];
+        }
+        return s;
+    }
+
     private interface RunConsumer {
         void run(int tensorPos, int bufferPos, int length);
     }
@@ -236,7 +281,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
     private void forEachRun(Shape tensorShape, RunConsumer c) {
         int rank = blockShape.length;
         long[] ts = tensorShape.strides();
-        long[] bs = Shape.of(bufferShape).strides();
+        long[] bs = strides(bufferShape);
         int runLen = rank == 0 ? 1 : blockShape[rank - 1];
         for (int d : blockShape) {
             if (d == 0) {

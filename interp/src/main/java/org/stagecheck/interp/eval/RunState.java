@@ -2,6 +2,7 @@ package org.stagecheck.interp.eval;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.stagecheck.interp.Precision;
@@ -16,29 +17,40 @@ import org.stagecheck.spec.ir.TensorDecl;
 
 /**
  * The explicit evaluation context of one run (no static state): the DRAM tensors (owned by the
- * run, updated in place by stores), the core buffers (each write makes a fresh tensor, so a trace
- * may keep references), the pending multicast deliveries, the bound parameters and the options.
+ * run, updated in place by stores), the core buffers (each write makes a new value, so a trace
+ * may keep references; in a prepared program's untraced run their storage may come from its
+ * {@link BufferArena}), the pending multicast deliveries, the bound parameters and the options.
  */
 public final class RunState {
     private final Program program;
     private final Precision precision;
     private final Parallel parallel;
     private final Map<String, Long> params;
-    private final Map<String, BufferDecl> bufferDecls;
+    private final BufferIndex bufferIndex;
     private final Map<String, TensorDecl> tensorDecls;
     private final Map<String, Group> groups;
     private final Map<String, Tensor> tensors = new LinkedHashMap<>();
-    private final Map<String, Tensor> buffers = new HashMap<>();
+    /** Each buffer's value, by its number in {@link #bufferIndex}; null when unwritten (or a pending view). */
+    private final Tensor[] values;
     /** Buffers whose value is still a block of a DRAM tensor (see {@link BlockView}); copied on first read. */
-    private final Map<String, BlockView> views = new HashMap<>();
-    private final Map<Delivery, Tensor> deliveries = new HashMap<>();
+    private final BlockView[] views;
+    private int pendingViews;
+    /**
+     * The latest multicast delivery of each group, by group name: a Load delivers one value to
+     * every receiver of its group at once, so the latest delivery to any receiver is the group's.
+     */
+    private final Map<String, Tensor> deliveries = new HashMap<>();
     /** Tensors whose storage is also referenced elsewhere (the caller's binding, a buffer value): copied before a write. */
     private final java.util.Set<String> shared = new java.util.HashSet<>();
 
-    /** A multicast delivery waiting at one receiver of one group. */
-    private record Delivery(String group, Site receiver) {}
-
     private final ShapeCache shapes;
+    /** Storage kept from run to run for the values stages write, or null: every value fresh. */
+    private final BufferArena arena;
+    /** Per stage, what resolves the same in every run (see {@link StagePlans}), or null: resolved every time. */
+    private final StagePlans plans;
+    /** The index of the stage running now, and how many arena slots it has taken. */
+    private int stage;
+    private int slotsTaken;
 
     public RunState(Program program, Precision precision, Parallel parallel, Map<String, Long> params) {
         this(program, program.buffersByName(), program.tensorsByName(), program.groupsByName(), new ShapeCache(),
@@ -52,11 +64,27 @@ public final class RunState {
     public RunState(Program program, Map<String, BufferDecl> buffers, Map<String, TensorDecl> tensors,
                     Map<String, Group> groups, ShapeCache shapes, Precision precision, Parallel parallel,
                     Map<String, Long> params) {
+        this(program, new BufferIndex(buffers), tensors, groups, shapes, null, null, precision, parallel, params);
+    }
+
+    /**
+     * A run of a prepared program that also reuses storage and per-stage resolutions: {@code arena}
+     * (lent to this run alone, or null) holds the storage of the values stages write, and
+     * {@code plans} (shared by the program's runs, or null) what each stage resolves the same way
+     * every time. The caller announces each stage with {@link #enterStage} before running it.
+     */
+    public RunState(Program program, BufferIndex buffers, Map<String, TensorDecl> tensors,
+                    Map<String, Group> groups, ShapeCache shapes, BufferArena arena, StagePlans plans,
+                    Precision precision, Parallel parallel, Map<String, Long> params) {
+        this.arena = arena;
+        this.plans = plans;
         this.program = program;
         this.precision = precision;
         this.parallel = parallel;
         this.params = Map.copyOf(params);
-        this.bufferDecls = buffers;
+        this.bufferIndex = buffers;
+        this.values = new Tensor[buffers.size()];
+        this.views = new BlockView[buffers.size()];
         this.tensorDecls = tensors;
         this.groups = groups;
         this.shapes = shapes;
@@ -148,17 +176,21 @@ public final class RunState {
     }
 
     public BufferDecl bufferDecl(String name) throws Fault {
-        BufferDecl b = bufferDecls.get(name);
-        if (b == null) {
+        return bufferIndex.decl(position(name));
+    }
+
+    /** The number of buffer {@code name}; an undeclared name is a fault. */
+    private int position(String name) throws Fault {
+        int p = bufferIndex.position(name);
+        if (p < 0) {
             throw new Fault("UNKNOWN_BUFFER", null, name, "buffer '" + name + "' is not declared.");
         }
-        return b;
+        return p;
     }
 
     /** The current value of buffer {@code name}; reading a buffer no stage has written is a fault. */
     public Tensor read(String name) throws Fault {
-        bufferDecl(name);
-        Tensor t = valueOf(name);
+        Tensor t = valueOf(position(name));
         if (t == null) {
             throw new Fault("READ_BEFORE_WRITE", null, name, "buffer '" + name + "' is read before any stage wrote it.");
         }
@@ -167,21 +199,18 @@ public final class RunState {
 
     /** The current value of buffer {@code name}, or null when it was never written. */
     public Tensor readOrNull(String name) throws Fault {
-        bufferDecl(name);
-        return valueOf(name);
+        return valueOf(position(name));
     }
 
     /** The buffer's value, copying a pending view's block first (once). */
-    private Tensor valueOf(String name) {
-        if (!views.isEmpty()) {
-            BlockView v = views.remove(name);
-            if (v != null) {
-                Tensor t = v.materialize(this);
-                buffers.put(name, t);
-                return t;
-            }
+    private Tensor valueOf(int p) {
+        BlockView v = views[p];
+        if (v != null) {
+            views[p] = null;
+            pendingViews--;
+            values[p] = v.materialize(this);
         }
-        return buffers.get(name);
+        return values[p];
     }
 
     /**
@@ -189,31 +218,84 @@ public final class RunState {
      * (or it has none); a caller that reads the block in place uses this instead of {@link #read}.
      */
     BlockView viewOrNull(String name) throws Fault {
-        bufferDecl(name);
-        return views.isEmpty() ? null : views.get(name);
+        int p = position(name);
+        return pendingViews == 0 ? null : views[p];
     }
 
     /**
      * Makes a block of DRAM tensor {@code tensor} the value of buffer {@code name} without copying
      * it: the tensor becomes shared, so a later store copies it first.
      */
-    void writeView(String name, String tensor, BlockView view) {
+    void writeView(String name, String tensor, BlockView view) throws Fault {
+        int p = position(name);
         markShared(tensor);
-        buffers.remove(name);
-        views.put(name, view);
+        values[p] = null;
+        if (views[p] == null) {
+            pendingViews++;
+        }
+        views[p] = view;
     }
 
     /** Replaces the value of buffer {@code name}; the tensor must have the declared shape. */
     public void write(String name, Tensor value) throws Fault {
-        BufferDecl d = bufferDecl(name);
-        if (value.size() != d.shape().elementCount()) {
-            throw new Fault("BUFFER_SHAPE", null, name, "buffer '" + name + "' is declared " + d.shape()
-                    + " but the stage produced " + value.shape() + ".");
+        int p = position(name);
+        BufferDecl d = bufferIndex.decl(p);
+        if (value.shape() != d.shape()) {
+            // a value not made for this buffer (RunState.output gives the declared shape object): check and reshape it
+            if (value.size() != d.shape().elementCount()) {
+                throw new Fault("BUFFER_SHAPE", null, name, "buffer '" + name + "' is declared " + d.shape()
+                        + " but the stage produced " + value.shape() + ".");
+            }
+            if (!value.shape().equals(d.shape())) {
+                value = value.reshaped(d.shape());
+            }
         }
-        if (!views.isEmpty()) {
-            views.remove(name);
+        if (views[p] != null) {
+            views[p] = null;
+            pendingViews--;
         }
-        buffers.put(name, value.shape().equals(d.shape()) ? value : value.reshaped(d.shape()));
+        values[p] = value;
+    }
+
+    /** Announces that stage {@code index} of the program runs next (arena slots and plans are per stage). */
+    public void enterStage(int index) {
+        stage = index;
+        slotsTaken = 0;
+    }
+
+    /** The region the running stage resolved in an earlier run, when it depends on no run's values; or null. */
+    Region plannedRegion() {
+        List<Region> r = plannedRegions();
+        return r == null ? null : r.getFirst();
+    }
+
+    /** The regions the running stage resolved in an earlier run, when they depend on no run's values; or null. */
+    List<Region> plannedRegions() {
+        return plans == null ? null : plans.regions(stage);
+    }
+
+    /** Keeps {@code region} for the running stage's later runs: only for a region that no parameter or buffer moves. */
+    void planRegion(Region region) {
+        planRegions(List.of(region));
+    }
+
+    /** Keeps {@code regions} for the running stage's later runs (as {@link #planRegion}). */
+    void planRegions(List<Region> regions) {
+        if (plans != null) {
+            plans.keepRegions(stage, regions);
+        }
+    }
+
+    /**
+     * A tensor of {@code dtype}/{@code shape} in this run's mode for a value the running stage
+     * writes, every element of which the caller overwrites: from the arena when the run has one
+     * (its contents are a previous run's until overwritten), otherwise fresh.
+     */
+    public Tensor output(DType dtype, Shape shape) {
+        if (arena == null) {
+            return fresh(dtype, shape);
+        }
+        return arena.take(stage, slotsTaken++, dtype, shape, f64());
     }
 
     /** A fresh, zeroed tensor for a buffer or tensor of {@code dtype}/{@code shape} in this run's mode. */
@@ -221,12 +303,18 @@ public final class RunState {
         return f64() && dtype.isFloating() ? Tensor.zerosFloat64(dtype, shape) : Tensor.zeros(dtype, shape);
     }
 
-    public void deliver(String group, Site receiver, Tensor value) {
-        deliveries.put(new Delivery(group, receiver), value);
+    /** Delivers {@code value} to every receiver of {@code group} (a multicast Load). */
+    public void deliver(String group, Tensor value) {
+        deliveries.put(group, value);
     }
 
-    /** The latest delivery of {@code group} to {@code receiver}, or null. */
-    public Tensor delivered(String group, Site receiver) {
-        return deliveries.get(new Delivery(group, receiver));
+    /** The latest delivery of {@code group}, which every one of its receivers holds, or null. */
+    public Tensor delivered(String group) {
+        return deliveries.get(group);
+    }
+
+    /** The receiving cores of {@code group}, made once per prepared program. */
+    java.util.Set<Site> receivers(Group group) {
+        return plans == null ? java.util.Set.copyOf(group.receivers()) : plans.receivers(group);
     }
 }

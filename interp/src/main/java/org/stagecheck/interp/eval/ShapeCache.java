@@ -12,9 +12,68 @@ public final class ShapeCache {
     /** For each output element, the input element it reads; {@code identity} when that is the element itself. */
     record Broadcasting(int[] source, boolean identity) {}
 
-    private record BroadcastKey(Shape in, Shape out) {}
+    /** Keys compare dimensions by index: a shape's own equals and hashCode walk its list with an iterator. */
+    private record BroadcastKey(Shape in, Shape out) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof BroadcastKey k && sameDims(in, k.in) && sameDims(out, k.out);
+        }
 
-    private record IndexKey(Shape out, int axis) {}
+        @Override
+        public int hashCode() {
+            return 31 * dimsHash(in) + dimsHash(out);
+        }
+    }
+
+    private record IndexKey(Shape out, int axis) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof IndexKey k && axis == k.axis && sameDims(out, k.out);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * dimsHash(out) + axis;
+        }
+    }
+
+    /** Whether {@code a} and {@code b} have the same dimensions. */
+    static boolean sameDims(Shape a, Shape b) {
+        if (a == b) {
+            return true;
+        }
+        int rank = a.rank();
+        if (rank != b.rank()) {
+            return false;
+        }
+        for (int i = 0; i < rank; i++) {
+            if (a.dim(i) != b.dim(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code a} has the dimensions {@code dims}. */
+    static boolean sameDims(Shape a, int[] dims) {
+        if (a.rank() != dims.length) {
+            return false;
+        }
+        for (int i = 0; i < dims.length; i++) {
+            if (a.dim(i) != dims[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int dimsHash(Shape s) {
+        int h = s.rank();
+        for (int i = 0; i < s.rank(); i++) {
+            h = 31 * h + s.dim(i);
+        }
+        return h;
+    }
 
     private final ConcurrentHashMap<BroadcastKey, Broadcasting> broadcasts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<IndexKey, int[]> indices = new ConcurrentHashMap<>();

@@ -25,7 +25,7 @@ final class StoreEval {
         }
         String in = Ports.in(st, 0);
         Tensor buf = s.read(in);
-        Region r = Region.resolve(k.pattern(), -1, td, buf.shape(), s);
+        Region r = Region.resolvePlanned(k.pattern(), -1, td, buf.shape(), s);
         if (r.bufferElements() != buf.size()) {
             throw new Fault("STORE_SHAPE", "ins/0", in, "the pattern selects " + Shape.of(r.bufferShape())
                     + " but buffer '" + in + "' is " + buf.shape() + ".");
