@@ -144,7 +144,7 @@ final class ContractionRules {
         for (Val v : new Val[] {a, b}) {
             if (v instanceof Val.Partial p) {
                 Val.Exact d = demote(p, "MatMul takes the " + p.describe() + " in a layout the checker cannot follow");
-                return out == null ? Val.TAINTED : new Val.Exact(st.terms.of("mm-opaque:" + st.stageIndex + ":" + d.term().id(), "matmul", "", out, d.term()),
+                return out == null ? Val.TAINTED : new Val.Exact(st.terms.of("mm-opaque:" + st.here() + ":" + d.term().id(), "matmul", "", out, d.term()),
                         Region.at0(out));
             }
         }

@@ -53,9 +53,9 @@ final class MemoryRules {
                 case Offset.Term.OfParam p -> "p:" + p.param();
                 case Offset.Term.OfBuffer b -> switch (st.value(b.buffer())) {
                     case Val.Exact e -> "v:" + e.term().id() + e.region().key() + e.hiddenKey();
-                    case null -> "unwritten#" + st.stageIndex + ":" + b.buffer();
-                    case Val.Partial p -> "partial#" + st.stageIndex + ":" + b.buffer();
-                    case Val.Tainted x -> "tainted#" + st.stageIndex + ":" + b.buffer();
+                    case null -> "unwritten#" + st.here() + ":" + b.buffer();
+                    case Val.Partial p -> "partial#" + st.here() + ":" + b.buffer();
+                    case Val.Tainted x -> "tainted#" + st.here() + ":" + b.buffer();
                 };
             };
             parts.add(t.coefficient() + "*" + src);
@@ -112,9 +112,9 @@ final class MemoryRules {
             case AccessPattern.Streamed s -> sb.append(";axis").append(s.axis()).append(";stride").append(s.stride());
             case AccessPattern.Indirect i -> sb.append(";index=").append(switch (st.value(i.indexBuffer())) {
                 case Val.Exact e -> e.term().id() + e.region().key() + e.hiddenKey();
-                case null -> "unwritten#" + st.stageIndex;
-                case Val.Partial x -> "partial#" + st.stageIndex;
-                case Val.Tainted x -> "tainted#" + st.stageIndex;
+                case null -> "unwritten#" + st.here();
+                case Val.Partial x -> "partial#" + st.here();
+                case Val.Tainted x -> "tainted#" + st.here();
             });
             case AccessPattern.Block b -> { }
         }
@@ -348,7 +348,7 @@ final class MemoryRules {
         if (v instanceof Val.Exact e && w != null && e.region().rank() != w.rank()) {
             v = reshapeTo(e, w.extents());
         }
-        mem.remember(new TensorMemory.Write(w, v));
+        mem.remember(new TensorMemory.Write(w, v, st.stageIndex));
         mem.partialEver |= v instanceof Val.Partial;
         mem.lastStore = st.stageIndex;
         String where = w == null ? patternKey(s.pattern(), 1) : starred(w, mem.holding);
@@ -392,7 +392,7 @@ final class MemoryRules {
             case Val.Exact e -> e.term().id() + e.hiddenKey() + ">" + shift(e.region(), w);
             case Val.Partial p -> "P" + p.familyKey() + ">" + shift(p.region(), w);
             case Val.Tainted t -> "tainted";
-            case null -> "unwritten#" + st.stageIndex;
+            case null -> "unwritten#" + st.here();
         };
     }
 

@@ -22,7 +22,10 @@ final class ShardState {
     final ProgramIndex index;
     final ShardDecls decls;
     final Findings findings;
-    final Terms terms = new Terms();
+    final Terms terms;
+    /** {@link Terms#PARENT} or {@link Terms#CHILD}: which program this analysis follows. */
+    final int phase;
+    final Ops ops;
     /** The value of every written buffer; absent means unwritten. */
     final Map<String, Val> values = new HashMap<>();
     /** The value each multicast group's latest load sent, for its receivers. */
@@ -34,10 +37,18 @@ final class ShardState {
     int stageIndex;
     Stage stage;
 
-    ShardState(ProgramIndex index, ShardDecls decls, Findings findings) {
+    ShardState(ProgramIndex index, ShardDecls decls, Findings findings, Terms terms, int phase) {
         this.index = index;
         this.decls = decls;
         this.findings = findings;
+        this.terms = terms;
+        this.phase = phase;
+        this.ops = new Ops(terms);
+    }
+
+    /** The current stage in keys of terms that stand for "this stage's own value", distinct between the two programs. */
+    String here() {
+        return phase == Terms.PARENT ? "u" + stageIndex : Integer.toString(stageIndex);
     }
 
     Val value(String buffer) {
@@ -124,7 +135,7 @@ final class ShardState {
         if (dims == null) {
             return Val.TAINTED;
         }
-        Term t = terms.of("opaque:" + stageIndex + ":" + what, what + " at #" + stageIndex, "", dims);
+        Term t = terms.of("opaque:" + here() + ":" + what, what + " at #" + stageIndex, "", dims);
         return new Val.Exact(t, Region.at0(dims));
     }
 
@@ -178,6 +189,14 @@ final class ShardState {
      * term that names its slices.
      */
     Val.Exact demote(Val.Partial p, Code code, String field, String buffer, String what) {
+        if (complete(p)) {
+            // every summand over its whole domain: the chip holds the full value (a contraction done on one chip)
+            List<Term> parts = new ArrayList<>();
+            for (Family f : p.families().values()) {
+                parts.add(f.term());
+            }
+            return new Val.Exact(parts.size() == 1 ? parts.getFirst() : ops.op(p.pool().jsonName(), parts), p.region());
+        }
         if (p.origin() != null && p.origin().pending() != null && reportedDemotions.add(p.origin().pending())) {
             Demotion d = p.origin().pending();
             findings.atStage(d.code(), d.stageIndex(), d.stage(), d.field(), d.buffer(), d.message(), d.trail());
@@ -206,6 +225,19 @@ final class ShardState {
         }
         Term t = terms.demoted(key.append(')').toString(), "the " + p.describe(), plain.label(), plain.lo(), plain.hi(), terms.demotion(plain), plain);
         return new Val.Exact(t, p.region(), new Val.Hidden(Sym.of(start), width, shift));
+    }
+
+    /** Whether every family of {@code p} is complete (a whole summand always is): then it is no partial share but the full value. */
+    static boolean complete(Val.Partial p) {
+        if (p.families().isEmpty()) {
+            return false;
+        }
+        for (Family f : p.families().values()) {
+            if (!f.complete()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The value with its hidden position made part of its term (chip-specific when positions differ). */

@@ -14,8 +14,16 @@ package org.stagecheck.verifier.shard;
  * @param label the logical tensor the expression is mainly about (for messages)
  * @param lo    per axis, the first index where the term is defined
  * @param hi    per axis, one past the last (Long.MIN_VALUE/MAX_VALUE: unbounded)
+ * @param made  where the term was first built: the analysis ({@link Terms#PARENT} or
+ *              {@link Terms#CHILD}) and the stage index, so a finding can name the stage where a
+ *              program first computed something the other one never did
+ * @param sources the terms it was built from (for that trail)
  */
-record Term(int id, String key, String text, String label, long[] lo, long[] hi) {
+record Term(int id, String key, String text, String label, long[] lo, long[] hi, Made made, Term[] sources) {
+
+    /** The analysis ({@code phase}) and stage ({@code stage}, -1 before the first) that first built a term. */
+    record Made(int phase, int stage) {}
+
     int rank() {
         return lo.length;
     }
