@@ -120,7 +120,7 @@ final class ExprRules {
         Region region = new Region(frame, out);
         return switch (r) {
             case Ex e -> new Val.Exact(e.term(), region, hidden);
-            case Lin l -> new Val.Partial(l.pool(), l.families(), region, st.step("elementwise op keeps the partial", l.origin()));
+            case Lin l -> new Val.Partial(l.pool(), l.families(), region, st.step(() -> "elementwise op keeps the partial", l.origin()));
         };
     }
 

@@ -81,14 +81,11 @@ final class Ops {
         long[] lo = Terms.unboundedLo(rank);
         long[] hi = Terms.unboundedHi(rank);
         StringBuilder key = new StringBuilder("f:").append(name).append('(');
-        StringBuilder text = new StringBuilder(name).append('(');
         String label = "";
-        for (int i = 0; i < args.size(); i++) {
-            Term t = args.get(i);
+        Term[] sources = args.toArray(Term[]::new);
+        for (int i = 0; i < sources.length; i++) {
+            Term t = sources[i];
             key.append(i == 0 ? "" : ",").append(t.id());
-            if (text.length() < Terms.TEXT_LIMIT) {
-                text.append(i == 0 ? "" : ", ").append(t.text());
-            }
             if (label.isEmpty()) {
                 label = t.label();
             }
@@ -98,6 +95,15 @@ final class Ops {
                 hi[a + lead] = Math.min(hi[a + lead], t.hi()[a]);
             }
         }
-        return terms.of(key.append(')').toString(), text.append(')').toString(), label, lo, hi, args.toArray(Term[]::new));
+        return terms.of(key.append(')').toString(), () -> text(name, sources), label, lo, hi, sources);
+    }
+
+    /** {@code name(a, b, ...)}, the arguments' texts while the text is short. */
+    private static String text(String name, Term[] args) {
+        StringBuilder text = new StringBuilder(name).append('(');
+        for (int i = 0; i < args.length && text.length() < Terms.TEXT_LIMIT; i++) {
+            text.append(i == 0 ? "" : ", ").append(args[i].text());
+        }
+        return text.append(')').toString();
     }
 }

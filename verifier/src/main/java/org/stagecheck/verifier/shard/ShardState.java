@@ -77,7 +77,7 @@ final class ShardState {
         return d == null ? -1 : d.site().chip();
     }
 
-    Origin step(String what, Origin previous) {
+    Origin step(java.util.function.Supplier<String> what, Origin previous) {
         return new Origin(stageIndex, stage.id(), what, previous);
     }
 
@@ -249,7 +249,7 @@ final class ShardState {
             return diag;
         }
         Term t = e.term();
-        return new Val.Exact(terms.of("at(" + t.id() + ";" + e.hiddenKey() + ")", t.text(), t.label(), t.lo(), t.hi(), t), e.region());
+        return new Val.Exact(terms.of("at(" + t.id() + ";" + e.hiddenKey() + ")", () -> t.text(), t.label(), t.lo(), t.hi(), t), e.region());
     }
 
     Val bake(Val v) {
@@ -274,7 +274,7 @@ final class ShardState {
             }
             long residue = Math.floorMod(r.origin(a).constant(), w);
             Term t = e.term();
-            Term diag = terms.of("diag(" + t.id() + ";" + a + ";" + d + ";" + w + ";" + residue + ";" + e.hidden().shift() + ")", t.text(), t.label(), t.lo(), t.hi(), t);
+            Term diag = terms.of("diag(" + t.id() + ";" + a + ";" + d + ";" + w + ";" + residue + ";" + e.hidden().shift() + ")", () -> t.text(), t.label(), t.lo(), t.hi(), t);
             return new Val.Exact(diag, r);
         }
         return v;

@@ -40,6 +40,20 @@ final class Terms {
         flats.putIfAbsent(t.id(), f);
     }
 
+    /** Per term, a bit per axis along which its value does not change (a broadcast); rank above 63 is never marked. */
+    private final Map<Integer, Long> constantAxes = new HashMap<>();
+
+    long constantAxes(Term t) {
+        Long m = constantAxes.get(t.id());
+        return m == null ? 0 : m;
+    }
+
+    void constantAxes(Term t, long mask) {
+        if (mask != 0 && t.rank() < 64) {
+            constantAxes.putIfAbsent(t.id(), mask);
+        }
+    }
+
     Term negationOf(Term t) {
         return negated.get(t.id());
     }
@@ -62,10 +76,14 @@ final class Terms {
 
     /** The term with this key; a new one inherits the first demotion among {@code sources}. */
     Term of(String key, String text, String label, long[] lo, long[] hi, Term... sources) {
+        return of(key, () -> text, label, lo, hi, sources);
+    }
+
+    /** The same, with the readable text made only if a diagnostic asks for it. */
+    Term of(String key, java.util.function.Supplier<String> text, String label, long[] lo, long[] hi, Term... sources) {
         Term t = byKey.get(key);
         if (t == null) {
-            String shown = text.length() > TEXT_LIMIT ? text.substring(0, TEXT_LIMIT) + "..." : text;
-            t = new Term(byKey.size(), key, shown, label, lo.clone(), hi.clone(), now, sources.clone());
+            t = new Term(byKey.size(), key, text, label, lo.clone(), hi.clone(), now, sources.clone());
             byKey.put(key, t);
             inherit(t, sources);
         } else if (t.made().phase() != now.phase() && rebuilt.add(t.id())) {
@@ -93,8 +111,16 @@ final class Terms {
         return of(key, text, label, new long[dims.length], dims, sources);
     }
 
+    Term of(String key, java.util.function.Supplier<String> text, String label, long[] dims, Term... sources) {
+        return of(key, text, label, new long[dims.length], dims, sources);
+    }
+
     /** A term that stands for a partial used as a plain value, remembering where. */
     Term demoted(String key, String text, String label, long[] lo, long[] hi, Demotion why, Term... sources) {
+        return demoted(key, () -> text, label, lo, hi, why, sources);
+    }
+
+    Term demoted(String key, java.util.function.Supplier<String> text, String label, long[] lo, long[] hi, Demotion why, Term... sources) {
         Term t = of(key, text, label, lo, hi, sources);
         demotions().put(t.id(), why);
         return t;
