@@ -192,6 +192,16 @@ class UnsplitParentTest {
     }
 
     @Test
+    void an_ill_formed_unsplit_parent_is_a_finding_and_nothing_is_compared() {
+        TpCase c = new SplitEdits(PLAIN).asCase();
+        Program broken = replace(c.unsplit(), "add_b2.0", ins -> List.of(ins.get(0), "nowhere"), Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)));
+        VerifyReport r = new Verifier().verify(c.program(), c.certificate(), broken);
+        assertThat(r.codes()).containsExactly("UNSPLIT_PARENT_INVALID");
+        assertThat(r.obligations()).filteredOn(o -> o.obligation() == Obligation.UNREDUCED_SHARD).singleElement()
+                .extracting(ObligationResult::note).asString().contains("the logical program was NOT checked");
+    }
+
+    @Test
     void a_parent_on_as_many_chips_is_still_a_remap_parent() {
         TpCase c = new SplitEdits(PLAIN).asCase();
         VerifyReport r = new Verifier().verify(c.program(), c.certificate(), c.program());

@@ -105,6 +105,7 @@ public final class Campaign {
     /** Counts per mutation: {accepted and agrees, accepted and wrong, rejected and agrees, rejected and wrong}. */
     public static final class Tally {
         final Map<Mutation, int[]> counts = new EnumMap<>(Mutation.class);
+        final Map<Mutation, java.util.Set<String>> codes = new EnumMap<>(Mutation.class);
         final List<Result> unsound = new ArrayList<>();
         final List<Result> incomplete = new ArrayList<>();
         int total;
@@ -112,6 +113,7 @@ public final class Campaign {
         void add(Result x) {
             int[] c = counts.computeIfAbsent(x.mutation(), k -> new int[4]);
             c[(x.accepted() ? 0 : 2) + (x.agrees() ? 0 : 1)]++;
+            codes.computeIfAbsent(x.mutation(), k -> new java.util.TreeSet<>()).addAll(x.codes());
             total++;
             if (x.unsound()) {
                 unsound.add(x);
@@ -127,6 +129,11 @@ public final class Campaign {
 
         public List<Result> incomplete() {
             return incomplete;
+        }
+
+        /** Every code reported on the programs of mutation {@code m}. */
+        public java.util.Set<String> codes(Mutation m) {
+            return codes.getOrDefault(m, java.util.Set.of());
         }
 
         public int total() {
