@@ -16,7 +16,9 @@ import org.stagecheck.verifier.ProgramIndex;
  * The state of one UnreducedShard analysis (docs/verifier.md, "The abstract domain"): the value
  * of every written buffer, what every tensor holds, the multicast values in flight, the term
  * table, and the stage being checked, with the helpers every rule shares (reporting with a trail,
- * buffer shapes, logical leaves). One instance per verification.
+ * buffer shapes, logical leaves). One instance per program analysed (the split, and its unsplit
+ * parent when one is given, sharing one term table). Just over 300 lines: the demotion of a
+ * partial to a value (plain, with a hidden position, or complete) is one piece with its helpers.
  */
 final class ShardState {
     final ProgramIndex index;

@@ -20,6 +20,9 @@ import org.stagecheck.verifier.Code;
  *
  * <p>A store that the checker cannot place (an indirect pattern, stores overlapping in ways it
  * cannot order) makes the tensor not comparable, which is a finding: the promise is not shown.
+ *
+ * <p>Over 300 lines because its two comparisons (store by store in the same order, and by the
+ * stores visible at the end) and the message of a mismatch share one region arithmetic.
  */
 final class UnsplitOutputs {
     /** More stores than this to one output, and the comparison (quadratic in stores) is refused. */
