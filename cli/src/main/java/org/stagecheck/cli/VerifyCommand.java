@@ -24,7 +24,8 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code stagecheck verify}: check a program's certificate. */
 @Command(name = "verify", mixinStandardHelpOptions = true,
         description = {"Check the obligations of a program and its certificate: well-formedness, UnreducedShard,",
-                "buffer remap (against --parent), multicast and ordering. Trusts no claim of the certificate.",
+                "buffer remap, multicast and ordering. Trusts no claim of the certificate. --parent on fewer chips",
+                "is the unsplit program (the split must compute it); on as many chips, the program it was remapped from.",
                 "Exit 0 when every obligation is discharged, 1 with the findings when not, 2 on bad input."})
 final class VerifyCommand implements Callable<Integer> {
     private static final String CERT_PREFIX = "cert:";
@@ -38,7 +39,8 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--cert", paramLabel = "CERT", description = "the certificate (.json)")
     Path certFile;
 
-    @Option(names = "--parent", paramLabel = "PARENT", description = "the program this one was remapped from")
+    @Option(names = "--parent", paramLabel = "PARENT",
+            description = "the program this one came from: its unsplit program (on fewer chips; every output is compared with it) or the program it was remapped from")
     Path parentFile;
 
     @Option(names = "--json", description = "print one JSON document instead of text")

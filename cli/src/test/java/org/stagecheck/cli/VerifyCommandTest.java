@@ -46,6 +46,23 @@ class VerifyCommandTest {
     }
 
     @Test
+    void againstItsUnsplitProgramTheSplitIsComparedAndABiasAddedTwiceIsFound() throws IOException {
+        String unsplit = "../examples/unsplit/tp2-matmul-allreduce.json";
+        CliRunner ok = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--parent", unsplit, "--json");
+        assertThat(ok.exit()).as(ok.out() + ok.err()).isZero();
+        assertThat(ok.out()).contains("compared with the unsplit parent's");
+        CliRunner alone = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--json");
+        assertThat(alone.out()).contains("the logical program was NOT checked");
+        // every chip adds the bias twice after the all-reduce: consistent, and x W + 2 b
+        Path twice = tmp.resolve("bias-twice.json");
+        Files.writeString(twice, Files.readString(Path.of(PROGRAM)).replace("\"expr\": \"add(in0, in1)\"", "\"expr\": \"add(add(in0, in1), in1)\""));
+        CliRunner r = CliRunner.run("verify", twice.toString(), "--cert", CERT, "--parent", unsplit);
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(1);
+        assertThat(r.out()).contains("LOGICAL_OUTPUT_DIFFERS").contains("summands the split adds: b_o");
+        assertThat(CliRunner.run("verify", twice.toString(), "--cert", CERT).exit()).isZero();
+    }
+
+    @Test
     void aCollidingRemapIsPlacedInTheCertificateFile() throws IOException {
         Path child = tmp.resolve("child.json");
         Files.writeString(child, Files.readString(Path.of(PROGRAM)).replace("\"w.c0\"", "\"W0\""));

@@ -35,6 +35,9 @@ public enum Code {
     ALLREDUCE_POOL(Obligation.UNREDUCED_SHARD, "An all-reduce's pool is not the reduction its partial inputs were made with."),
     ALLREDUCE_VIEW_MISMATCH(Obligation.UNREDUCED_SHARD, "The inputs of an all-reduce are partials laid out or scaled differently per chip (transposed, sliced, reloaded or scaled on one chip only), so it adds unrelated elements."),
     ALLREDUCE_COMBINE(Obligation.UNREDUCED_SHARD, "An all-reduce's combine is not the fold of its pool over its operand count."),
+    // ---- UnreducedShard against the unsplit parent: the split computes the parent's logical program
+    LOGICAL_OUTPUT_DIFFERS(Obligation.UNREDUCED_SHARD, "An output or state tensor of the split does not hold what the unsplit parent's tensor of that logical name holds (another expression, other elements, or none), so the split computes another program."),
+    UNSPLIT_PARENT_INVALID(Obligation.UNREDUCED_SHARD, "The unsplit parent given is not well-formed, so the split cannot be compared with it."),
     // ---- buffer remap
     REMAP_PARENT_HASH(Obligation.BUFFER_REMAP, "The parent program given is not the one the certificate's remap was made from."),
     REMAP_NOT_INJECTIVE(Obligation.BUFFER_REMAP, "The remap sends two parent buffers to one child buffer."),

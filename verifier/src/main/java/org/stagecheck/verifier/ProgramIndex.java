@@ -1,6 +1,10 @@
 package org.stagecheck.verifier;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import org.stagecheck.spec.ir.InternalRef;
+import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Group;
 import org.stagecheck.spec.ir.Program;
@@ -12,10 +16,20 @@ import org.stagecheck.spec.ir.TensorDecl;
  * structural validator reports repeats).
  */
 public record ProgramIndex(Program program, Map<String, BufferDecl> buffers, Map<String, TensorDecl> tensors,
-                           Map<String, Group> groups) {
+                           Map<String, Group> groups, List<List<InternalRef>> refs) {
 
     public static ProgramIndex of(Program program) {
-        return new ProgramIndex(program, program.buffersByName(), program.tensorsByName(), program.groupsByName());
+        // each stage's kind-internal references once: three checks read them, and listing them allocates
+        List<List<InternalRef>> refs = new ArrayList<>(program.stages().size());
+        for (Stage s : program.stages()) {
+            refs.add(s.kind().internalRefs());
+        }
+        return new ProgramIndex(program, program.buffersByName(), program.tensorsByName(), program.groupsByName(), refs);
+    }
+
+    /** The kind-internal references of stage {@code i} (index buffer, offsets, bias, spill). */
+    public List<InternalRef> refs(int i) {
+        return refs.get(i);
     }
 
     /** The buffer named {@code name}, or null when the program declares none. */

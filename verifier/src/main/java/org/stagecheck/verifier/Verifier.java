@@ -31,8 +31,19 @@ public final class Verifier {
 
     /**
      * Checks {@code program} against {@code certificate} (null: no shard declarations, no remap,
-     * no claims) and, when {@code parent} is not null, proves that {@code program} is the
-     * certificate's remap of {@code parent} (the identity when the certificate has none).
+     * no claims) and, when {@code parent} is not null, against the program it came from:
+     * <ul>
+     *   <li>a parent on <em>fewer chips</em> (and no remap in the certificate) is the
+     *       <em>unsplit</em> program: UnreducedShard also proves that every output and state
+     *       tensor of the split holds what the parent's tensor of that logical name holds
+     *       ({@code LOGICAL_OUTPUT_DIFFERS}), the certificate's logical names being the parent's
+     *       tensor names;</li>
+     *   <li>any other parent is the program this one was remapped from: the buffer-remap
+     *       obligation proves that {@code program} is the certificate's remap of it (the identity
+     *       when the certificate has none).</li>
+     * </ul>
+     * Without an unsplit parent, the UnreducedShard result says in its note that the logical
+     * program was not checked.
      */
     public VerifyReport verify(Program program, Certificate certificate, Program parent) {
         Objects.requireNonNull(program, "program");
@@ -41,14 +52,23 @@ public final class Verifier {
         ProgramIndex index = ProgramIndex.of(program);
         guarded(findings, "well-formed", () -> findings.structural(new Validator().validate(program)));
         List<String> remarks = new ArrayList<>();
+        Program unsplit = isUnsplitParent(program, cert, parent) ? parent : null;
+        boolean[] compared = {false};
 
         guarded(findings, "UnreducedShard", () -> {
             ShardDecls decls = ShardDecls.check(cert.shards(), index, findings);
-            remarks.addAll(new ShardChecker(index, decls, findings).run());
+            Program against = unsplit;
+            if (unsplit != null && !new Validator().validate(unsplit).isEmpty()) {
+                findings.atField(Code.UNSPLIT_PARENT_INVALID, null, null, "The unsplit parent '" + unsplit.name()
+                        + "' is not well-formed (stagecheck validate says why), so the split was not compared with it.");
+                against = null;
+            }
+            compared[0] = against != null;
+            remarks.addAll(new ShardChecker(index, decls, findings, against).run());
         });
         guarded(findings, "buffer-remap", () -> {
             new ReferenceRoles(index, findings).run();
-            if (parent != null) {
+            if (parent != null && unsplit == null) {
                 new RemapChecker(program, parent, cert.remap(), findings).run();
             } else if (cert.remap() != null) {
                 new RemapChecker.MapOnly(cert.remap(), findings).run();
@@ -56,7 +76,12 @@ public final class Verifier {
         });
         guarded(findings, "multicast", () -> new FlowChecker(index, findings).run());
 
-        return new VerifyReport(findings.all(), results(cert, parent, findings, remarks));
+        return new VerifyReport(findings.all(), results(cert, parent, unsplit, compared[0], findings, remarks));
+    }
+
+    /** A parent on fewer chips than the program, with no remap claimed, is the program before it was split. */
+    static boolean isUnsplitParent(Program program, Certificate cert, Program parent) {
+        return parent != null && cert.remap() == null && parent.machine().chips() < program.machine().chips();
     }
 
     /** A defect of the checker on odd input becomes a finding that fails the verification, never an exception. */
@@ -74,7 +99,8 @@ public final class Verifier {
         }
     }
 
-    private static List<ObligationResult> results(Certificate cert, Program parent, Findings findings, List<String> remarks) {
+    private static List<ObligationResult> results(Certificate cert, Program parent, Program unsplit, boolean compared, Findings findings,
+                                                  List<String> remarks) {
         List<ObligationResult> out = new ArrayList<>();
         for (Obligation o : Obligation.values()) {
             boolean claimed = cert.claims().contains(o);
@@ -82,8 +108,16 @@ public final class Verifier {
             String note = switch (o) {
                 case WELL_FORMED -> "The spec validator's structural rules (the same as stagecheck validate), and the checker's own faults.";
                 case UNREDUCED_SHARD -> "Every buffer's logical expression, window and partial slices were derived from " + cert.shards().size()
-                        + " declaration(s) and followed through every stage" + (remarks.isEmpty() ? "." : "; " + String.join(" ", remarks));
-                case BUFFER_REMAP -> parent != null
+                        + " declaration(s) and followed through every stage"
+                        + (compared ? "; every output and state tensor was compared with the unsplit parent's." : unsplit != null
+                        ? "; the unsplit parent is not well-formed, so the logical program was NOT checked."
+                        : "; no unsplit parent was given, so the logical program was NOT checked: a split that computes another program"
+                        + " consistently on every chip (a bias added twice) is not detected (give the unsplit program as the parent).")
+                        + (remarks.isEmpty() ? "" : " " + String.join(" ", remarks));
+                case BUFFER_REMAP -> unsplit != null
+                        ? "The parent runs on fewer chips, so it was taken as the unsplit program (UnreducedShard compares the outputs), not as a remap"
+                        + " parent; kind-internal references were checked for role fit."
+                        : parent != null
                         ? "The program was compared with the parent under the " + (cert.remap() == null ? "identity map" : "certificate's map") + "; kind-internal references were checked for role fit."
                         : cert.remap() != null
                         ? "No parent given: the map's injectivity and every kind-internal reference's role fit were checked, not the child-equals-parent proof."

@@ -72,6 +72,24 @@ class AuthoredCorpusTest {
         }
     }
 
+    /**
+     * Against the unsplit cut (docs/verifier.md, "The unsplit parent"): every authored split
+     * (Megatron attention with grouped-query heads, row-parallel projections, KV cache shards)
+     * computes it; a residual added twice on every chip is consistent, so only the parent shows it.
+     */
+    @Test
+    void every_authored_split_computes_its_unsplit_cut_and_a_residual_added_twice_does_not() {
+        for (AuthoredCase c : validSplits()) {
+            var unsplit = ((AuthorOutcome.Authored) Author.author(TINY, c.cut(), AuthorOptions.single())).program();
+            assertThat(verifier.verify(c.program(), c.certificate(), unsplit).codes()).as(c.name()).isEmpty();
+            AuthoredCase twice = AuthoredMutants.residualTwice(c);
+            assertThat(verifier.verify(twice.program(), twice.certificate(), null).codes()).as("%s alone", twice.name()).isEmpty();
+            assertThat(verifier.verify(twice.program(), twice.certificate(), unsplit).codes()).as(twice.name())
+                    .isNotEmpty().containsOnly("LOGICAL_OUTPUT_DIFFERS");
+            assertThat(AuthoredRuns.run(twice, AuthoredRuns.reference(c)).kind()).as(twice.name()).isEqualTo(Outcome.Kind.DIFFERS);
+        }
+    }
+
     @Test
     void every_bug_class_planted_into_an_authored_split_is_rejected_with_its_code() {
         Map<Plant, int[]> tally = new EnumMap<>(Plant.class); // {mutants, killed}

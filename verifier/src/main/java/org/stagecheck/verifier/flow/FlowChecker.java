@@ -91,7 +91,7 @@ public final class FlowChecker {
                         "Stage reads buffer '" + b + "', which no earlier stage writes.");
             }
         }
-        for (InternalRef r : s.kind().internalRefs()) {
+        for (InternalRef r : index.refs(i)) {
             if (r.field().equals("op/spill")) {
                 continue;
             }

@@ -37,7 +37,7 @@ public final class ReferenceRoles {
         List<Stage> stages = index.program().stages();
         for (int i = 0; i < stages.size(); i++) {
             Stage s = stages.get(i);
-            for (InternalRef r : s.kind().internalRefs()) {
+            for (InternalRef r : index.refs(i)) {
                 check(i, s, r);
             }
         }

@@ -46,11 +46,13 @@ final class Align {
     Term term(Term t, Region r, Sym[] frame, long[] outExt) {
         int lead = frame.length - r.rank();
         if (lead < 0 || t.rank() != r.rank()) {
-            return terms.of("opaque-align:" + t.id() + r.key() + frameKey(frame), t.text(), t.label(),
+            return terms.of("opaque-align:" + t.id() + r.key() + frameKey(frame), () -> t.text(), t.label(),
                     Terms.unboundedLo(frame.length), Terms.unboundedHi(frame.length), t);
         }
         StringBuilder spec = new StringBuilder();
         boolean identity = lead == 0;
+        long constant = terms.constantAxes(t);
+        long madeConstant = 0;
         long[] lo = new long[frame.length];
         long[] hi = new long[frame.length];
         for (int a = 0; a < frame.length; a++) {
@@ -63,9 +65,16 @@ final class Align {
             int ai = a - lead;
             // one element read at a fixed position: a broadcast, or an axis on which the term has one element
             boolean single = t.hi()[ai] != Long.MAX_VALUE && t.lo()[ai] != Long.MIN_VALUE && t.hi()[ai] - t.lo()[ai] == 1;
+            if (r.extent(ai) == 1 && (constant >> ai & 1) != 0) {
+                // already the same at every position of this axis (a broadcast made earlier): reading one is reading all
+                spec.append(";c");
+                madeConstant |= 1L << a;
+                continue;
+            }
             if (r.extent(ai) == 1 && (outExt[a] != 1 || single)) {
                 spec.append(";b").append(r.origin(ai).key());
                 identity = false;
+                madeConstant |= 1L << a;
                 continue;
             }
             Long d = r.origin(ai).minus(frame[a]);
@@ -82,7 +91,9 @@ final class Align {
         if (identity) {
             return t;
         }
-        return terms.of("al(" + t.id() + spec + ")", t.text(), t.label(), lo, hi, t);
+        Term aligned = terms.of("al(" + t.id() + spec + ")", () -> t.text(), t.label(), lo, hi, t);
+        terms.constantAxes(aligned, madeConstant);
+        return aligned;
     }
 
     SortedMap<Integer, Family> families(Map<Integer, Family> fams, Region r, Sym[] frame, long[] outExt) {

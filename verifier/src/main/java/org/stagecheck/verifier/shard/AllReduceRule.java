@@ -25,6 +25,9 @@ import org.stagecheck.verifier.Code;
 final class AllReduceRule {
     private final ShardState st;
     private final ExprRules exprs;
+    private ReducePool foldPool;
+    private int foldN;
+    private Expr fold;
 
     AllReduceRule(ShardState st, ExprRules exprs) {
         this.st = st;
@@ -215,7 +218,12 @@ final class AllReduceRule {
      */
     private void checkCombine(StageKind.AllReduce op, int n) {
         Expr e = op.combine().expr();
-        if (e.equals(op.pool().fold(n))) {
+        if (op.pool() != foldPool || n != foldN) {
+            foldPool = op.pool();
+            foldN = n;
+            fold = op.pool().fold(n); // the same for every all-reduce of a layer stack: built once
+        }
+        if (e.equals(fold)) {
             return;
         }
         boolean[] seen = new boolean[n];

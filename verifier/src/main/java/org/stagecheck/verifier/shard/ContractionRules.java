@@ -97,7 +97,7 @@ final class ContractionRules {
             }
             if (hidden != null) {
                 // one head's product over a window of its axis (its row's block of a batched cache): a value of that window
-                Term windowed = st.terms.of("mmw(" + t.id() + "@" + wa.key() + ":+" + k + ")", t.text(), t.label(), t.lo(), t.hi(), t);
+                Term windowed = st.terms.of("mmw(" + t.id() + "@" + wa.key() + ":+" + k + ")", () -> t.text(), t.label(), t.lo(), t.hi(), t);
                 return new Val.Exact(windowed, region, hidden);
             }
             if (!wa.isConstant()) {
@@ -111,7 +111,7 @@ final class ContractionRules {
             SortedMap<Integer, Family> fams = new TreeMap<>();
             fams.put(f.key(), f);
             return new Val.Partial(ReducePool.SUM, fams, region,
-                    st.step("MatMul over " + f.describe() + " makes a partial of " + t.label(), null));
+                    st.step(() -> "MatMul over " + f.describe() + " makes a partial of " + t.label(), null));
         }
         // one operand is a partial: the product is linear in it if the other side's contraction is whole
         boolean partialA = a instanceof Val.Partial;
@@ -133,7 +133,7 @@ final class ContractionRules {
             fams.put(g.key(), g);
         }
         return new Val.Partial(p.pool() == ReducePool.SUM ? ReducePool.SUM : p.pool(), fams, region,
-                st.step("MatMul by " + e.term() + " keeps the " + p.describe(), p.origin()));
+                st.step(() -> "MatMul by " + e.term() + " keeps the " + p.describe(), p.origin()));
     }
 
     private Val.Exact demote(Val.Partial p, String what) {
@@ -144,7 +144,7 @@ final class ContractionRules {
         for (Val v : new Val[] {a, b}) {
             if (v instanceof Val.Partial p) {
                 Val.Exact d = demote(p, "MatMul takes the " + p.describe() + " in a layout the checker cannot follow");
-                return out == null ? Val.TAINTED : new Val.Exact(st.terms.of("mm-opaque:" + st.stageIndex + ":" + d.term().id(), "matmul", "", out, d.term()),
+                return out == null ? Val.TAINTED : new Val.Exact(st.terms.of("mm-opaque:" + st.here() + ":" + d.term().id(), "matmul", "", out, d.term()),
                         Region.at0(out));
             }
         }
@@ -155,8 +155,7 @@ final class ContractionRules {
         long[] lo = {ta.rank() == 2 ? ta.lo()[1 - ka] : Long.MIN_VALUE, tb.rank() == 2 ? tb.lo()[1 - kb] : Long.MIN_VALUE};
         long[] hi = {ta.rank() == 2 ? ta.hi()[1 - ka] : Long.MAX_VALUE, tb.rank() == 2 ? tb.hi()[1 - kb] : Long.MAX_VALUE};
         String label = !tb.label().isEmpty() ? tb.label() : ta.label();
-        return st.terms.of("mm(" + ta.id() + "," + tb.id() + ";" + m.transposeA() + "," + m.transposeB() + ";" + dKey + ")",
-                ta.text() + " @ " + tb.text(), label, lo, hi, ta, tb);
+        return st.terms.of("mm(" + ta.id() + "," + tb.id() + ";" + m.transposeA() + "," + m.transposeB() + ";" + dKey + ")", () -> ta.text() + " @ " + tb.text(), label, lo, hi, ta, tb);
     }
 
     private static long contractionLo(Term ta, Term tb, int ka, int kb, Long d) {
@@ -222,7 +221,7 @@ final class ContractionRules {
         SortedMap<Integer, Family> fams = new TreeMap<>();
         fams.put(f.key(), f);
         Val.Partial made = new Val.Partial(pool, fams, outRegion, null);
-        return new Val.Partial(pool, fams, outRegion, st.step("reduce " + r.fn().jsonName() + " over " + f.describe() + " makes a " + made.describe(), null));
+        return new Val.Partial(pool, fams, outRegion, st.step(() -> "reduce " + r.fn().jsonName() + " over " + f.describe() + " makes a " + made.describe(), null));
     }
 
     private Val reducePartial(ComputeOp.Reduce r, Val.Partial p) {
@@ -247,7 +246,7 @@ final class ContractionRules {
             fams.put(g.key(), g);
         }
         return new Val.Partial(p.pool(), fams, p.region().with(ax, Sym.ZERO, 1),
-                st.step("reduce " + r.fn().jsonName() + " keeps the " + p.describe(), p.origin()));
+                st.step(() -> "reduce " + r.fn().jsonName() + " keeps the " + p.describe(), p.origin()));
     }
 
     private Term reduced(ReduceFn fn, Term t, int ax, String window) {
@@ -257,6 +256,6 @@ final class ContractionRules {
             lo[ax] = 0;
             hi[ax] = 1;
         }
-        return st.terms.of("red-" + fn.jsonName() + "(" + t.id() + ";" + ax + window + ")", fn.jsonName() + "(" + t.text() + ")", t.label(), lo, hi, t);
+        return st.terms.of("red-" + fn.jsonName() + "(" + t.id() + ";" + ax + window + ")", () -> fn.jsonName() + "(" + t.text() + ")", t.label(), lo, hi, t);
     }
 }

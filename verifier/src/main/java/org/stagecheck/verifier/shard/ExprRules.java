@@ -113,14 +113,14 @@ final class ExprRules {
                 case Val.Exact e -> new Ex(align.term(e.term(), e.region(), frame, out), false);
                 case Val.Partial pa -> new Lin(pa.pool(), align.families(pa.families(), pa.region(), frame, out), pa.origin());
                 case Val.Tainted t -> throw new IllegalStateException("tainted inputs are filtered out");
-                case null -> new Ex(st.terms.unbounded("unwritten-read:" + st.stageIndex + ":" + p, "unwritten", out.length), false);
+                case null -> new Ex(st.terms.unbounded("unwritten-read:" + st.here() + ":" + p, "unwritten", out.length), false);
             });
         }
         AV r = eval(expr, args, frame, out.length);
         Region region = new Region(frame, out);
         return switch (r) {
             case Ex e -> new Val.Exact(e.term(), region, hidden);
-            case Lin l -> new Val.Partial(l.pool(), l.families(), region, st.step("elementwise op keeps the partial", l.origin()));
+            case Lin l -> new Val.Partial(l.pool(), l.families(), region, st.step(() -> "elementwise op keeps the partial", l.origin()));
         };
     }
 
@@ -352,33 +352,9 @@ final class ExprRules {
         return m;
     }
 
-    /** The term {@code name(args)}, defined where every argument is. */
+    /** The term {@code name(args)} in canonical form ({@link Ops#op}). */
     Term op(String name, List<Term> args) {
-        int rank = 0;
-        for (Term t : args) {
-            rank = Math.max(rank, t.rank());
-        }
-        long[] lo = Terms.unboundedLo(rank);
-        long[] hi = Terms.unboundedHi(rank);
-        StringBuilder key = new StringBuilder("f:").append(name).append('(');
-        StringBuilder text = new StringBuilder(name).append('(');
-        String label = "";
-        for (int i = 0; i < args.size(); i++) {
-            Term t = args.get(i);
-            key.append(i == 0 ? "" : ",").append(t.id());
-            if (text.length() < Terms.TEXT_LIMIT) {
-                text.append(i == 0 ? "" : ", ").append(t.text());
-            }
-            if (label.isEmpty()) {
-                label = t.label();
-            }
-            int lead = rank - t.rank();
-            for (int a = 0; a < t.rank(); a++) {
-                lo[a + lead] = Math.max(lo[a + lead], t.lo()[a]);
-                hi[a + lead] = Math.min(hi[a + lead], t.hi()[a]);
-            }
-        }
-        return st.terms.of(key.append(')').toString(), text.append(')').toString(), label, lo, hi, args.toArray(Term[]::new));
+        return st.ops.op(name, args);
     }
 
     // ------------------------------------------------------------------ Scalar
@@ -407,7 +383,7 @@ final class ExprRules {
                     inputs.append(e.term().id()).append('@').append(e.region().key()).append(e.hiddenKey()).append(';');
                     sources.add(e.term());
                 }
-                case null -> inputs.append("unwritten#").append(st.stageIndex).append(':').append(p).append(';');
+                case null -> inputs.append("unwritten#").append(st.here()).append(':').append(p).append(';');
             }
         }
         List<Val> out = new ArrayList<>();

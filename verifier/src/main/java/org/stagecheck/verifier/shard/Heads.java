@@ -52,7 +52,7 @@ final class Heads {
             }
         }
         Term t = first.term();
-        Term heads = st.terms.of("heads(" + t.id() + ";" + axis + ";w" + w + ";p" + p + ";b" + b + ")", "heads(" + t.text() + ")", t.label(),
+        Term heads = st.terms.of("heads(" + t.id() + ";" + axis + ";w" + w + ";p" + p + ";b" + b + ")", () -> "heads(" + t.text() + ")", t.label(),
                 Terms.unboundedLo(t.rank()), Terms.unboundedHi(t.rank()), t);
         Sym[] o = first.region().origins();
         o[axis] = Sym.of(q[0]);

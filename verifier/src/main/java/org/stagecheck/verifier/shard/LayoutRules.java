@@ -39,7 +39,7 @@ final class LayoutRules {
         Region moved = r.shifted(by, out);
         return switch (in) {
             case Val.Exact e -> e.with(e.term(), moved);
-            case Val.Partial p -> new Val.Partial(p.pool(), p.families(), moved, st.step("slice keeps the " + p.describe(), p.origin()));
+            case Val.Partial p -> new Val.Partial(p.pool(), p.families(), moved, st.step(() -> "slice keeps the " + p.describe(), p.origin()));
             case Val.Tainted t -> t;
         };
     }
@@ -71,14 +71,14 @@ final class LayoutRules {
         return switch (in) {
             case Val.Exact x -> x.with(permuted(x.term(), perm), moved);
             case Val.Partial p -> new Val.Partial(p.pool(), mapFamilies(p, f -> permuted(f, perm)), moved,
-                    st.step("transpose keeps the " + p.describe(), p.origin()));
+                    st.step(() -> "transpose keeps the " + p.describe(), p.origin()));
             case Val.Tainted x -> x;
         };
     }
 
     private Term permuted(Term t, List<Integer> perm) {
         if (t.rank() != perm.size()) {
-            return st.terms.of("tr-opaque(" + t.id() + ";" + perm + ")", t.text(), t.label(), Terms.unboundedLo(perm.size()), Terms.unboundedHi(perm.size()), t);
+            return st.terms.of("tr-opaque(" + t.id() + ";" + perm + ")", () -> t.text(), t.label(), Terms.unboundedLo(perm.size()), Terms.unboundedHi(perm.size()), t);
         }
         long[] lo = new long[perm.size()];
         long[] hi = new long[perm.size()];
@@ -86,7 +86,7 @@ final class LayoutRules {
             lo[i] = t.lo()[perm.get(i)];
             hi[i] = t.hi()[perm.get(i)];
         }
-        return st.terms.of("tr(" + t.id() + ";" + perm + ")", "transpose(" + t.text() + ")", t.label(), lo, hi, t);
+        return st.terms.of("tr(" + t.id() + ";" + perm + ")", () -> "transpose(" + t.text() + ")", t.label(), lo, hi, t);
     }
 
     // ------------------------------------------------------------------ reshape
@@ -112,10 +112,10 @@ final class LayoutRules {
                 }
                 if (fits) {
                     yield new Val.Partial(p.pool(), mapFamilies(p, f -> plan.apply(f, st.terms)), plan.region(),
-                            st.step("reshape keeps the " + p.describe(), p.origin()));
+                            st.step(() -> "reshape keeps the " + p.describe(), p.origin()));
                 }
                 yield new Val.Partial(p.pool(), mapFamilies(p, f -> windowed("reshape", f, r, out)), Region.at0(out),
-                        st.step("reshape keeps the " + p.describe(), p.origin()));
+                        st.step(() -> "reshape keeps the " + p.describe(), p.origin()));
             }
             case Val.Tainted t -> t;
         };
@@ -123,7 +123,7 @@ final class LayoutRules {
 
     /** The op applied to exactly window {@code r} of {@code t}: the window is part of the term. */
     private Term windowed(String op, Term t, Region r, long[] out) {
-        return st.terms.of(op + "-window(" + t.id() + r.key() + ";" + java.util.Arrays.toString(out) + ")", op + "(" + t.text() + ")", t.label(), out, t);
+        return st.terms.of(op + "-window(" + t.id() + r.key() + ";" + java.util.Arrays.toString(out) + ")", () -> op + "(" + t.text() + ")", t.label(), out, t);
     }
 
     private Val fallbackUnary(Val in, long[] out, String op) {
@@ -134,7 +134,7 @@ final class LayoutRules {
             case Val.Partial p -> {
                 Val.Exact d = st.demote(p, org.stagecheck.verifier.Code.PARTIAL_NONLINEAR, "/kind/op", st.stage.ins().getFirst(),
                         op + " takes the " + p.describe() + " in a layout the checker cannot follow");
-                yield new Val.Exact(st.terms.of(op + "-opaque(" + d.term().id() + d.region().key() + ")", op + "(" + d.term().text() + ")",
+                yield new Val.Exact(st.terms.of(op + "-opaque(" + d.term().id() + d.region().key() + ")", () -> op + "(" + d.term().text() + ")",
                         d.term().label(), out, d.term()), Region.at0(out));
             }
         };
@@ -215,14 +215,13 @@ final class LayoutRules {
                 parts.add(Family.whole(((Val.Exact) v).term()));
             }
             for (Family f : parts) {
-                Term placed = st.terms.of("place(" + f.term().id() + r.key() + ";" + c.axis() + "@" + at + ";" + java.util.Arrays.toString(out) + ")",
-                        f.term().text(), f.term().label(), out, f.term());
+                Term placed = st.terms.of("place(" + f.term().id() + r.key() + ";" + c.axis() + "@" + at + ";" + java.util.Arrays.toString(out) + ")", () -> f.term().text(), f.term().label(), out, f.term());
                 Family g = f.withTerm(placed);
                 fams.put(g.key(), g);
             }
             at += r.extent(c.axis());
         }
-        return new Val.Partial(pools.pool, fams, Region.at0(out), st.step("concat keeps the partial", origin));
+        return new Val.Partial(pools.pool, fams, Region.at0(out), st.step(() -> "concat keeps the partial", origin));
     }
 
     /**
@@ -314,7 +313,7 @@ final class LayoutRules {
         Region wide = r0.with(axis, r0.origin(axis), ext);
         return switch (first) {
             case Val.Exact e -> e.with(e.term(), wide);
-            case Val.Partial p -> new Val.Partial(p.pool(), p.families(), wide, st.step("concat of adjacent windows keeps the " + p.describe(), p.origin()));
+            case Val.Partial p -> new Val.Partial(p.pool(), p.families(), wide, st.step(() -> "concat of adjacent windows keeps the " + p.describe(), p.origin()));
             case Val.Tainted t -> t;
         };
     }

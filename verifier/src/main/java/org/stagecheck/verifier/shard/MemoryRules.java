@@ -31,7 +31,7 @@ final class MemoryRules {
 
     /** A partial used as an index buffer or offset term is an error whatever the stage does. */
     void checkIndexRefs() {
-        for (InternalRef r : st.stage.kind().internalRefs()) {
+        for (InternalRef r : st.index.refs(st.stageIndex)) {
             if (r.field().startsWith("pattern/") && st.value(r.buffer()) instanceof Val.Partial p) {
                 st.report(Code.PARTIAL_AS_INDEX, "/kind/" + r.field(), r.buffer(),
                         "Buffer '" + r.buffer() + "' holds a " + p.describe() + " and is used as an index or offset before it is reduced.",
@@ -53,9 +53,9 @@ final class MemoryRules {
                 case Offset.Term.OfParam p -> "p:" + p.param();
                 case Offset.Term.OfBuffer b -> switch (st.value(b.buffer())) {
                     case Val.Exact e -> "v:" + e.term().id() + e.region().key() + e.hiddenKey();
-                    case null -> "unwritten#" + st.stageIndex + ":" + b.buffer();
-                    case Val.Partial p -> "partial#" + st.stageIndex + ":" + b.buffer();
-                    case Val.Tainted x -> "tainted#" + st.stageIndex + ":" + b.buffer();
+                    case null -> "unwritten#" + st.here() + ":" + b.buffer();
+                    case Val.Partial p -> "partial#" + st.here() + ":" + b.buffer();
+                    case Val.Tainted x -> "tainted#" + st.here() + ":" + b.buffer();
                 };
             };
             parts.add(t.coefficient() + "*" + src);
@@ -112,9 +112,9 @@ final class MemoryRules {
             case AccessPattern.Streamed s -> sb.append(";axis").append(s.axis()).append(";stride").append(s.stride());
             case AccessPattern.Indirect i -> sb.append(";index=").append(switch (st.value(i.indexBuffer())) {
                 case Val.Exact e -> e.term().id() + e.region().key() + e.hiddenKey();
-                case null -> "unwritten#" + st.stageIndex;
-                case Val.Partial x -> "partial#" + st.stageIndex;
-                case Val.Tainted x -> "tainted#" + st.stageIndex;
+                case null -> "unwritten#" + st.here();
+                case Val.Partial x -> "partial#" + st.here();
+                case Val.Tainted x -> "tainted#" + st.here();
             });
             case AccessPattern.Block b -> { }
         }
@@ -144,13 +144,11 @@ final class MemoryRules {
         Val whole = st.bake(read(mem, all));
         String key = patternKey(l.pattern(), l.numBlocks());
         return switch (whole) {
-            case Val.Exact e -> new Val.Exact(st.terms.of("pick(" + e.term().id() + e.region().key() + ";" + key + ")",
-                    "pick(" + e.term().text() + ")", e.term().label(), out, e.term()), Region.at0(out));
+            case Val.Exact e -> new Val.Exact(st.terms.of("pick(" + e.term().id() + e.region().key() + ";" + key + ")", () -> "pick(" + e.term().text() + ")", e.term().label(), out, e.term()), Region.at0(out));
             case Val.Partial p -> {
                 Val.Exact d = st.demote(p, Code.PARTIAL_RELOAD_MIXED, "/kind/pattern", null,
                         "the load picks elements of the stored " + p.describe() + " through a strided or indirect pattern");
-                yield new Val.Exact(st.terms.of("pick(" + d.term().id() + d.region().key() + ";" + key + ")",
-                        "pick(" + d.term().text() + ")", d.term().label(), out, d.term()), Region.at0(out));
+                yield new Val.Exact(st.terms.of("pick(" + d.term().id() + d.region().key() + ";" + key + ")", () -> "pick(" + d.term().text() + ")", d.term().label(), out, d.term()), Region.at0(out));
             }
             case Val.Tainted x -> x;
         };
@@ -161,8 +159,7 @@ final class MemoryRules {
         if (plan != null && plan.fits(e.term())) {
             return e.with(plan.apply(e.term(), st.terms), plan.region());
         }
-        return e.with(st.terms.of("reshape-window(" + e.term().id() + e.region().key() + ";" + java.util.Arrays.toString(out) + ")",
-                e.term().text(), e.term().label(), out, e.term()), Region.at0(out));
+        return e.with(st.terms.of("reshape-window(" + e.term().id() + e.region().key() + ";" + java.util.Arrays.toString(out) + ")", () -> e.term().text(), e.term().label(), out, e.term()), Region.at0(out));
     }
 
     private Val refuse(Val.Partial p, String what) {
@@ -308,7 +305,7 @@ final class MemoryRules {
         Region sub = vr.shifted(off, r.extents());
         return switch (v) {
             case Val.Exact e -> e.with(e.term(), sub);
-            case Val.Partial p -> new Val.Partial(p.pool(), p.families(), sub, st.step("load of part of a stored region keeps the " + p.describe(), p.origin()));
+            case Val.Partial p -> new Val.Partial(p.pool(), p.families(), sub, st.step(() -> "load of part of a stored region keeps the " + p.describe(), p.origin()));
             case Val.Tainted t -> t;
         };
     }
@@ -348,14 +345,15 @@ final class MemoryRules {
         if (v instanceof Val.Exact e && w != null && e.region().rank() != w.rank()) {
             v = reshapeTo(e, w.extents());
         }
-        mem.remember(new TensorMemory.Write(w, v));
+        mem.remember(new TensorMemory.Write(w, v, st.stageIndex));
         mem.partialEver |= v instanceof Val.Partial;
         mem.lastStore = st.stageIndex;
         String where = w == null ? patternKey(s.pattern(), 1) : starred(w, mem.holding);
         List<Term> sources = new java.util.ArrayList<>(List.of(mem.content));
         sources.addAll(ShardState.termsOf(v));
-        mem.content = st.terms.of("ov(" + mem.content.id() + ";" + where + ";" + valueKey(v, w) + ")",
-                v instanceof Val.Exact e ? e.term().text() : mem.content.text(), mem.content.label(), mem.content.lo(), mem.content.hi(),
+        Term before = mem.content;
+        Term stored = v instanceof Val.Exact e ? e.term() : before;
+        mem.content = st.terms.of("ov(" + before.id() + ";" + where + ";" + valueKey(v, w) + ")", stored::text, before.label(), before.lo(), before.hi(),
                 sources.toArray(Term[]::new));
     }
 
@@ -392,7 +390,7 @@ final class MemoryRules {
             case Val.Exact e -> e.term().id() + e.hiddenKey() + ">" + shift(e.region(), w);
             case Val.Partial p -> "P" + p.familyKey() + ">" + shift(p.region(), w);
             case Val.Tainted t -> "tainted";
-            case null -> "unwritten#" + st.stageIndex;
+            case null -> "unwritten#" + st.here();
         };
     }
 

@@ -10,14 +10,19 @@ import java.util.List;
  * so recording a step costs O(1) and the trail of a diagnostic is only materialised when one is
  * made (docs/verifier.md, "Trails").
  */
-public record Origin(int stageIndex, String stageId, String what, Origin previous, Demotion pending) {
+public record Origin(int stageIndex, String stageId, java.util.function.Supplier<String> what, Origin previous, Demotion pending) {
 
     /**
      * A step; {@code pending} is inherited from {@code previous}: the finding owed if the partial
-     * is never completed (a level of a hierarchical all-reduce whose next level never comes).
+     * is never completed (a level of a hierarchical all-reduce whose next level never comes). The
+     * text of the step is made only when a trail is shown.
      */
-    public Origin(int stageIndex, String stageId, String what, Origin previous) {
+    public Origin(int stageIndex, String stageId, java.util.function.Supplier<String> what, Origin previous) {
         this(stageIndex, stageId, what, previous, previous == null ? null : previous.pending());
+    }
+
+    public Origin(int stageIndex, String stageId, String what, Origin previous, Demotion pending) {
+        this(stageIndex, stageId, () -> what, previous, pending);
     }
 
     /** The one of two origins of merged partials that owes a finding, if either does. */
@@ -33,7 +38,7 @@ public record Origin(int stageIndex, String stageId, String what, Origin previou
 
     /** {@code #4 mm_o.1: MatMul over w_o.1 rows [512,1024) makes a partial of w_o}. */
     public String describe() {
-        return "#" + stageIndex + " " + stageId + ": " + what;
+        return "#" + stageIndex + " " + stageId + ": " + what.get();
     }
 
     /** The steps from the first to this one, oldest first. */

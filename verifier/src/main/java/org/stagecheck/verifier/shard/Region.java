@@ -10,16 +10,12 @@ import java.util.Arrays;
 final class Region {
     private final Sym[] origin;
     private final long[] extent;
-    private final String key;
+    /** Made on first use: most regions are never compared or printed. */
+    private String key;
 
     Region(Sym[] origin, long[] extent) {
         this.origin = origin.clone();
         this.extent = extent.clone();
-        StringBuilder sb = new StringBuilder("[");
-        for (int a = 0; a < origin.length; a++) {
-            sb.append(a == 0 ? "" : ", ").append(origin[a].key()).append(":+").append(extent[a]);
-        }
-        this.key = sb.append(']').toString();
     }
 
     /** The region {@code [0, dims)}. */
@@ -50,6 +46,13 @@ final class Region {
     }
 
     String key() {
+        if (key == null) {
+            StringBuilder sb = new StringBuilder("[");
+            for (int a = 0; a < origin.length; a++) {
+                sb.append(a == 0 ? "" : ", ").append(origin[a].key()).append(":+").append(extent[a]);
+            }
+            key = sb.append(']').toString();
+        }
         return key;
     }
 
@@ -105,16 +108,16 @@ final class Region {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Region r && r.key.equals(key);
+        return o instanceof Region r && r.key().equals(key());
     }
 
     @Override
     public int hashCode() {
-        return key.hashCode();
+        return key().hashCode();
     }
 
     @Override
     public String toString() {
-        return key;
+        return key();
     }
 }

@@ -120,7 +120,7 @@ final class Reshapes {
                     hi[run.out().getFirst()] = bounded ? t.hi()[a] * inner : Long.MAX_VALUE;
                 }
             }
-            return terms.of("rs(" + t.id() + ";" + key + ")", "reshape(" + t.text() + ")", t.label(), lo, hi, t);
+            return terms.of("rs(" + t.id() + ";" + key + ")", () -> "reshape(" + t.text() + ")", t.label(), lo, hi, t);
         }
     }
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import org.stagecheck.spec.cert.ShardDecl;
 import org.stagecheck.spec.ir.ComputeOp;
+import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
@@ -34,20 +35,58 @@ public final class ShardChecker {
     private final ContractionRules contractions;
     private final LayoutRules layout;
     private final AllReduceRule allReduce;
+    private final Program unsplit;
 
+    /** The check of a program alone: every chip computes its part of one logical program. */
     public ShardChecker(ProgramIndex index, ShardDecls decls, Findings findings) {
-        this.st = new ShardState(index, decls, findings);
+        this(index, decls, findings, null);
+    }
+
+    /**
+     * The check of a split against its unsplit parent (nullable): also, every output and state
+     * tensor holds what the parent's tensor of that logical name holds (docs/verifier.md, "The
+     * unsplit parent"). The parent is analysed first, without declarations (its tensors are the
+     * logical tensors), with the same term table.
+     */
+    public ShardChecker(ProgramIndex index, ShardDecls decls, Findings findings, Program unsplit) {
+        this(new ShardState(index, decls, findings, new Terms(), Terms.CHILD), unsplit);
+    }
+
+    private ShardChecker(ShardState st, Program unsplit) {
+        this.st = st;
         this.memory = new MemoryRules(st);
         this.exprs = new ExprRules(st);
         this.contractions = new ContractionRules(st, exprs);
         this.layout = new LayoutRules(st);
         this.allReduce = new AllReduceRule(st, exprs);
+        this.unsplit = unsplit;
     }
 
     /** Runs the analysis; returns the remarks that are not findings. */
     public List<String> run() {
+        ShardState parent = null;
+        if (unsplit != null) {
+            Findings own = new Findings();
+            parent = new ShardState(ProgramIndex.of(unsplit), ShardDecls.none(), own, st.terms, Terms.PARENT);
+            new ShardChecker(parent, null).pass();
+            if (!own.all().isEmpty()) {
+                st.notes.add("The unsplit parent has " + own.all().size() + " UnreducedShard finding(s) of its own (first: "
+                        + own.all().getFirst().code() + "); the comparison uses what it computes.");
+            }
+        }
+        pass();
+        outputsAgree();
+        if (parent != null) {
+            st.notes.addAll(new UnsplitOutputs(parent, st).check());
+        }
+        return List.copyOf(st.notes);
+    }
+
+    /** One pass over the stages in reference order. */
+    private void pass() {
         List<Stage> stages = st.index.program().stages();
         for (int i = 0; i < stages.size(); i++) {
+            st.terms.at(st.phase, i);
             st.stageIndex = i;
             st.stage = stages.get(i);
             memory.checkIndexRefs();
@@ -72,8 +111,6 @@ public final class ShardChecker {
                 st.inFlight.put(l.multicast(), out.isEmpty() ? null : out.getFirst());
             }
         }
-        outputsAgree();
-        return List.copyOf(st.notes);
     }
 
     private List<Val> stageValues() {

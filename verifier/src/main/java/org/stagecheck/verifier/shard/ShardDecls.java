@@ -59,6 +59,16 @@ public final class ShardDecls {
         return out;
     }
 
+    /** No declarations: every tensor is a logical tensor of its own (an unsplit program). */
+    public static ShardDecls none() {
+        return new ShardDecls();
+    }
+
+    /** Whether nothing is declared. */
+    public boolean isEmpty() {
+        return byTensor.isEmpty();
+    }
+
     /** The declaration for {@code tensor}, or null. */
     public ShardDecl of(String tensor) {
         return byTensor.get(tensor);

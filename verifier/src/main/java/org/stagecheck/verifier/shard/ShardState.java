@@ -16,13 +16,18 @@ import org.stagecheck.verifier.ProgramIndex;
  * The state of one UnreducedShard analysis (docs/verifier.md, "The abstract domain"): the value
  * of every written buffer, what every tensor holds, the multicast values in flight, the term
  * table, and the stage being checked, with the helpers every rule shares (reporting with a trail,
- * buffer shapes, logical leaves). One instance per verification.
+ * buffer shapes, logical leaves). One instance per program analysed (the split, and its unsplit
+ * parent when one is given, sharing one term table). Just over 300 lines: the demotion of a
+ * partial to a value (plain, with a hidden position, or complete) is one piece with its helpers.
  */
 final class ShardState {
     final ProgramIndex index;
     final ShardDecls decls;
     final Findings findings;
-    final Terms terms = new Terms();
+    final Terms terms;
+    /** {@link Terms#PARENT} or {@link Terms#CHILD}: which program this analysis follows. */
+    final int phase;
+    final Ops ops;
     /** The value of every written buffer; absent means unwritten. */
     final Map<String, Val> values = new HashMap<>();
     /** The value each multicast group's latest load sent, for its receivers. */
@@ -34,10 +39,18 @@ final class ShardState {
     int stageIndex;
     Stage stage;
 
-    ShardState(ProgramIndex index, ShardDecls decls, Findings findings) {
+    ShardState(ProgramIndex index, ShardDecls decls, Findings findings, Terms terms, int phase) {
         this.index = index;
         this.decls = decls;
         this.findings = findings;
+        this.terms = terms;
+        this.phase = phase;
+        this.ops = new Ops(terms);
+    }
+
+    /** The current stage in keys of terms that stand for "this stage's own value", distinct between the two programs. */
+    String here() {
+        return phase == Terms.PARENT ? "u" + stageIndex : Integer.toString(stageIndex);
     }
 
     Val value(String buffer) {
@@ -66,7 +79,7 @@ final class ShardState {
         return d == null ? -1 : d.site().chip();
     }
 
-    Origin step(String what, Origin previous) {
+    Origin step(java.util.function.Supplier<String> what, Origin previous) {
         return new Origin(stageIndex, stage.id(), what, previous);
     }
 
@@ -124,7 +137,7 @@ final class ShardState {
         if (dims == null) {
             return Val.TAINTED;
         }
-        Term t = terms.of("opaque:" + stageIndex + ":" + what, what + " at #" + stageIndex, "", dims);
+        Term t = terms.of("opaque:" + here() + ":" + what, what + " at #" + stageIndex, "", dims);
         return new Val.Exact(t, Region.at0(dims));
     }
 
@@ -178,6 +191,14 @@ final class ShardState {
      * term that names its slices.
      */
     Val.Exact demote(Val.Partial p, Code code, String field, String buffer, String what) {
+        if (complete(p)) {
+            // every summand over its whole domain: the chip holds the full value (a contraction done on one chip)
+            List<Term> parts = new ArrayList<>();
+            for (Family f : p.families().values()) {
+                parts.add(f.term());
+            }
+            return new Val.Exact(parts.size() == 1 ? parts.getFirst() : ops.op(p.pool().jsonName(), parts), p.region());
+        }
         if (p.origin() != null && p.origin().pending() != null && reportedDemotions.add(p.origin().pending())) {
             Demotion d = p.origin().pending();
             findings.atStage(d.code(), d.stageIndex(), d.stage(), d.field(), d.buffer(), d.message(), d.trail());
@@ -208,6 +229,19 @@ final class ShardState {
         return new Val.Exact(t, p.region(), new Val.Hidden(Sym.of(start), width, shift));
     }
 
+    /** Whether every family of {@code p} is complete (a whole summand always is): then it is no partial share but the full value. */
+    static boolean complete(Val.Partial p) {
+        if (p.families().isEmpty()) {
+            return false;
+        }
+        for (Family f : p.families().values()) {
+            if (!f.complete()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The value with its hidden position made part of its term (chip-specific when positions differ). */
     Val.Exact bake(Val.Exact e) {
         if (e.hidden() == null) {
@@ -217,7 +251,7 @@ final class ShardState {
             return diag;
         }
         Term t = e.term();
-        return new Val.Exact(terms.of("at(" + t.id() + ";" + e.hiddenKey() + ")", t.text(), t.label(), t.lo(), t.hi(), t), e.region());
+        return new Val.Exact(terms.of("at(" + t.id() + ";" + e.hiddenKey() + ")", () -> t.text(), t.label(), t.lo(), t.hi(), t), e.region());
     }
 
     Val bake(Val v) {
@@ -242,7 +276,7 @@ final class ShardState {
             }
             long residue = Math.floorMod(r.origin(a).constant(), w);
             Term t = e.term();
-            Term diag = terms.of("diag(" + t.id() + ";" + a + ";" + d + ";" + w + ";" + residue + ";" + e.hidden().shift() + ")", t.text(), t.label(), t.lo(), t.hi(), t);
+            Term diag = terms.of("diag(" + t.id() + ";" + a + ";" + d + ";" + w + ";" + residue + ";" + e.hidden().shift() + ")", () -> t.text(), t.label(), t.lo(), t.hi(), t);
             return new Val.Exact(diag, r);
         }
         return v;

@@ -18,8 +18,8 @@ import org.stagecheck.spec.ir.TensorDecl;
 final class TensorMemory {
     static final int RECENT = 16;
 
-    /** One store: the region written (null: not a box, e.g. an indirect store) and the value written. */
-    record Write(Region region, Val value) {}
+    /** One store: the region written (null: not a box, e.g. an indirect store), the value written, and the storing stage. */
+    record Write(Region region, Val value, int stage) {}
 
     final TensorDecl tensor;
     final Region holding;
@@ -32,6 +32,8 @@ final class TensorMemory {
     final ArrayDeque<Write> recent = new ArrayDeque<>();
     boolean forgotten;
     int lastStore = -1;
+    /** Every store to an output or state tensor, oldest first (compared with the unsplit parent's); null for other tensors. */
+    final java.util.List<Write> history;
 
     private TensorMemory(TensorDecl tensor, Region holding, boolean bound, Term content) {
         this.tensor = tensor;
@@ -39,6 +41,8 @@ final class TensorMemory {
         this.bound = bound;
         this.initial = content;
         this.content = content;
+        this.history = tensor.role() == org.stagecheck.spec.ir.TensorRole.OUTPUT || tensor.role() == org.stagecheck.spec.ir.TensorRole.STATE
+                ? new java.util.ArrayList<>() : null;
     }
 
     static TensorMemory initial(TensorDecl t, ShardDecl d, ShardState st) {
@@ -61,6 +65,9 @@ final class TensorMemory {
     }
 
     void remember(Write w) {
+        if (history != null) {
+            history.add(w);
+        }
         recent.addLast(w);
         if (recent.size() > RECENT) {
             recent.removeFirst();

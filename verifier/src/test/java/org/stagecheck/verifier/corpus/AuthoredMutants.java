@@ -270,6 +270,24 @@ public final class AuthoredMutants {
         return new AuthoredCase(valid.spec(), valid.cut(), valid.options(), plant, child, withMap, parent, Map.of());
     }
 
+    /**
+     * Every chip adds the residual twice after the first all-reduce ({@code r + h + h}): each chip
+     * computes the same other program, which only the comparison with the unsplit cut rejects.
+     */
+    public static AuthoredCase residualTwice(AuthoredCase valid) {
+        Program p = valid.program();
+        int a = firstAllReduce(p);
+        List<Stage> stages = new ArrayList<>(p.stages());
+        for (String r : p.stages().get(a).outs()) {
+            int k = residualAdd(p, a, r);
+            Stage st = stages.get(k);
+            Expr h = st.ins().get(0).equals(r) ? Expr.in(1) : Expr.in(0);
+            stages.set(k, new Stage(st.id(), st.site(), st.ins(), st.outs(),
+                    new StageKind.Compute(new ComputeOp.Generic(Expr.apply(Fn.ADD, Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)), h)))));
+        }
+        return new AuthoredCase(valid.spec(), valid.cut(), valid.options(), Plant.NONE, p.withStages(stages), valid.certificate(), null, Map.of());
+    }
+
     /** The residual-add stage of each reduced output becomes a copy of the reduced value. */
     private static void dropResidualAdds(Program p, int a, List<String> reduced, List<Stage> stages) {
         for (String r : reduced) {

@@ -15,8 +15,8 @@ import org.stagecheck.spec.ir.TensorDecl;
  * Deterministic inputs and weights for {@link TpPrograms}' programs, and how a split program's
  * tensors are cut from them (docs/verifier.md, "Soundness against the evaluator").
  *
- * <p>The logical tensors are the unsplit program's: {@code x.0 [rows, d]}, {@code w1.0 [d, f]},
- * {@code b1.0 [1, f]}, {@code w2.0 [f, d]}, {@code b2.0 [1, d]}. Chip c of a split binds
+ * <p>The logical tensors are the unsplit program's: {@code x [rows, d]}, {@code w1 [d, f]},
+ * {@code b1 [1, f]}, {@code w2 [f, d]}, {@code b2 [1, d]}. Chip c of a split binds
  * {@code x.c} and {@code b2.c} to the whole value (replicated); {@code w1.c} and {@code b1.c} to
  * columns {@code [c*f/tp, (c+1)*f/tp)} (column-parallel, which the certificate does not claim);
  * and {@code w2.c} to the rows its certificate's {@link ShardDecl} names, so a certificate that
@@ -31,13 +31,13 @@ public final class TpBinding {
     public static Map<String, Tensor> logical(TpSpec s, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
         Map<String, Tensor> m = new LinkedHashMap<>();
-        m.put("x.0", uniform(r, 1.0, s.rows(), s.model()));
-        m.put("w1.0", uniform(r, 1.0 / Math.sqrt(s.model()), s.model(), s.hidden()));
+        m.put("x", uniform(r, 1.0, s.rows(), s.model()));
+        m.put("w1", uniform(r, 1.0 / Math.sqrt(s.model()), s.model(), s.hidden()));
         if (s.bias1()) {
-            m.put("b1.0", uniform(r, 1.0, 1, s.hidden()));
+            m.put("b1", uniform(r, 1.0, 1, s.hidden()));
         }
-        m.put("w2.0", uniform(r, 1.0 / Math.sqrt(s.hidden()), s.hidden(), s.model()));
-        m.put("b2.0", uniform(r, 1.0, 1, s.model()));
+        m.put("w2", uniform(r, 1.0 / Math.sqrt(s.hidden()), s.hidden(), s.model()));
+        m.put("b2", uniform(r, 1.0, 1, s.model()));
         return m;
     }
 
@@ -53,7 +53,7 @@ public final class TpBinding {
             int dot = t.name().lastIndexOf('.');
             String base = t.name().substring(0, dot);
             int chip = Integer.parseInt(t.name().substring(dot + 1));
-            Tensor whole = logical.get(base + ".0");
+            Tensor whole = logical.get(base);
             Tensor value = switch (base) {
                 case "x", "b2" -> whole;
                 case "w1", "b1" -> columns(whole, chip * s.slice(), (chip + 1) * s.slice());

@@ -30,20 +30,22 @@ import org.stagecheck.spec.json.ProgramCodec;
  * certificate, optionally with one {@link Plant}ed bug. Deterministic: names, order and shapes
  * depend on the spec and plant only.
  *
- * <p>Names: every declaration of chip c ends in {@code .c}; the unsplit program uses chip 0.
+ * <p>Names: every declaration of chip c ends in {@code .c}; the unsplit program uses chip 0, and
+ * its tensors carry the logical names of the split's certificate ({@code x}, {@code w1},
+ * {@code b1}, {@code w2}, {@code b2}, {@code y}), so the checker can compare the two.
  */
 public final class TpPrograms {
 
     /** The unsplit reference: one chip, W1 and W2 whole. */
     public static Program unsplit(TpSpec s) {
         ProgramBuilder b = new ProgramBuilder("tp-unsplit", new Machine(1, s.multicast() ? 2 : 1, 1));
-        String reduced = head(b, s, 0, s.hidden(), Plant.NONE);
+        String reduced = head(b, s, 0, s.hidden(), Plant.NONE, true);
         Site core = core(s, 0);
-        b.tensor("b2.0", TensorRole.WEIGHT, 0, 1, s.model()).tensor("y.0", TensorRole.OUTPUT, 0, s.rows(), s.model());
+        b.tensor("b2", TensorRole.WEIGHT, 0, 1, s.model()).tensor("y", TensorRole.OUTPUT, 0, s.rows(), s.model());
         b.buffer("b2.0", core, 1, s.model()).buffer("o.0", core, s.rows(), s.model());
-        b.load("ld_b2.0", core, "b2.0", "b2.0", null, new long[] {0, 0}, 1, s.model());
+        b.load("ld_b2.0", core, "b2", "b2.0", null, new long[] {0, 0}, 1, s.model());
         b.generic("add_b2.0", core, List.of(reduced, "b2.0"), "o.0", Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)));
-        b.store("st_y.0", core, "o.0", "y.0", s.rows(), s.model());
+        b.store("st_y.0", core, "o.0", "y", s.rows(), s.model());
         return b.build();
     }
 
@@ -60,7 +62,7 @@ public final class TpPrograms {
         ProgramBuilder b = new ProgramBuilder("tp" + s.tp() + "-split", new Machine(s.tp(), s.multicast() ? 2 : 1, 1));
         List<String> reduceIns = new ArrayList<>();
         for (int c = 0; c < s.tp(); c++) {
-            reduceIns.add(head(b, s, c, fs, inProgram));
+            reduceIns.add(head(b, s, c, fs, inProgram, false));
         }
         boolean biasBefore = inProgram == Plant.BIAS_BEFORE_REDUCE || inProgram == Plant.MATMUL_BIAS_BEFORE_REDUCE;
         List<String> arIns = new ArrayList<>(reduceIns);
@@ -174,12 +176,13 @@ public final class TpPrograms {
      * then {@code act(x @ W1 (+ b1)) @ W2-slice}, in two spilled halves when {@code streamK}.
      * Returns the buffer holding the partial (or, unsplit, the full product).
      */
-    private static String head(ProgramBuilder b, TpSpec s, int c, int fs, Plant plant) {
+    private static String head(ProgramBuilder b, TpSpec s, int c, int fs, Plant plant, boolean unsplit) {
         String x = "." + c;
+        String t = unsplit ? "" : x; // the unsplit program's tensors are the logical tensors, named as the certificate names them
         Site core = core(s, c);
         int m = s.rows();
         int d = s.model();
-        b.tensor("x" + x, TensorRole.INPUT, c, m, d).tensor("w1" + x, TensorRole.WEIGHT, c, d, fs).tensor("w2" + x, TensorRole.WEIGHT, c, fs, d);
+        b.tensor("x" + t, TensorRole.INPUT, c, m, d).tensor("w1" + t, TensorRole.WEIGHT, c, d, fs).tensor("w2" + t, TensorRole.WEIGHT, c, fs, d);
         b.buffer("x" + x, core, m, d).buffer("w1" + x, core, d, fs).buffer("h" + x, core, m, fs).buffer("a" + x, core, m, fs).buffer("p" + x, core, m, d);
         if (s.multicast()) {
             Site loader = new Site(c, 0, 0);
@@ -189,31 +192,31 @@ public final class TpPrograms {
             if (early) {
                 b.stage("recv_x" + x, core, List.of(), List.of("x" + x), new StageKind.Recv("g" + x));
             }
-            b.load("ld_x" + x, loader, "x" + x, "xs" + x, "g" + x, new long[] {0, 0}, m, d);
+            b.load("ld_x" + x, loader, "x" + t, "xs" + x, "g" + x, new long[] {0, 0}, m, d);
             if (!early && !skip) {
                 b.stage("recv_x" + x, core, List.of(), List.of("x" + x), new StageKind.Recv("g" + x));
             }
         } else {
-            b.load("ld_x" + x, core, "x" + x, "x" + x, null, new long[] {0, 0}, m, d);
+            b.load("ld_x" + x, core, "x" + t, "x" + x, null, new long[] {0, 0}, m, d);
         }
-        b.load("ld_w1" + x, core, "w1" + x, "w1" + x, null, new long[] {0, 0}, d, fs);
+        b.load("ld_w1" + x, core, "w1" + t, "w1" + x, null, new long[] {0, 0}, d, fs);
         if (s.bias1()) {
-            b.tensor("b1" + x, TensorRole.WEIGHT, c, 1, fs).buffer("b1" + x, core, 1, fs);
-            b.load("ld_b1" + x, core, "b1" + x, "b1" + x, null, new long[] {0, 0}, 1, fs);
+            b.tensor("b1" + t, TensorRole.WEIGHT, c, 1, fs).buffer("b1" + x, core, 1, fs);
+            b.load("ld_b1" + x, core, "b1" + t, "b1" + x, null, new long[] {0, 0}, 1, fs);
         }
         if (s.streamK()) {
             int half = fs / 2;
             b.buffer("w2a" + x, core, half, d).buffer("w2b" + x, core, half, d);
-            b.load("ld_w2a" + x, core, "w2" + x, "w2a" + x, null, new long[] {0, 0}, half, d);
-            b.load("ld_w2b" + x, core, "w2" + x, "w2b" + x, null, new long[] {half, 0}, half, d);
+            b.load("ld_w2a" + x, core, "w2" + t, "w2a" + x, null, new long[] {0, 0}, half, d);
+            b.load("ld_w2b" + x, core, "w2" + t, "w2b" + x, null, new long[] {half, 0}, half, d);
         } else {
             b.buffer("w2" + x, core, fs, d);
-            b.load("ld_w2" + x, core, "w2" + x, "w2" + x, null, new long[] {0, 0}, fs, d);
+            b.load("ld_w2" + x, core, "w2" + t, "w2" + x, null, new long[] {0, 0}, fs, d);
         }
         boolean matmulBias = plant == Plant.MATMUL_BIAS_BEFORE_REDUCE;
         if (matmulBias || plant == Plant.BIAS_BEFORE_REDUCE) {
-            b.tensor("b2" + x, TensorRole.WEIGHT, c, 1, d).buffer("b2" + x, core, 1, d);
-            b.load("ld_b2" + x, core, "b2" + x, "b2" + x, null, new long[] {0, 0}, 1, d);
+            b.tensor("b2" + t, TensorRole.WEIGHT, c, 1, d).buffer("b2" + x, core, 1, d);
+            b.load("ld_b2" + x, core, "b2" + t, "b2" + x, null, new long[] {0, 0}, 1, d);
         }
         b.matmul("mm1" + x, core, "x" + x, "w1" + x, "h" + x, s.bias1() ? "b1" + x : null, null);
         b.generic("act" + x, core, List.of("h" + x), "a" + x, s.act().expr());

@@ -5,8 +5,7 @@ package org.stagecheck.verifier.fuzz;
  * certificate (docs/verifier.md, "The evaluator-judged campaign"). Some keep the split right (a
  * commuted combine, a bias added on one chip only, a hierarchical all-reduce, a scratch round
  * trip to the same place, a chip tiling its matmul differently, adding zero); the others break
- * it on that chip. Edits that change every chip the same way are not made: they change the logical
- * program, not how it is split, which is not what the checker judges.
+ * it on that chip, or (a bias added twice) make every chip compute another program.
  */
 public enum Mutation {
     NONE,
@@ -26,9 +25,8 @@ public enum Mutation {
     BIAS_ON_ONE_CHIP,
     /**
      * b2 is added to the partial on one chip before the all-reduce, and still after it. Every chip
-     * then computes {@code x W + 2 b2} consistently: a split of another logical program, which the
-     * checker (knowing only the split) cannot tell from this one (docs/verifier.md, "What the
-     * checker does not prove").
+     * then computes {@code x W + 2 b2} consistently: a split of another logical program, which only
+     * the comparison with the unsplit parent rejects.
      */
     BIAS_TWICE,
     /** The all-reduce leaves one chip's partial out. */
@@ -44,10 +42,5 @@ public enum Mutation {
     /** One chip stores its partial to a scratch tensor and loads another block of it. */
     SCRATCH_OTHER,
     /** One chip computes its W2 product as two column halves joined by a concat. */
-    TILE_COLUMNS;
-
-    /** Whether the edit makes every chip compute another logical program consistently (not a splitting error). */
-    public boolean changesTheLogicalProgram() {
-        return this == BIAS_TWICE;
-    }
+    TILE_COLUMNS
 }

@@ -11,7 +11,7 @@ import org.stagecheck.verifier.corpus.TpSpec;
 
 /**
  * Runs a {@link TpCase} and its unsplit reference on the evaluator with the same deterministic
- * inputs and compares every chip's {@code y.c} with the unsplit {@code y.0}.
+ * inputs and compares every chip's {@code y.c} with the unsplit {@code y}.
  *
  * <p>Tolerance {@value #RELATIVE_TOLERANCE} of {@code max(1, max |y|)}: the split changes only the
  * association of W2's contraction sum (the first matmul is column-parallel, so each of its
@@ -35,11 +35,11 @@ public final class TpRuns {
         return compareAll(reference, split, s.tp());
     }
 
-    /** Every chip's y.c (each holds the whole result) against the unsplit y.0; the worst of them. */
+    /** Every chip's y.c (each holds the whole result) against the unsplit y; the worst of them. */
     private static Outcome compareAll(RunResult reference, RunResult split, int tp) {
         Outcome worst = null;
         for (int chip = 0; chip < tp; chip++) {
-            Outcome o = Compare.outputs(reference, split, Map.of("y.0", "y." + chip), RELATIVE_TOLERANCE);
+            Outcome o = Compare.outputs(reference, split, Map.of("y", "y." + chip), RELATIVE_TOLERANCE);
             if (worst == null || o.kind() == Outcome.Kind.FAULTS || o.relative() > worst.relative()) {
                 worst = o;
             }
