@@ -112,7 +112,11 @@ final class GoldenCheckCommand implements Callable<Integer> {
                 g.writeStartObject();
                 g.writeStringField("command", "golden check");
                 g.writeBooleanField("holds", code == ExitCode.OK);
+                g.writeStringField("status", code == ExitCode.OK ? "passed" : code == ExitCode.CHECK_FAILED ? "failed" : "bad-input");
                 g.writeNumberField("exitCode", code);
+                if (code == ExitCode.BAD_INPUT) {
+                    g.writeStringField("error", badInput(results));
+                }
                 JsonReport.write(g, results);
                 g.writeEndObject();
             });
@@ -120,7 +124,17 @@ final class GoldenCheckCommand implements Callable<Integer> {
             stdout.print(TextReport.of(results));
             stdout.flush();
         }
+        if (code == ExitCode.BAD_INPUT) {
+            spec.commandLine().getErr().println("error: " + badInput(results));
+            spec.commandLine().getErr().flush();
+        }
         return code;
+    }
+
+    /** The cases that were bad input, each with its reason, in one line. */
+    private static String badInput(List<CaseResult> results) {
+        return String.join("; ", results.stream().filter(r -> r.status() == CaseResult.Status.BAD_INPUT)
+                .map(r -> r.name() + ": " + r.message()).toList());
     }
 
     private static Backend backendOrThrow(String name) {
