@@ -92,7 +92,7 @@ public final class FlowChecker {
             }
         }
         for (InternalRef r : s.kind().internalRefs()) {
-            if (r.field().equals("op/spill")) {
+            if (r.role() == InternalRef.Role.SPILL) {
                 continue;
             }
             if (!written.contains(r.buffer())) {
