@@ -114,6 +114,7 @@ final class DiffCommand implements Callable<Integer> {
             if (!invalid.isEmpty()) {
                 throw new BadInputException(programFile + ": not well-formed: " + DiagnosticOutput.text(invalid.get(0), lp::where));
             }
+            MemoryEstimate.of(program, false, true).check(Runtime.getRuntime().maxMemory()); // both sides' stage values are held
             RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs), null, Map.of(), seed, false);
             InputsManifest manifest = in.manifest();
             if (!replay) {

@@ -72,6 +72,7 @@ final class GoldenRecordCommand implements Callable<Integer> {
         try {
             LoadedProgram lp = LoadedProgram.read(programFile);
             Program program = lp.program();
+            MemoryEstimate.of(program, false, trace).check(Runtime.getRuntime().maxMemory()); // before any tensor is read or allocated
             RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs), null, Map.of(), seed, false);
             InputsManifest manifest = in.manifest();
             Map<String, Long> params = RunInputs.params(program, manifest, paramOverrides);

@@ -55,6 +55,9 @@ final class HostileInputFixtures {
                 "\"origin\": [2147483647, 0], \"block\": [4, 8]}, \"numBlocks\": 1"));
         programs.put("huge-buffer", program.replace("\"name\": \"silu\", \"dtype\": \"f32\", \"shape\": [4, 8]",
                 "\"name\": \"silu\", \"dtype\": \"f32\", \"shape\": [100000, 100000]"));
+        // well-formed, but its tensors (23.8 GiB) fit in no test JVM: refused before anything is allocated
+        programs.put("too-big-for-the-heap", program.replace("[4, 8]", "[40000, 40000]").replace("[1, 8]", "[1, 40000]")
+                .replace("\"subBlocks\": [2, 4]", "\"subBlocks\": [1, 1]"));
         for (var e : programs.entrySet()) {
             Files.writeString(dir.resolve(e.getKey() + ".json"), e.getValue());
         }

@@ -67,6 +67,10 @@ class HostileInputTest {
             rows.add(row(1, "run $/" + ill + ".json --random 1 --out OUT"));
             rows.add(row(1, "cuda emit $/" + ill + ".json --out OUT"));
         }
+        for (String big : List.of("run $/too-big-for-the-heap.json --random 1 --out OUT", "golden record $/too-big-for-the-heap.json --random 1 --out OUT",
+                "cuda run $/too-big-for-the-heap.json --random 1 --emulate --out OUT", "diff $/trace $/trace --program $/too-big-for-the-heap.json")) {
+            rows.add(row(2, big));
+        }
         // .npy files: each refused with its reason, for run (--bind), golden record and reduce
         for (String npy : List.of("truncated", "header-only", "empty", "bad-magic", "trailing", "v9", "f64", "wrong-shape", "fortran",
                 "big-endian", "object", "huge-shape", "negative-shape", "text-shape", "extra-key", "huge-header", "dir", "loop")) {
@@ -88,6 +92,7 @@ class HostileInputTest {
         rows.add(row(2, "golden record $/p.json --random 1 --out $/p.json"));
         rows.add(row(2, "golden record $/p.json --random 1 --out $/case"));
         rows.add(row(2, "reduce $/p.json --inputs $/inputs --test true --out $/case"));
+        rows.add(row(2, "run $/p.json --random 1 --trace --bind x=$/trace/trace/00002_silu.out0.npy --out $/trace"));
         rows.add(row(2, "verify $/tp.json --cert $/cert.json --sarif $/tp.json"));
         rows.add(row(2, "verify $/tp.json --cert $/cert.json --sarif $/cert.json"));
         rows.add(row(2, "verify $/tp.json --sarif $/empty-dir"));
