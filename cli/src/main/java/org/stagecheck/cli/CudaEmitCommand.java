@@ -1,11 +1,8 @@
 package org.stagecheck.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -31,6 +28,9 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "emit", mixinStandardHelpOptions = true,
         description = {"Write the CUDA C source the backend generates for a program (program.cu, sc_rt.h, kernels.tsv)."})
 final class CudaEmitCommand implements Callable<Integer> {
+    private static final String SOURCE = "program.cu";
+    private static final String INDEX = "kernels.tsv";
+
     @Spec
     CommandSpec spec;
 
@@ -44,10 +44,15 @@ final class CudaEmitCommand implements Callable<Integer> {
     boolean json;
 
     @Override
-    public Integer call() throws IOException {
+    public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try {
+            // the output directory and its three files are checked before the work
+            OutputPaths.OutputDir dir = OutputPaths.directory("--out", out);
+            for (String name : List.of(SOURCE, CudaSource.HEADER, INDEX)) {
+                dir.checkFile(name);
+            }
             LoadedProgram lp = LoadedProgram.read(programFile);
             Program program = lp.program();
             List<Diagnostic> invalid = new Validator().validate(program);
@@ -62,6 +67,8 @@ final class CudaEmitCommand implements Callable<Integer> {
                         g.writeStartObject();
                         g.writeStringField("command", "cuda emit");
                         g.writeBooleanField("holds", false);
+                        g.writeStringField("status", "invalid");
+                        g.writeNumberField("exitCode", ExitCode.CHECK_FAILED);
                         DiagnosticOutput.jsonList(g, "findings", invalid, lp::where);
                         g.writeEndObject();
                     });
@@ -74,49 +81,44 @@ final class CudaEmitCommand implements Callable<Integer> {
             } catch (CudaSetupException e) {
                 throw new BadInputException(e.getMessage());
             }
-            Files.createDirectories(out);
+            dir.create();
             StringBuilder index = new StringBuilder("stage\tid\tkernel\telements\n");
             for (Kernel k : source.kernels()) {
                 index.append(k.stageIndex()).append('\t').append(k.stageId().replace('\t', ' ').replace('\n', ' '))
                         .append('\t').append(k.name()).append('\t').append(k.threads()).append('\n');
             }
-            write(out.resolve("program.cu"), source.text());
-            write(out.resolve(CudaSource.HEADER), CudaSource.header());
-            write(out.resolve("kernels.tsv"), index.toString());
+            write(dir, SOURCE, source.text());
+            write(dir, CudaSource.HEADER, CudaSource.header());
+            write(dir, INDEX, index.toString());
             long lines = source.text().lines().count();
             if (json) {
                 Json.print(stdout, g -> {
                     g.writeStartObject();
                     g.writeStringField("command", "cuda emit");
                     g.writeBooleanField("holds", true);
+                    g.writeStringField("status", "emitted");
+                    g.writeNumberField("exitCode", ExitCode.OK);
                     g.writeStringField("program", program.name());
                     g.writeNumberField("stages", program.stages().size());
                     g.writeNumberField("kernels", source.kernels().size());
                     g.writeNumberField("lines", lines);
-                    g.writeStringField("source", out.resolve("program.cu").toString());
+                    g.writeStringField("source", out.resolve(SOURCE).toString());
                     g.writeEndObject();
                 });
             } else {
-                stdout.println("wrote " + out.resolve("program.cu") + ": " + source.kernels().size() + " kernels for "
+                stdout.println("wrote " + out.resolve(SOURCE) + ": " + source.kernels().size() + " kernels for "
                         + program.stages().size() + " stages of " + program.name() + " (" + lines + " lines), with "
                         + CudaSource.HEADER + " and kernels.tsv");
                 stdout.flush();
             }
             return ExitCode.OK;
         } catch (BadInputException e) {
-            err.println("error: " + e.getMessage());
-            err.flush();
-            return ExitCode.BAD_INPUT;
+            return Reply.badInput(spec.commandLine(), json, e.getMessage());
         }
     }
 
-    private static void write(Path file, String text) throws IOException {
-        Path tmp = Files.createTempFile(file.getParent(), "." + file.getFileName(), ".tmp");
-        try {
-            Files.writeString(tmp, text, StandardCharsets.UTF_8);
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+    /** One file of the output, written whole (through a temporary file renamed over it) or not at all. */
+    private static void write(OutputPaths.OutputDir dir, String name, String text) throws BadInputException {
+        new OutputPaths.OutputFile("--out", dir.path().resolve(name)).write(text.getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -87,7 +87,6 @@ final class DiffCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         DiffResult r;
         String backendName;
         String programHash;
@@ -96,6 +95,13 @@ final class DiffCommand implements Callable<Integer> {
             // report paths are checked before any work, as every output path is
             OutputPaths.OutputFile htmlOut = html == null ? null : OutputPaths.file("--html", html);
             OutputPaths.OutputFile divergentOut = html == null ? null : OutputPaths.file("--html", divergentPage());
+            if (htmlOut != null) {
+                List<Path> inputDirs = new ArrayList<>(traces);
+                inputDirs.add(inputs);
+                inputDirs.add(actual);
+                InputOverlap.refuse(htmlOut, List.of(programFile), inputDirs);
+                InputOverlap.refuse(divergentOut, List.of(programFile), inputDirs);
+            }
             MathMode mode = switch (math.toLowerCase(Locale.ROOT)) {
                 case "precise" -> MathMode.PRECISE;
                 case "fast" -> MathMode.FAST;
@@ -108,6 +114,7 @@ final class DiffCommand implements Callable<Integer> {
             if (!invalid.isEmpty()) {
                 throw new BadInputException(programFile + ": not well-formed: " + DiagnosticOutput.text(invalid.get(0), lp::where));
             }
+            MemoryEstimate.of(program, false, true).check(Runtime.getRuntime().maxMemory()); // both sides' stage values are held
             RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs), null, Map.of(), seed, false);
             InputsManifest manifest = in.manifest();
             if (!replay) {
@@ -144,7 +151,7 @@ final class DiffCommand implements Callable<Integer> {
             }
             writeHtml(r, backendName, htmlOut, divergentOut);
         } catch (BadInputException | DebugInputException e) {
-            return fail(stdout, err, e.getMessage());
+            return Reply.badInput(spec.commandLine(), json, e.getMessage());
         }
         DiffResult result = r;
         String name = backendName;
@@ -191,20 +198,4 @@ final class DiffCommand implements Callable<Integer> {
         htmlOut.write(DiffReports.html(r, page == null ? null : divergentOut.path().getFileName().toString()).getBytes(StandardCharsets.UTF_8));
     }
 
-    private int fail(PrintWriter stdout, PrintWriter err, String message) {
-        if (json) {
-            Json.print(stdout, g -> {
-                g.writeStartObject();
-                g.writeStringField("command", "diff");
-                g.writeBooleanField("holds", false);
-                g.writeNumberField("exitCode", ExitCode.BAD_INPUT);
-                g.writeStringField("error", message);
-                g.writeEndObject();
-            });
-        } else {
-            err.println("error: " + message);
-            err.flush();
-        }
-        return ExitCode.BAD_INPUT;
-    }
 }

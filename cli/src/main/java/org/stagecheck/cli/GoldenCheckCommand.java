@@ -58,7 +58,6 @@ final class GoldenCheckCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         List<CaseResult> results;
         try {
             if (actual != null && backend != null) {
@@ -73,6 +72,14 @@ final class GoldenCheckCommand implements Callable<Integer> {
             OutputPaths.OutputFile junitOut = junit == null ? null : OutputPaths.file("--junit", junit);
             OutputPaths.OutputFile htmlOut = html == null ? null : OutputPaths.file("--html", html);
             List<Path> cases = Golden.expand(paths);
+            List<Path> read = new ArrayList<>(cases);
+            read.add(actual);
+            for (OutputPaths.OutputFile report : java.util.Arrays.asList(junitOut, htmlOut)) {
+                if (report != null) {
+                    InputOverlap.refuse(report, List.of(), read);
+                }
+            }
+            InputOverlap.distinct(junitOut, htmlOut);
             results = new ArrayList<>();
             int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
             if (actual != null) {
@@ -94,7 +101,10 @@ final class GoldenCheckCommand implements Callable<Integer> {
                 htmlOut.write(HtmlReport.of(results).getBytes(StandardCharsets.UTF_8));
             }
         } catch (BadInputException | GoldenException e) {
-            return fail(stdout, err, e.getMessage());
+            return Reply.badInput(spec.commandLine(), json, e.getMessage(), g -> {
+                g.writeArrayFieldStart("cases");
+                g.writeEndArray();
+            });
         }
         int code = CaseResult.exitCode(results);
         if (json) {
@@ -102,7 +112,11 @@ final class GoldenCheckCommand implements Callable<Integer> {
                 g.writeStartObject();
                 g.writeStringField("command", "golden check");
                 g.writeBooleanField("holds", code == ExitCode.OK);
+                g.writeStringField("status", code == ExitCode.OK ? "passed" : code == ExitCode.CHECK_FAILED ? "failed" : "bad-input");
                 g.writeNumberField("exitCode", code);
+                if (code == ExitCode.BAD_INPUT) {
+                    g.writeStringField("error", badInput(results));
+                }
                 JsonReport.write(g, results);
                 g.writeEndObject();
             });
@@ -110,7 +124,17 @@ final class GoldenCheckCommand implements Callable<Integer> {
             stdout.print(TextReport.of(results));
             stdout.flush();
         }
+        if (code == ExitCode.BAD_INPUT) {
+            spec.commandLine().getErr().println("error: " + badInput(results));
+            spec.commandLine().getErr().flush();
+        }
         return code;
+    }
+
+    /** The cases that were bad input, each with its reason, in one line. */
+    private static String badInput(List<CaseResult> results) {
+        return String.join("; ", results.stream().filter(r -> r.status() == CaseResult.Status.BAD_INPUT)
+                .map(r -> r.name() + ": " + r.message()).toList());
     }
 
     private static Backend backendOrThrow(String name) {
@@ -121,22 +145,4 @@ final class GoldenCheckCommand implements Callable<Integer> {
         }
     }
 
-    private int fail(PrintWriter stdout, PrintWriter err, String message) {
-        if (json) {
-            Json.print(stdout, g -> {
-                g.writeStartObject();
-                g.writeStringField("command", "golden check");
-                g.writeBooleanField("holds", false);
-                g.writeNumberField("exitCode", ExitCode.BAD_INPUT);
-                g.writeStringField("error", message);
-                g.writeArrayFieldStart("cases");
-                g.writeEndArray();
-                g.writeEndObject();
-            });
-        } else {
-            err.println("error: " + message);
-            err.flush();
-        }
-        return ExitCode.BAD_INPUT;
-    }
 }

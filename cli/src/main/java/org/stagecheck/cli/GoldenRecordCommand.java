@@ -16,6 +16,7 @@ import org.stagecheck.golden.derive.MathMode;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.npy.IoMessages;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -68,10 +69,10 @@ final class GoldenRecordCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         try {
             LoadedProgram lp = LoadedProgram.read(programFile);
             Program program = lp.program();
+            MemoryEstimate.of(program, false, trace).check(Runtime.getRuntime().maxMemory()); // before any tensor is read or allocated
             RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs), null, Map.of(), seed, false);
             InputsManifest manifest = in.manifest();
             Map<String, Long> params = RunInputs.params(program, manifest, paramOverrides);
@@ -88,9 +89,9 @@ final class GoldenRecordCommand implements Callable<Integer> {
             report(stdout, m);
             return ExitCode.OK;
         } catch (BadInputException | GoldenException e) {
-            return fail(stdout, err, e.getMessage());
+            return Reply.badInput(spec.commandLine(), json, e.getMessage());
         } catch (IOException e) {
-            return fail(stdout, err, "cannot write " + out + ": " + e.getMessage());
+            return Reply.badInput(spec.commandLine(), json, "cannot write " + out + ": " + IoMessages.describe(e));
         }
     }
 
@@ -111,22 +112,6 @@ final class GoldenRecordCommand implements Callable<Integer> {
         }
     }
 
-    private int fail(PrintWriter stdout, PrintWriter err, String message) {
-        if (json) {
-            Json.print(stdout, g -> {
-                g.writeStartObject();
-                g.writeStringField("command", "golden record");
-                g.writeBooleanField("holds", false);
-                g.writeNumberField("exitCode", ExitCode.BAD_INPUT);
-                g.writeStringField("error", message);
-                g.writeEndObject();
-            });
-        } else {
-            err.println("error: " + message);
-            err.flush();
-        }
-        return ExitCode.BAD_INPUT;
-    }
 
     private void report(PrintWriter o, Manifest m) {
         if (json) {

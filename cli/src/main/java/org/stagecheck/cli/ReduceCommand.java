@@ -198,8 +198,7 @@ final class ReduceCommand implements Callable<Integer> {
                 deleteTree(tmp);
             }
         } catch (BadInputException e) {
-            printer.badInput(stdout, err, e.getMessage());
-            return ExitCode.BAD_INPUT;
+            return Reply.badInput(spec.commandLine(), json, e.getMessage(), g -> g.writeStringField("outcome", "bad-input"));
         }
     }
 

@@ -94,23 +94,4 @@ final class ReduceReport {
             o.flush();
         }
     }
-
-    /** Exit 2: the message on stderr, or the one JSON document on stdout. */
-    void badInput(PrintWriter stdout, PrintWriter err, String message) {
-        if (json) {
-            Json.print(stdout, g -> {
-                g.writeStartObject();
-                g.writeStringField("command", "reduce");
-                g.writeBooleanField("holds", false);
-                g.writeStringField("status", "bad-input");
-                g.writeNumberField("exitCode", ExitCode.BAD_INPUT);
-                g.writeStringField("outcome", "bad-input");
-                g.writeStringField("error", message);
-                g.writeEndObject();
-            });
-        } else {
-            err.println("error: " + message);
-            err.flush();
-        }
-    }
 }

@@ -14,6 +14,15 @@ final class Reply {
 
     /** Prints the failure and returns {@code exitCode}. */
     static int failure(CommandLine cl, boolean json, String status, int exitCode, String message) {
+        return failure(cl, json, status, exitCode, message, g -> { });
+    }
+
+    /**
+     * As {@link #failure(CommandLine, boolean, String, int, String)}; {@code extra} writes the
+     * fields a command's own report always has (e.g. an empty {@code cases} list), so that a reader
+     * of its JSON finds them on every outcome.
+     */
+    static int failure(CommandLine cl, boolean json, String status, int exitCode, String message, Json.Body extra) {
         PrintWriter err = cl.getErr();
         err.println("error: " + message);
         err.flush();
@@ -25,6 +34,7 @@ final class Reply {
                 g.writeStringField("status", status);
                 g.writeNumberField("exitCode", exitCode);
                 g.writeStringField("error", message);
+                extra.write(g);
                 g.writeEndObject();
             });
         }
@@ -34,6 +44,11 @@ final class Reply {
     /** Bad input: exit 2, status {@code bad-input}. */
     static int badInput(CommandLine cl, boolean json, String message) {
         return failure(cl, json, "bad-input", ExitCode.BAD_INPUT, message);
+    }
+
+    /** Bad input, with the fields the command's own report always has. */
+    static int badInput(CommandLine cl, boolean json, String message, Json.Body extra) {
+        return failure(cl, json, "bad-input", ExitCode.BAD_INPUT, message, extra);
     }
 
     /** E.g. {@code run} or {@code bench interp}; empty for the top-level command. */

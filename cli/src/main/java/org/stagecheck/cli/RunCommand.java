@@ -91,6 +91,10 @@ class RunCommand implements Callable<Integer> {
             }
             // Everything that can be refused is refused before the work: outputs, memory, inputs.
             RunOutputs outputs = RunOutputs.plan(out, program, trace);
+            outputs.refuseInput(programFile);
+            for (Path bound : binds.values()) {
+                outputs.refuseInput(bound);
+            }
             MemoryEstimate memory = MemoryEstimate.of(program, f64, trace);
             memory.check(Runtime.getRuntime().maxMemory());
             RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs),

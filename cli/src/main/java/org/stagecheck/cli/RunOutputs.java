@@ -36,6 +36,8 @@ final class RunOutputs {
     private final OutputPaths.OutputDir out;
     private final FileNameTable files = new FileNameTable();
     private final OutputPaths.OutputDir traceDir;
+    /** Every file the plan may write, for {@link #refuseInput}. */
+    private final List<Path> planned = new ArrayList<>();
 
     private RunOutputs(OutputPaths.OutputDir out, OutputPaths.OutputDir traceDir) {
         this.out = out;
@@ -48,20 +50,36 @@ final class RunOutputs {
         RunOutputs plan = new RunOutputs(out, trace ? out.subdirectory(TRACE) : null);
         for (TensorDecl t : program.tensors()) {
             if (t.role() == TensorRole.OUTPUT || t.role() == TensorRole.STATE) {
-                out.checkFile(plan.files.fileOf(t.name(), ".npy"));
+                plan.check(out, plan.files.fileOf(t.name(), ".npy"));
             }
         }
-        out.checkFile(RunInputs.INDEX);
+        plan.check(out, RunInputs.INDEX);
         if (trace) {
             List<Stage> stages = program.stages();
             for (int i = 0; i < stages.size(); i++) {
                 for (int k = 0; k < stages.get(i).outs().size(); k++) {
-                    plan.traceDir.checkFile(traceFile(i, stages.get(i), k));
+                    plan.check(plan.traceDir, traceFile(i, stages.get(i), k));
                 }
             }
-            plan.traceDir.checkFile(TRACE_INDEX);
+            plan.check(plan.traceDir, TRACE_INDEX);
         }
         return plan;
+    }
+
+    private void check(OutputPaths.OutputDir dir, String child) throws BadInputException {
+        dir.checkFile(child);
+        planned.add(dir.path().resolve(child));
+    }
+
+    /**
+     * Refuses a file the command reads (the program, a {@code --bind} file) that the run would
+     * replace: {@code --bind x=OUT/y.npy} would lose its file to output {@code y}. State read with
+     * {@code --state-from OUT} and written back to {@code OUT} is a step in place, not refused here.
+     */
+    void refuseInput(Path input) throws BadInputException {
+        for (Path p : planned) {
+            InputOverlap.refuse(new OutputPaths.OutputFile("--out", p), List.of(input), List.of());
+        }
     }
 
     /** The file of a tensor in OUT. */

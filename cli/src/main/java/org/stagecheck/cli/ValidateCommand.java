@@ -47,6 +47,13 @@ final class ValidateCommand implements Callable<Integer> {
                 exit = ExitCode.worst(exit, ExitCode.BAD_INPUT);
             }
         }
+        PrintWriter err = spec.commandLine().getErr();
+        for (Outcome o : outcomes) {
+            if (o.badInput() != null) {
+                err.println("error: " + o.badInput()); // on stderr with --json too, as every command's bad input
+            }
+        }
+        err.flush();
         if (json) {
             final int code = exit;
             Json.print(out, g -> {
@@ -76,10 +83,9 @@ final class ValidateCommand implements Callable<Integer> {
                 g.writeEndObject();
             });
         } else {
-            PrintWriter err = spec.commandLine().getErr();
             for (Outcome o : outcomes) {
                 if (o.badInput() != null) {
-                    err.println("error: " + o.badInput());
+                    // said on stderr above
                 } else if (o.diagnostics().isEmpty()) {
                     out.println(o.file() + ": valid (" + o.loaded().program().name() + ", "
                             + o.loaded().program().stages().size() + " stages)");
@@ -91,7 +97,6 @@ final class ValidateCommand implements Callable<Integer> {
                 }
             }
             out.flush();
-            err.flush();
         }
         return exit;
     }

@@ -62,6 +62,9 @@ final class VerifyCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         // the output is checked before the work: a bad --sarif path fails fast, leaving nothing
         OutputPaths.OutputFile sarifOut = sarif == null ? null : OutputPaths.file("--sarif", sarif);
+        if (sarifOut != null) {
+            InputOverlap.refuse(sarifOut, java.util.Arrays.asList(programFile, certFile, parentFile), List.of());
+        }
         LoadedProgram lp = LoadedProgram.read(programFile);
         LoadedProgram parent = parentFile == null ? null : LoadedProgram.read(parentFile);
         JNode certTree = certFile == null ? null : readJson(certFile);

@@ -87,7 +87,7 @@ public final class ProgramLowering {
             if (!(st.kind() instanceof StageKind.Scalar)) {
                 Set<String> reads = new HashSet<>(st.ins());
                 for (InternalRef r : st.kind().internalRefs()) {
-                    if (!r.field().equals("op/spill")) {
+                    if (r.role() != InternalRef.Role.SPILL) {
                         reads.add(r.buffer());
                     }
                 }

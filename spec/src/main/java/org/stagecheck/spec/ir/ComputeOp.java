@@ -61,10 +61,10 @@ public sealed interface ComputeOp {
         List<InternalRef> out = new ArrayList<>();
         if (this instanceof MatMul m) {
             if (m.bias() != null) {
-                out.add(new InternalRef("bias", m.bias()));
+                out.add(new InternalRef(InternalRef.Role.BIAS, "bias", m.bias()));
             }
             if (m.spill() != null) {
-                out.add(new InternalRef("spill", m.spill()));
+                out.add(new InternalRef(InternalRef.Role.SPILL, "spill", m.spill()));
             }
         }
         return out;

@@ -109,7 +109,7 @@ public sealed interface StageKind {
             case Load l -> patternRefs(l.pattern());
             case Store s -> patternRefs(s.pattern());
             case Compute c -> c.op().internalRefs().stream()
-                    .map(r -> new InternalRef("op/" + r.field(), r.buffer())).toList();
+                    .map(r -> new InternalRef(r.role(), "op/" + r.field(), r.buffer())).toList();
             case Recv r -> List.of();
             case AllReduce a -> List.of();
             case Scalar s -> List.of();
@@ -119,12 +119,12 @@ public sealed interface StageKind {
     private static List<InternalRef> patternRefs(AccessPattern p) {
         List<InternalRef> out = new ArrayList<>();
         if (p instanceof AccessPattern.Indirect ind) {
-            out.add(new InternalRef("pattern/indexBuffer", ind.indexBuffer()));
+            out.add(new InternalRef(InternalRef.Role.INDEX_BUFFER, "pattern/indexBuffer", ind.indexBuffer()));
         }
         List<Offset> origin = p.originOffsets();
         for (int i = 0; i < origin.size(); i++) {
             for (String b : origin.get(i).buffers()) {
-                out.add(new InternalRef("pattern/origin/" + i, b));
+                out.add(new InternalRef(InternalRef.Role.OFFSET_TERM, "pattern/origin/" + i, b));
             }
         }
         return out;

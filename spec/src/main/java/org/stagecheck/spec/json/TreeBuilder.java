@@ -59,6 +59,9 @@ final class TreeBuilder {
             case VALUE_TRUE -> new JNode.JBool(true, at);
             case VALUE_FALSE -> new JNode.JBool(false, at);
             case VALUE_NULL -> new JNode.JNull(at);
+            // JsonToken is Jackson's enum, not the IR: the tokens that cannot start a value (END_*,
+            // FIELD_NAME, NOT_AVAILABLE, VALUE_EMBEDDED_OBJECT, and any a later Jackson adds) are one
+            // answer, and listing them would tie this switch to Jackson's version, not to our format
             default -> throw new JsonFormatException("", Pos.unpack(at), "unexpected token " + t);
         };
     }

@@ -63,7 +63,7 @@ class RemapBuffersPropertiesTest {
             assertThat(after.ins()).isEqualTo(before.ins().stream().map(m::get).toList());
             assertThat(after.outs()).isEqualTo(before.outs().stream().map(m::get).toList());
             List<InternalRef> expected = before.kind().internalRefs().stream()
-                    .map(r -> new InternalRef(r.field(), m.get(r.buffer()))).toList();
+                    .map(r -> new InternalRef(r.role(), r.field(), m.get(r.buffer()))).toList();
             assertThat(after.kind().internalRefs()).isEqualTo(expected);
             internal += expected.size();
             assertThat(after.kind().tag()).isEqualTo(before.kind().tag());

@@ -1,6 +1,5 @@
 package org.stagecheck.tensor.npy;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -125,25 +124,44 @@ public final class Npy {
         return readNpz(file, member -> null);
     }
 
-    /** As {@link #readNpz(Path)}; {@code declared} gives each member's declared dtype (or null), as in {@link #read(Path, org.stagecheck.spec.ir.DType)}. */
+    /**
+     * As {@link #readNpz(Path)}; {@code declared} gives each member's declared dtype (or null), as in
+     * {@link #read(Path, org.stagecheck.spec.ir.DType)}. A file that is not a zip archive is refused
+     * (not read as an empty archive); each member's size comes from its own .npy header, checked
+     * against the limit and the memory left before anything is allocated, so an archive that
+     * inflates to more than its header says (a zip bomb) is refused after reading at most that much.
+     */
     public static Map<String, Tensor> readNpz(Path file, java.util.function.Function<String, org.stagecheck.spec.ir.DType> declared) throws TensorFileException {
         String name = file.toString();
         Map<String, Tensor> out = new LinkedHashMap<>();
         long total = 0;
-        try (InputStream in = Files.newInputStream(file); ZipInputStream zip = new ZipInputStream(in)) {
+        try (InputStream in = new java.io.BufferedInputStream(Files.newInputStream(file)); ZipInputStream zip = new ZipInputStream(in)) {
+            in.mark(4);
+            byte[] magic = in.readNBytes(4);
+            in.reset();
+            if (magic.length < 4 || magic[0] != 'P' || magic[1] != 'K' || !(magic[2] == 3 && magic[3] == 4 || magic[2] == 5 && magic[3] == 6)) {
+                throw new TensorFileException(name + ": not a .npz archive (a zip file starts with PK).");
+            }
             ZipEntry e;
             while ((e = zip.getNextEntry()) != null) {
                 String member = e.getName();
                 if (!member.endsWith(".npy")) {
                     throw new TensorFileException(name + ": member '" + member + "' is not a .npy file.");
                 }
-                byte[] bytes = readLimited(zip, MAX_BYTES + (1 << 17), name + "!" + member);
-                total += bytes.length;
+                String where = name + "!" + member;
+                String key = member.substring(0, member.length() - 4);
+                byte[] head = zip.readNBytes(12 + (1 << 16));
+                NpyFormat.Header h = NpyFormat.parse(head, where, MAX_BYTES, declared.apply(key));
+                long size = h.dataStart() + h.dataBytes();
+                total += size;
                 if (total > MAX_BYTES) {
                     throw new TensorFileException(name + ": the archive's members exceed the limit of " + MAX_BYTES + " bytes.");
                 }
-                String key = member.substring(0, member.length() - 4);
-                NpyFormat.Header h = NpyFormat.header(bytes, bytes.length, name + "!" + member, MAX_BYTES, declared.apply(key));
+                requireMemory(where, size);
+                byte[] bytes = java.util.Arrays.copyOf(head, (int) Math.max(size, head.length));
+                int got = head.length + zip.readNBytes(bytes, head.length, bytes.length - head.length);
+                long seen = got > size || zip.read() < 0 ? got : got + 1; // a byte past the data is "inconsistent"
+                h = NpyFormat.header(bytes, seen, where, MAX_BYTES, declared.apply(key));
                 if (out.put(key, NpyFormat.decode(h, ByteBuffer.wrap(bytes, h.dataStart(), (int) h.dataBytes()).slice())) != null) {
                     throw new TensorFileException(name + ": member '" + member + "' appears twice.");
                 }
@@ -154,6 +172,16 @@ public final class Npy {
             throw new TensorFileException(name + ": not a readable .npz archive: " + e.getMessage(), e);
         }
         return out;
+    }
+
+    /** Refuses to allocate {@code bytes} for a member when the heap has not that much left. */
+    private static void requireMemory(String where, long bytes) throws TensorFileException {
+        Runtime rt = Runtime.getRuntime();
+        long left = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+        if (bytes > left) {
+            throw new TensorFileException(where + ": " + bytes + " bytes do not fit in the " + (left >> 20)
+                    + " MiB this JVM has left (give more with -Xmx).");
+        }
     }
 
     /** Writes each tensor as member {@code NAME.npy}, stored uncompressed like {@code np.savez}, atomically. */
@@ -177,21 +205,6 @@ public final class Npy {
                 zip.finish();
             }
         });
-    }
-
-    private static byte[] readLimited(InputStream in, long limit, String name) throws IOException, TensorFileException {
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        byte[] chunk = new byte[1 << 16];
-        long n = 0;
-        int r;
-        while ((r = in.read(chunk)) > 0) {
-            n += r;
-            if (n > limit) {
-                throw new TensorFileException(name + ": larger than the limit of " + MAX_BYTES + " bytes.");
-            }
-            buf.write(chunk, 0, r);
-        }
-        return buf.toByteArray();
     }
 
     private interface Writer {

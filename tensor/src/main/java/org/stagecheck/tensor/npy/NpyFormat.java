@@ -93,6 +93,23 @@ final class NpyFormat {
      * which 8-bit float a {@code |u1} file holds, since numpy has no type for either.
      */
     static Header header(byte[] head, long fileSize, String name, long maxBytes, DType declared) throws TensorFileException {
+        Header h = parse(head, name, maxBytes, declared);
+        long expected = h.dataStart() + h.dataBytes();
+        if (fileSize < expected) {
+            throw new TensorFileException(name + ": truncated: shape " + h.shape() + " of " + h.descr() + " needs " + h.dataBytes()
+                    + " data bytes but only " + (fileSize - h.dataStart()) + " are present.");
+        }
+        if (fileSize > expected) {
+            throw new TensorFileException(name + ": inconsistent: " + (fileSize - expected) + " bytes follow the data of shape " + h.shape() + ".");
+        }
+        return h;
+    }
+
+    /**
+     * The header alone, from the first bytes of an image ({@code head}: at least the whole header,
+     * possibly some data), without the size checks against the whole image that {@link #header} adds.
+     */
+    static Header parse(byte[] head, String name, long maxBytes, DType declared) throws TensorFileException {
         if (head.length < 10) {
             throw new TensorFileException(name + ": truncated: " + head.length + " bytes is too short for a .npy header.");
         }
@@ -121,7 +138,7 @@ final class NpyFormat {
             throw new TensorFileException(name + ": the .npy header claims " + hlen + " bytes, more than the limit " + MAX_HEADER + ".");
         }
         if (prefix + hlen > head.length) {
-            throw new TensorFileException(name + ": truncated inside the .npy header (" + (prefix + hlen) + " bytes expected, " + fileSize + " present).");
+            throw new TensorFileException(name + ": truncated inside the .npy header (" + (prefix + hlen) + " bytes expected, " + head.length + " present).");
         }
         String dict = new String(head, prefix, (int) hlen, major == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
         Matcher d = DESCR.matcher(dict);
@@ -129,6 +146,12 @@ final class NpyFormat {
         Matcher s = SHAPE.matcher(dict);
         if (!d.find() || !f.find() || !s.find()) {
             throw new TensorFileException(name + ": the .npy header lacks descr, fortran_order or shape: " + dict.strip());
+        }
+        // numpy's header is a dict of exactly these three keys; anything else (another key, a key
+        // given twice with another value, text outside the braces) is a file numpy would not write
+        String rest = dict.replace(d.group(), "").replace(f.group(), "").replace(s.group(), "");
+        if (!rest.matches("\\s*\\{[\\s,]*}[\\s\\x00]*")) {
+            throw new TensorFileException(name + ": the .npy header is not numpy's dict of descr, fortran_order and shape: " + dict.strip());
         }
         if (f.group(1).equals("True")) {
             throw new TensorFileException(name + ": Fortran-order arrays are not supported; save with np.ascontiguousarray.");
@@ -184,14 +207,6 @@ final class NpyFormat {
             throw new TensorFileException(name + ": " + count + " elements of " + descr + " exceed the limit of " + maxBytes + " bytes.");
         }
         long dataBytes = count * width;
-        long expected = prefix + hlen + dataBytes;
-        if (fileSize < expected) {
-            throw new TensorFileException(name + ": truncated: shape " + shape + " of " + descr + " needs " + dataBytes
-                    + " data bytes but only " + (fileSize - prefix - hlen) + " are present.");
-        }
-        if (fileSize > expected) {
-            throw new TensorFileException(name + ": inconsistent: " + (fileSize - expected) + " bytes follow the data of shape " + shape + ".");
-        }
         return new Header(descr, dtype, f64, shape, (int) (prefix + hlen), dataBytes);
     }
 

@@ -92,7 +92,7 @@ public final class FlowChecker {
             }
         }
         for (InternalRef r : index.refs(i)) {
-            if (r.field().equals("op/spill")) {
+            if (r.role() == InternalRef.Role.SPILL) {
                 continue;
             }
             if (!written.contains(r.buffer())) {

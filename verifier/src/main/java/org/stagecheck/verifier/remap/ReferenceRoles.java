@@ -64,54 +64,54 @@ public final class ReferenceRoles {
     }
 
     private static String role(InternalRef r) {
-        return switch (r.field()) {
-            case "pattern/indexBuffer" -> "index buffer";
-            case "op/bias" -> "bias";
-            case "op/spill" -> "spill";
-            default -> "offset term at " + r.field();
+        return switch (r.role()) {
+            case INDEX_BUFFER -> "index buffer";
+            case BIAS -> "bias";
+            case SPILL -> "spill";
+            case OFFSET_TERM -> "offset term at " + r.field();
         };
     }
 
     /** Why {@code b} does not fit the role of {@code r}, or null when it does. */
     private String misfit(Stage s, InternalRef r, BufferDecl b) {
-        switch (r.field()) {
-            case "pattern/indexBuffer" -> {
+        return switch (r.role()) {
+            case INDEX_BUFFER -> {
                 if (!b.dtype().isInteger() || b.shape().rank() != 1) {
-                    return "but an index buffer is a rank-1 integer buffer";
+                    yield "but an index buffer is a rank-1 integer buffer";
                 }
                 BufferDecl side = sideBuffer(s);
                 if (side != null && side.shape().rank() > 0 && side.shape().dim(0) != b.shape().dim(0)) {
-                    return "but the buffer side '" + side.name() + "' has " + side.shape().dim(0) + " rows, one index each";
+                    yield "but the buffer side '" + side.name() + "' has " + side.shape().dim(0) + " rows, one index each";
                 }
-                return null;
+                yield null;
             }
-            case "op/spill" -> {
+            case SPILL -> {
                 BufferDecl out = output(s);
                 if (b.dtype() != DType.F32) {
-                    return "but a spill is the f32 accumulator";
+                    yield "but a spill is the f32 accumulator";
                 }
                 if (out != null && !out.shape().equals(b.shape())) {
-                    return "but the accumulator has the output's shape " + out.shape();
+                    yield "but the accumulator has the output's shape " + out.shape();
                 }
-                return null;
+                yield null;
             }
-            case "op/bias" -> {
+            case BIAS -> {
                 BufferDecl out = output(s);
                 if (!b.dtype().isFloating()) {
-                    return "but a bias is floating";
+                    yield "but a bias is floating";
                 }
                 if (out != null && !broadcasts(b.shape(), out.shape())) {
-                    return "which does not broadcast to the output's shape " + out.shape();
+                    yield "which does not broadcast to the output's shape " + out.shape();
                 }
-                return null;
+                yield null;
             }
-            default -> {
+            case OFFSET_TERM -> {
                 if (!b.dtype().isInteger() || b.shape().elementCount() != 1) {
-                    return "but an offset term reads the single element of an integer buffer";
+                    yield "but an offset term reads the single element of an integer buffer";
                 }
-                return null;
+                yield null;
             }
-        }
+        };
     }
 
     private BufferDecl output(Stage s) {
