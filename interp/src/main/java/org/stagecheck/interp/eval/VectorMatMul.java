@@ -85,16 +85,52 @@ final class VectorMatMul {
         }
     }
 
+    /** Rows of B that {@link #rowStream} multiplies in one pass over the accumulators. */
+    private static final int KU = 4;
+
     /**
-     * One row, streaming B row by row (k outer, j inner, accumulators in {@code acc}): each element
-     * still takes its chain in k order. Reads B contiguously, which is what a matvec needs.
+     * One row, streaming B row by row (k outer, j inner): each element still takes its chain in
+     * k order. B is read contiguously, {@value #KU} rows at a time, which is what a matvec needs:
+     * every accumulator is loaded once per {@value #KU} rows and takes their steps k, k+1, ... in
+     * order in a register (the same fma chain, fewer loads and stores of the accumulators).
      */
     static void rowStream(float[] a, int k, int k0, int kc, float[] src, int base, int ld, float[] acc, int n,
                           int i, int j0, int w) {
         int r0 = i * n + j0;
         int a0 = i * k + k0;
         int wv = w - w % L;
-        for (int kk = 0; kk < kc; kk++) {
+        int kk = 0;
+        for (; kk + KU <= kc; kk += KU) {
+            float s0 = a[a0 + kk];
+            float s1 = a[a0 + kk + 1];
+            float s2 = a[a0 + kk + 2];
+            float s3 = a[a0 + kk + 3];
+            FloatVector x0 = FloatVector.broadcast(S, s0);
+            FloatVector x1 = FloatVector.broadcast(S, s1);
+            FloatVector x2 = FloatVector.broadcast(S, s2);
+            FloatVector x3 = FloatVector.broadcast(S, s3);
+            int b0 = base + kk * ld;
+            int b1 = b0 + ld;
+            int b2 = b1 + ld;
+            int b3 = b2 + ld;
+            for (int j = 0; j < wv; j += L) {
+                FloatVector c = FloatVector.fromArray(S, acc, r0 + j);
+                c = FloatVector.fromArray(S, src, b0 + j).fma(x0, c);
+                c = FloatVector.fromArray(S, src, b1 + j).fma(x1, c);
+                c = FloatVector.fromArray(S, src, b2 + j).fma(x2, c);
+                c = FloatVector.fromArray(S, src, b3 + j).fma(x3, c);
+                c.intoArray(acc, r0 + j);
+            }
+            for (int j = wv; j < w; j++) {
+                float c = acc[r0 + j];
+                c = Math.fma(s0, src[b0 + j], c);
+                c = Math.fma(s1, src[b1 + j], c);
+                c = Math.fma(s2, src[b2 + j], c);
+                c = Math.fma(s3, src[b3 + j], c);
+                acc[r0 + j] = c;
+            }
+        }
+        for (; kk < kc; kk++) {
             float xs = a[a0 + kk];
             FloatVector x = FloatVector.broadcast(S, xs);
             int bo = base + kk * ld;
@@ -113,21 +149,60 @@ final class VectorMatMul {
         int r0 = i * n + j0;
         int a0 = i * k + k0;
         int wv = w - w % L;
-        for (int kk = 0; kk < kc; kk++) {
+        int kk = 0;
+        for (; kk + KU <= kc; kk += KU) {
+            float s0 = a[a0 + kk];
+            float s1 = a[a0 + kk + 1];
+            float s2 = a[a0 + kk + 2];
+            float s3 = a[a0 + kk + 3];
+            FloatVector x0 = FloatVector.broadcast(S, s0);
+            FloatVector x1 = FloatVector.broadcast(S, s1);
+            FloatVector x2 = FloatVector.broadcast(S, s2);
+            FloatVector x3 = FloatVector.broadcast(S, s3);
+            int b0 = base + kk * ld;
+            int b1 = b0 + ld;
+            int b2 = b1 + ld;
+            int b3 = b2 + ld;
+            for (int j = 0; j < wv; j += L) {
+                FloatVector c = FloatVector.fromArray(S, acc, r0 + j);
+                c = widen(src, b0 + j).fma(x0, c);
+                c = widen(src, b1 + j).fma(x1, c);
+                c = widen(src, b2 + j).fma(x2, c);
+                c = widen(src, b3 + j).fma(x3, c);
+                c.intoArray(acc, r0 + j);
+            }
+            for (int j = wv; j < w; j++) {
+                float c = acc[r0 + j];
+                c = Math.fma(s0, bf16(src[b0 + j]), c);
+                c = Math.fma(s1, bf16(src[b1 + j]), c);
+                c = Math.fma(s2, bf16(src[b2 + j]), c);
+                c = Math.fma(s3, bf16(src[b3 + j]), c);
+                acc[r0 + j] = c;
+            }
+        }
+        for (; kk < kc; kk++) {
             float xs = a[a0 + kk];
             FloatVector x = FloatVector.broadcast(S, xs);
             int bo = base + kk * ld;
             for (int j = 0; j < wv; j += L) {
-                FloatVector b = (FloatVector) ShortVector.fromArray(S16, src, bo + j)
-                        .convertShape(VectorOperators.S2I, S32, 0)
-                        .lanewise(VectorOperators.LSHL, 16)
-                        .reinterpretAsFloats();
-                b.fma(x, FloatVector.fromArray(S, acc, r0 + j)).intoArray(acc, r0 + j);
+                widen(src, bo + j).fma(x, FloatVector.fromArray(S, acc, r0 + j)).intoArray(acc, r0 + j);
             }
             for (int j = wv; j < w; j++) {
-                acc[r0 + j] = Math.fma(xs, Float.intBitsToFloat((src[bo + j] & 0xFFFF) << 16), acc[r0 + j]);
+                acc[r0 + j] = Math.fma(xs, bf16(src[bo + j]), acc[r0 + j]);
             }
         }
+    }
+
+    /** L bf16 patterns from {@code src[at]} as f32 lanes, exactly ({@code bits << 16}). */
+    private static FloatVector widen(short[] src, int at) {
+        return (FloatVector) ShortVector.fromArray(S16, src, at)
+                .convertShape(VectorOperators.S2I, S32, 0)
+                .lanewise(VectorOperators.LSHL, 16)
+                .reinterpretAsFloats();
+    }
+
+    private static float bf16(short bits) {
+        return Float.intBitsToFloat((bits & 0xFFFF) << 16);
     }
 
     /** dst[d0 + j] = the f32 value of bf16 pattern src[s0 + j], j in [0, w): exact ({@code bits << 16}). */
