@@ -270,6 +270,15 @@ final class CompiledExpr {
         this.f64 = f64;
     }
 
+    /** How many working columns an evaluation takes from its {@link Scratch} (inputs that need widening or a gather included). */
+    int scratchColumns() {
+        int k = 0;
+        for (int o : slotOrdinals) {
+            k += o >= 0 ? 1 : 0;
+        }
+        return k;
+    }
+
     /** Whether this compilation is for these inputs, this output shape and this precision. */
     boolean fits(List<Tensor> ins, Shape outShape, boolean float64) {
         if (float64 != f64 || !outShape.equals(out) || ins.size() != inShapes.size()) {
