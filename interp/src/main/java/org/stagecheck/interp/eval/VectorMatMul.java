@@ -86,13 +86,15 @@ final class VectorMatMul {
     }
 
     /** Rows of B that {@link #rowStream} multiplies in one pass over the accumulators. */
-    private static final int KU = 4;
+    private static final int KU = 8;
 
     /**
      * One row, streaming B row by row (k outer, j inner): each element still takes its chain in
-     * k order. B is read contiguously, {@value #KU} rows at a time, which is what a matvec needs:
-     * every accumulator is loaded once per {@value #KU} rows and takes their steps k, k+1, ... in
-     * order in a register (the same fma chain, fewer loads and stores of the accumulators).
+     * k order. B is read contiguously, {@value #KU} rows at a time: every accumulator is loaded
+     * once per {@value #KU} rows and takes their steps k, k+1, ... in order in a register (the
+     * same fma chain, with fewer loads and stores of the accumulators), and {@value #KU} row
+     * streams are in flight at once, which is what a block of a wider weight needs (its rows are
+     * a few hundred bytes, far apart).
      */
     static void rowStream(float[] a, int k, int k0, int kc, float[] src, int base, int ld, float[] acc, int n,
                           int i, int j0, int w) {
@@ -101,32 +103,34 @@ final class VectorMatMul {
         int wv = w - w % L;
         int kk = 0;
         for (; kk + KU <= kc; kk += KU) {
-            float s0 = a[a0 + kk];
-            float s1 = a[a0 + kk + 1];
-            float s2 = a[a0 + kk + 2];
-            float s3 = a[a0 + kk + 3];
-            FloatVector x0 = FloatVector.broadcast(S, s0);
-            FloatVector x1 = FloatVector.broadcast(S, s1);
-            FloatVector x2 = FloatVector.broadcast(S, s2);
-            FloatVector x3 = FloatVector.broadcast(S, s3);
+            int ak = a0 + kk;
+            FloatVector x0 = FloatVector.broadcast(S, a[ak]);
+            FloatVector x1 = FloatVector.broadcast(S, a[ak + 1]);
+            FloatVector x2 = FloatVector.broadcast(S, a[ak + 2]);
+            FloatVector x3 = FloatVector.broadcast(S, a[ak + 3]);
+            FloatVector x4 = FloatVector.broadcast(S, a[ak + 4]);
+            FloatVector x5 = FloatVector.broadcast(S, a[ak + 5]);
+            FloatVector x6 = FloatVector.broadcast(S, a[ak + 6]);
+            FloatVector x7 = FloatVector.broadcast(S, a[ak + 7]);
             int b0 = base + kk * ld;
-            int b1 = b0 + ld;
-            int b2 = b1 + ld;
-            int b3 = b2 + ld;
             for (int j = 0; j < wv; j += L) {
+                int b = b0 + j;
                 FloatVector c = FloatVector.fromArray(S, acc, r0 + j);
-                c = FloatVector.fromArray(S, src, b0 + j).fma(x0, c);
-                c = FloatVector.fromArray(S, src, b1 + j).fma(x1, c);
-                c = FloatVector.fromArray(S, src, b2 + j).fma(x2, c);
-                c = FloatVector.fromArray(S, src, b3 + j).fma(x3, c);
+                c = FloatVector.fromArray(S, src, b).fma(x0, c);
+                c = FloatVector.fromArray(S, src, b + ld).fma(x1, c);
+                c = FloatVector.fromArray(S, src, b + 2 * ld).fma(x2, c);
+                c = FloatVector.fromArray(S, src, b + 3 * ld).fma(x3, c);
+                c = FloatVector.fromArray(S, src, b + 4 * ld).fma(x4, c);
+                c = FloatVector.fromArray(S, src, b + 5 * ld).fma(x5, c);
+                c = FloatVector.fromArray(S, src, b + 6 * ld).fma(x6, c);
+                c = FloatVector.fromArray(S, src, b + 7 * ld).fma(x7, c);
                 c.intoArray(acc, r0 + j);
             }
             for (int j = wv; j < w; j++) {
                 float c = acc[r0 + j];
-                c = Math.fma(s0, src[b0 + j], c);
-                c = Math.fma(s1, src[b1 + j], c);
-                c = Math.fma(s2, src[b2 + j], c);
-                c = Math.fma(s3, src[b3 + j], c);
+                for (int u = 0; u < KU; u++) {
+                    c = Math.fma(a[ak + u], src[b0 + u * ld + j], c);
+                }
                 acc[r0 + j] = c;
             }
         }
@@ -151,32 +155,34 @@ final class VectorMatMul {
         int wv = w - w % L;
         int kk = 0;
         for (; kk + KU <= kc; kk += KU) {
-            float s0 = a[a0 + kk];
-            float s1 = a[a0 + kk + 1];
-            float s2 = a[a0 + kk + 2];
-            float s3 = a[a0 + kk + 3];
-            FloatVector x0 = FloatVector.broadcast(S, s0);
-            FloatVector x1 = FloatVector.broadcast(S, s1);
-            FloatVector x2 = FloatVector.broadcast(S, s2);
-            FloatVector x3 = FloatVector.broadcast(S, s3);
+            int ak = a0 + kk;
+            FloatVector x0 = FloatVector.broadcast(S, a[ak]);
+            FloatVector x1 = FloatVector.broadcast(S, a[ak + 1]);
+            FloatVector x2 = FloatVector.broadcast(S, a[ak + 2]);
+            FloatVector x3 = FloatVector.broadcast(S, a[ak + 3]);
+            FloatVector x4 = FloatVector.broadcast(S, a[ak + 4]);
+            FloatVector x5 = FloatVector.broadcast(S, a[ak + 5]);
+            FloatVector x6 = FloatVector.broadcast(S, a[ak + 6]);
+            FloatVector x7 = FloatVector.broadcast(S, a[ak + 7]);
             int b0 = base + kk * ld;
-            int b1 = b0 + ld;
-            int b2 = b1 + ld;
-            int b3 = b2 + ld;
             for (int j = 0; j < wv; j += L) {
+                int b = b0 + j;
                 FloatVector c = FloatVector.fromArray(S, acc, r0 + j);
-                c = widen(src, b0 + j).fma(x0, c);
-                c = widen(src, b1 + j).fma(x1, c);
-                c = widen(src, b2 + j).fma(x2, c);
-                c = widen(src, b3 + j).fma(x3, c);
+                c = widen(src, b).fma(x0, c);
+                c = widen(src, b + ld).fma(x1, c);
+                c = widen(src, b + 2 * ld).fma(x2, c);
+                c = widen(src, b + 3 * ld).fma(x3, c);
+                c = widen(src, b + 4 * ld).fma(x4, c);
+                c = widen(src, b + 5 * ld).fma(x5, c);
+                c = widen(src, b + 6 * ld).fma(x6, c);
+                c = widen(src, b + 7 * ld).fma(x7, c);
                 c.intoArray(acc, r0 + j);
             }
             for (int j = wv; j < w; j++) {
                 float c = acc[r0 + j];
-                c = Math.fma(s0, bf16(src[b0 + j]), c);
-                c = Math.fma(s1, bf16(src[b1 + j]), c);
-                c = Math.fma(s2, bf16(src[b2 + j]), c);
-                c = Math.fma(s3, bf16(src[b3 + j]), c);
+                for (int u = 0; u < KU; u++) {
+                    c = Math.fma(a[ak + u], bf16(src[b0 + u * ld + j]), c);
+                }
                 acc[r0 + j] = c;
             }
         }
