@@ -26,8 +26,40 @@ final class CompiledExpr {
         void run(Frame f) throws Fault;
     }
 
-    /** The columns of one evaluation, by slot, and what the nodes read from the run. */
-    record Frame(Object[] cols, List<Tensor> ins, RunState state, int n) {}
+    /** The columns of one evaluation, by slot, and what the nodes read from the run; {@code n} elements per column. */
+    record Frame(Object[] cols, List<Tensor> ins, RunState state, int n) {
+        /** The same columns, of which a step reads and writes only the first element. */
+        Frame first() {
+            return new Frame(cols, ins, state, Math.min(1, n));
+        }
+    }
+
+    /**
+     * A node whose value is the same at every element (a constant, a parameter, a one-element
+     * input, or a function of such values only): computed once, at element 0, instead of for
+     * every element; {@link Fill} spreads it where a node of the whole shape reads it.
+     */
+    record Uniform(Step step) implements Step {
+        @Override
+        public void run(Frame f) throws Fault {
+            step.run(f.first());
+        }
+    }
+
+    /** Column {@code out} = element 0 of column {@code from}, at every element. */
+    record Fill(ColType type, int out, int from) implements Step {
+        @Override
+        public void run(Frame f) {
+            Object[] c = f.cols();
+            int n = f.n();
+            switch (type) {
+                case F -> Arrays.fill((float[]) c[out], 0, n, ((float[]) c[from])[0]);
+                case D -> Arrays.fill((double[]) c[out], 0, n, ((double[]) c[from])[0]);
+                case I -> Arrays.fill((int[]) c[out], 0, n, ((int[]) c[from])[0]);
+                case B -> Arrays.fill((boolean[]) c[out], 0, n, ((boolean[]) c[from])[0]);
+            }
+        }
+    }
 
     /** Input {@code index} into {@code out}: the tensor's own array when it needs no change, else widened/gathered. */
     record Input(int out, int index, ColType type, int[] gather, boolean broadcastOne) implements Step {

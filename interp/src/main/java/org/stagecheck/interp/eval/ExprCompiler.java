@@ -30,8 +30,19 @@ import org.stagecheck.tensor.Tensor;
  * so a run faults in the same place, with the same fault, as the per-element definition.
  */
 final class ExprCompiler {
-    /** A compiled node's value: its slot, type, and whether its column may be reused once consumed. */
-    private record Value(int slot, ColType type, boolean temporary) {}
+    /**
+     * A compiled node's value: its slot, type, whether its column may be reused once consumed,
+     * and whether it is uniform (the same at every element, so only element 0 is computed).
+     */
+    private record Value(int slot, ColType type, boolean temporary, boolean uniform) {
+        Value(int slot, ColType type, boolean temporary) {
+            this(slot, type, temporary, false);
+        }
+
+        Value asUniform() {
+            return new Value(slot, type, temporary, true);
+        }
+    }
 
     /** Ends compilation at a {@link CompiledExpr.Fail} step: nothing after it can run. */
     private static final class Stop extends Exception {
@@ -71,6 +82,9 @@ final class ExprCompiler {
         Value root;
         try {
             root = c.node(e);
+            if (root.uniform()) {
+                root = c.spread(root)[0];
+            }
         } catch (Stop stop) {
             root = null;
         }
@@ -117,6 +131,41 @@ final class ExprCompiler {
         }
     }
 
+    /** Adds a step; a uniform one computes element 0 only. */
+    private void emit(CompiledExpr.Step step, boolean uniform) {
+        steps.add(uniform ? new CompiledExpr.Uniform(step) : step);
+    }
+
+    /** Whether every argument is uniform: then so is the node's value. */
+    private static boolean allUniform(Value... args) {
+        for (Value v : args) {
+            if (v != null && !v.uniform()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The arguments of a node that is not uniform, each uniform one spread over the whole shape
+     * (its element-0 column given back); the others as they are.
+     */
+    private Value[] spread(Value... args) {
+        Value[] out = new Value[args.length];
+        for (int i = 0; i < args.length; i++) {
+            Value v = args[i];
+            if (v == null || !v.uniform()) {
+                out[i] = v;
+                continue;
+            }
+            release(v);
+            Value full = temporary(v.type());
+            steps.add(new CompiledExpr.Fill(v.type(), full.slot(), v.slot()));
+            out[i] = full;
+        }
+        return out;
+    }
+
     private Stop fail(Fault f) {
         steps.add(new CompiledExpr.Fail(f));
         return new Stop();
@@ -132,19 +181,19 @@ final class ExprCompiler {
             case Expr.In in -> input(in.index());
             case Expr.FloatConst c -> {
                 Value v = temporary(floatType());
-                steps.add(f64 ? new CompiledExpr.DoubleConst(v.slot(), c.value())
-                        : new CompiledExpr.FloatConst(v.slot(), (float) c.value()));
-                yield v;
+                emit(f64 ? new CompiledExpr.DoubleConst(v.slot(), c.value())
+                        : new CompiledExpr.FloatConst(v.slot(), (float) c.value()), true);
+                yield v.asUniform();
             }
             case Expr.IntConst c -> {
                 Value v = temporary(ColType.I);
-                steps.add(new CompiledExpr.IntConst(v.slot(), c.value()));
-                yield v;
+                emit(new CompiledExpr.IntConst(v.slot(), c.value()), true);
+                yield v.asUniform();
             }
             case Expr.ParamRef p -> {
                 Value v = temporary(ColType.I);
-                steps.add(new CompiledExpr.Param(v.slot(), p.name()));
-                yield v;
+                emit(new CompiledExpr.Param(v.slot(), p.name()), true);
+                yield v.asUniform();
             }
             case Expr.Index ix -> index(ix.axis());
             case Expr.Cast c -> cast(c.dtype(), node(c.arg()));
@@ -185,8 +234,8 @@ final class ExprCompiler {
             gather = b.identity() || broadcastOne ? null : b.source();
         }
         ColType type = t.dtype() == DType.I32 ? ColType.I : floatType();
-        Value v = new Value(newSlot(type, true), type, false);
-        steps.add(new CompiledExpr.Input(v.slot(), i, type, gather, broadcastOne));
+        Value v = new Value(newSlot(type, true), type, false, broadcastOne);
+        emit(new CompiledExpr.Input(v.slot(), i, type, gather, broadcastOne), broadcastOne);
         inputValues.put(i, v);
         return v;
     }
@@ -208,8 +257,8 @@ final class ExprCompiler {
         }
         release(a);
         Value v = temporary(to);
-        steps.add(new CompiledExpr.Cast(v.slot(), a.slot(), a.type(), to, dtype));
-        return v;
+        emit(new CompiledExpr.Cast(v.slot(), a.slot(), a.type(), to, dtype), a.uniform());
+        return a.uniform() ? v.asUniform() : v;
     }
 
     private Value apply(Fn fn, List<Expr> args) throws Stop {
@@ -220,48 +269,34 @@ final class ExprCompiler {
                 if (a.type() != b.type() || a.type() == ColType.B) {
                     throw typeFault(fn, a, b);
                 }
-                release(a, b);
-                Value v = temporary(a.type());
-                steps.add(new CompiledExpr.Arith(fn, a.type(), v.slot(), a.slot(), b.slot()));
-                yield v;
+                yield result(a.type(), (v, x) -> new CompiledExpr.Arith(fn, a.type(), v, x[0], x[1]), a, b);
             }
             case NUMERIC_UNARY -> {
                 if (a.type() == ColType.B) {
                     throw typeFault(fn, a, null);
                 }
-                release(a);
-                Value v = temporary(a.type());
-                steps.add(new CompiledExpr.NumericUnary(fn, a.type(), v.slot(), a.slot()));
-                yield v;
+                yield result(a.type(), (v, x) -> new CompiledExpr.NumericUnary(fn, a.type(), v, x[0]), a);
             }
             case FLOAT_UNARY -> {
                 if (a.type() != floatType()) {
                     throw typeFault(fn, a, null);
                 }
-                release(a);
-                Value v = temporary(a.type());
-                steps.add(new CompiledExpr.FloatUnary(fn, a.type(), v.slot(), a.slot()));
-                yield v;
+                yield result(a.type(), (v, x) -> new CompiledExpr.FloatUnary(fn, a.type(), v, x[0]), a);
             }
             case COMPARE -> {
                 Value b = node(args.get(1));
                 if (a.type() != b.type() || a.type() == ColType.B) {
                     throw typeFault(fn, a, b);
                 }
-                release(a, b);
-                Value v = temporary(ColType.B);
-                steps.add(new CompiledExpr.Compare(fn, a.type(), v.slot(), a.slot(), b.slot()));
-                yield v;
+                yield result(ColType.B, (v, x) -> new CompiledExpr.Compare(fn, a.type(), v, x[0], x[1]), a, b);
             }
             case LOGIC -> {
                 Value b = fn.arity() == 2 ? node(args.get(1)) : null;
                 if (a.type() != ColType.B || (b != null && b.type() != ColType.B)) {
                     throw typeFault(fn, a, b);
                 }
-                release(a, b);
-                Value v = temporary(ColType.B);
-                steps.add(new CompiledExpr.Logic(fn, v.slot(), a.slot(), b == null ? -1 : b.slot()));
-                yield v;
+                yield b == null ? result(ColType.B, (v, x) -> new CompiledExpr.Logic(fn, v, x[0], -1), a)
+                        : result(ColType.B, (v, x) -> new CompiledExpr.Logic(fn, v, x[0], x[1]), a, b);
             }
             case SELECT -> {
                 Value x = node(args.get(1));
@@ -272,11 +307,31 @@ final class ExprCompiler {
                 if (x.type() != y.type()) {
                     throw typeFault(Fn.SELECT, x, y);
                 }
-                release(a, x, y);
-                Value v = temporary(x.type());
-                steps.add(new CompiledExpr.Select(x.type(), v.slot(), a.slot(), x.slot(), y.slot()));
-                yield v;
+                yield result(x.type(), (v, s) -> new CompiledExpr.Select(x.type(), v, s[0], s[1], s[2]), a, x, y);
             }
         };
+    }
+
+    /** Makes a node's step from its result slot and its arguments' slots. */
+    private interface StepMaker {
+        CompiledExpr.Step make(int out, int[] args);
+    }
+
+    /**
+     * The node over {@code args}: uniform (element 0 only) when every argument is, else over
+     * the whole shape with its uniform arguments spread first; the arguments' columns are given
+     * back and the result may take one of them.
+     */
+    private Value result(ColType type, StepMaker maker, Value... args) {
+        boolean uniform = allUniform(args);
+        Value[] used = uniform ? args : spread(args);
+        release(used);
+        Value v = temporary(type);
+        int[] slots = new int[used.length];
+        for (int i = 0; i < used.length; i++) {
+            slots[i] = used[i].slot();
+        }
+        emit(maker.make(v.slot(), slots), uniform);
+        return uniform ? v.asUniform() : v;
     }
 }
