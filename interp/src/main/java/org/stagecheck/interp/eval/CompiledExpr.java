@@ -52,6 +52,9 @@ final class CompiledExpr {
         public void run(Frame f) {
             Object[] c = f.cols();
             int n = f.n();
+            if (n == 0) {
+                return; // an empty shape: there is no element 0
+            }
             switch (type) {
                 case F -> Arrays.fill((float[]) c[out], 0, n, ((float[]) c[from])[0]);
                 case D -> Arrays.fill((double[]) c[out], 0, n, ((double[]) c[from])[0]);

@@ -91,6 +91,17 @@ class CompiledExprTest {
     }
 
     @Test
+    void anEmptyShapeHasNoElementToComputeOrSpread() throws Fault {
+        Shape empty = Shape.of(0, 7);
+        List<Tensor> ins = List.of(Tensor.fromFloats(DType.F32, empty, new float[0]), Tensor.fromFloats(DType.F32, Shape.of(1), new float[] {2f}));
+        Expr e = Expr.apply(Fn.ADD, Expr.in(0), Expr.apply(Fn.MUL, Expr.in(1), Expr.f(3)));
+        CompiledExpr c = ExprCompiler.compile(e, empty, ins, new ShapeCache(), false, false);
+        assertThat(c.evaluate(state, ins, new Scratch(), List.of(DType.F32), List.of(empty))[0].size()).isZero();
+        CompiledExpr constant = ExprCompiler.compile(Expr.f(1), empty, ins, new ShapeCache(), false, false);
+        assertThat(constant.evaluate(state, ins, new Scratch(), List.of(DType.BF16), List.of(empty))[0].size()).isZero();
+    }
+
+    @Test
     void aTypeErrorIsRaisedAfterTheArgumentsBeforeItAsTheDefinitionMeetsIt() {
         // div(in5, 0) faults first (its argument), though add(INT, FLOAT) is also a type error
         Expr e = Expr.apply(Fn.ADD, Expr.apply(Fn.DIV, Expr.in(INT_INPUT), Expr.i(0)), Expr.in(0));
