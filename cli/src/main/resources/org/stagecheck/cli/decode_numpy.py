@@ -9,7 +9,8 @@ shows what the step costs without stages. Usage:
 CONFIG_JSON holds hidden, layers, heads, kvHeads, headDim, ffn, normEps, ctx. TOKENS_CSV are
 the tokens fed at positions 0, 1, ... (the ones the stagecheck run fed). Prints one JSON line:
 per-token wall and thread-CPU seconds after WARMUP tokens, the next token of every step, and a
-1 x K x N f32 matvec timed on DIR/matvec_w.npy when it is there.
+1 x K x N f32 matvec timed on DIR/matvec_w.npy when it is there (best of 30 after 3 warm-up,
+as the interpreter's is timed).
 """
 import json
 import sys
@@ -71,11 +72,11 @@ def main():
         mw = np.load(f"{d}/matvec_w.npy")
         mx = np.load(f"{d}/matvec_x.npy")
         times = []
-        for _ in range(12):
+        for _ in range(33):
             t0 = time.perf_counter()
             mx @ mw
             times.append(time.perf_counter() - t0)
-        out["matvec"] = sorted(times[2:])
+        out["matvec"] = sorted(times[3:])
     except FileNotFoundError:
         pass
     print(json.dumps(out))

@@ -6,6 +6,7 @@ import java.util.List;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
+import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Stage;
 
 /**
@@ -23,15 +24,21 @@ final class GenericEval {
             ins.add(s.read(in));
         }
         BufferDecl first = s.bufferDecl(Ports.out(st, 0));
-        ExprEval ev = new ExprEval(s, first.shape(), ins, false);
-        Col c = ev.owned(ev.eval(g.expr()));
+        List<DType> dtypes = new ArrayList<>();
         for (String out : st.outs()) {
+            dtypes.add(s.bufferDecl(out).dtype());
+        }
+        // one fresh tensor per output, each rounded once from the expression's value to its dtype
+        Tensor[] values = ExprEval.evaluate(s, st, 0, g.expr(), first.shape(), ins, false, dtypes,
+                java.util.Collections.nCopies(dtypes.size(), first.shape()));
+        for (int o = 0; o < values.length; o++) {
+            String out = st.outs().get(o);
             BufferDecl bd = s.bufferDecl(out);
             if (!bd.shape().equals(first.shape())) {
                 throw new Fault("OUTPUT_SHAPE", "outs", out, "every output receives the same value, but '" + out + "' is "
                         + bd.shape() + " and '" + first.name() + "' is " + first.shape() + ".");
             }
-            s.write(out, Values.ofCol(c, bd.dtype(), bd.shape(), s.f64()));
+            s.write(out, values[o]);
         }
     }
 }

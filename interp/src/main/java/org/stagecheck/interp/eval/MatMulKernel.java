@@ -72,8 +72,10 @@ public final class MatMulKernel {
             return;
         }
         List<Runnable> tasks = new ArrayList<>();
-        // a few rows (a matvec) stream B row by row, so wider column tiles read longer contiguous runs
-        int cols = m < 4 ? 4 * COLS : COLS;
+        // a few rows (a matvec) stream B row by row: one column range per thread keeps each row's
+        // run as long as it can be, which the hardware prefetcher needs (a 1024-column tile is one
+        // 4 KiB page of f32, and every page restarts the prefetch); larger products take 64 x 256 tiles
+        int cols = m < 4 ? streamColumns(n, par.threads()) : COLS;
         for (int i0 = 0; i0 < m; i0 += ROWS_PER_TASK) {
             for (int j0 = 0; j0 < n; j0 += cols) {
                 int ii0 = i0;
@@ -82,6 +84,28 @@ public final class MatMulKernel {
             }
         }
         par.runAll(tasks);
+    }
+
+    /**
+     * Columns per task of a product of fewer than 4 rows: the columns split evenly over the
+     * threads, in multiples of 64. The split moves work between threads, never the order of any
+     * element's chain, so the bits do not depend on it.
+     */
+    static int streamColumns(int n, int threads) {
+        int per = (n + threads - 1) / threads;
+        return Math.max(64, (per + 63) / 64 * 64);
+    }
+
+    /**
+     * Rows of B streamed per pass of a row-streaming tile: all of them for one row of A (B is read
+     * once, straight through); for 2 or 3 rows, enough that the chunk ({@code chunk x w} f32, at
+     * most 512 KiB) stays in L2 for the next row.
+     */
+    static int streamChunk(int rows, int w, int k) {
+        if (rows == 1) {
+            return Math.max(1, k);
+        }
+        return Math.max(4, (1 << 17) / Math.max(1, w) / 4 * 4);
     }
 
     /** Whether the Vector API module is in the boot layer (the JVM ran with --add-modules jdk.incubator.vector). */
@@ -102,8 +126,9 @@ public final class MatMulKernel {
         boolean stream16 = useVector && b.dtype() == DType.BF16 && !bT && i1 - i0 < 4;
         float[] panel = direct || stream16 ? null : new float[Math.min(KC, k) * w];
         float[] t0 = useVector ? null : new float[w];
-        for (int k0 = 0; k0 < k; k0 += KC) {
-            int kc = Math.min(KC, k - k0);
+        int chunk = direct || stream16 ? streamChunk(i1 - i0, w, k) : KC;
+        for (int k0 = 0; k0 < k; k0 += chunk) {
+            int kc = Math.min(chunk, k - k0);
             if (stream16) {
                 for (int i = i0; i < i1; i++) {
                     VectorMatMul.rowStreamBf16(a, k, k0, kc, b.rawBits16(), bOff + k0 * ldb + j0, ldb, acc, n, i, j0, w);

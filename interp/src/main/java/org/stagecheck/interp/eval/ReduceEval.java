@@ -51,77 +51,89 @@ final class ReduceEval {
             int[] idx = new int[m];
             if (x.dtype() == DType.I32) {
                 argmaxInt(x.rawInts(), outer, len, inner, idx);
+            } else if (s.f64()) {
+                argmaxDouble(Values.doubles(x), outer, len, inner, idx);
             } else {
-                argmaxDouble(s.f64() ? Values.doubles(x) : toDoubles(Values.floats(x)), outer, len, inner, idx);
+                argmaxFloat(Values.floats(x), outer, len, inner, idx);
             }
             s.write(outName, Values.ofInts(bd.dtype(), bd.shape(), idx, s.f64()));
             return;
         }
         if (x.dtype() == DType.I32) {
-            int[] v = x.rawInts();
             int[] out = new int[m];
-            for (int o = 0; o < outer; o++) {
-                for (int j = 0; j < inner; j++) {
-                    int base = o * len * inner + j;
-                    int acc = switch (r.fn()) {
-                        case SUM -> 0;
-                        case MAX -> Integer.MIN_VALUE;
-                        case MIN -> Integer.MAX_VALUE;
-                        case ARGMAX -> throw new IllegalStateException("handled above");
-                    };
-                    for (int a = 0; a < len; a++) {
-                        int e = v[base + a * inner];
-                        acc = switch (r.fn()) {
-                            case SUM -> acc + e;
-                            case MAX -> Math.max(acc, e);
-                            case MIN -> Math.min(acc, e);
-                            case ARGMAX -> throw new IllegalStateException("handled above");
-                        };
-                    }
-                    out[o * inner + j] = acc;
-                }
-            }
+            foldInts(r.fn(), x.rawInts(), outer, len, inner, out);
             s.write(outName, Values.ofInts(bd.dtype(), bd.shape(), out, s.f64()));
         } else if (s.f64()) {
-            double[] v = Values.doubles(x);
             double[] out = new double[m];
-            for (int o = 0; o < outer; o++) {
-                for (int j = 0; j < inner; j++) {
-                    int base = o * len * inner + j;
-                    double acc = len == 0 ? empty(r.fn()) : v[base];
-                    for (int a = 1; a < len; a++) {
-                        double e = v[base + a * inner];
-                        acc = switch (r.fn()) {
-                            case SUM -> acc + e;
-                            case MAX -> Math.max(acc, e);
-                            case MIN -> Math.min(acc, e);
-                            case ARGMAX -> throw new IllegalStateException("handled above");
-                        };
-                    }
-                    out[o * inner + j] = acc;
-                }
-            }
+            foldDoubles(r.fn(), Values.doubles(x), outer, len, inner, out);
             s.write(outName, Values.ofDoubles(bd.dtype(), bd.shape(), out));
         } else {
-            float[] v = Values.floats(x);
             float[] out = new float[m];
-            for (int o = 0; o < outer; o++) {
-                for (int j = 0; j < inner; j++) {
-                    int base = o * len * inner + j;
-                    float acc = len == 0 ? (float) empty(r.fn()) : v[base];
-                    for (int a = 1; a < len; a++) {
-                        float e = v[base + a * inner];
-                        acc = switch (r.fn()) {
-                            case SUM -> acc + e;
-                            case MAX -> Math.max(acc, e);
-                            case MIN -> Math.min(acc, e);
-                            case ARGMAX -> throw new IllegalStateException("handled above");
-                        };
-                    }
-                    out[o * inner + j] = acc;
-                }
-            }
+            foldFloats(r.fn(), Values.floats(x), outer, len, inner, out);
             s.write(outName, Values.ofFloats(bd.dtype(), bd.shape(), out));
+        }
+    }
+
+    /**
+     * SUM, MAX or MIN of every {@code [o, :, j]} line in f32, in index order: {@code acc = x0},
+     * then {@code acc = op(acc, x_a)}. The function is chosen once per stage; with {@code inner}
+     * 1 (the last axis) each line is contiguous.
+     */
+    private static void foldFloats(ReduceFn fn, float[] v, int outer, int len, int inner, float[] out) {
+        for (int o = 0; o < outer; o++) {
+            for (int j = 0; j < inner; j++) {
+                int base = o * len * inner + j;
+                float acc = len == 0 ? (float) empty(fn) : v[base];
+                int end = base + len * inner;
+                switch (fn) {
+                    case SUM -> { for (int p = base + inner; p < end; p += inner) acc = acc + v[p]; }
+                    case MAX -> { for (int p = base + inner; p < end; p += inner) acc = Math.max(acc, v[p]); }
+                    case MIN -> { for (int p = base + inner; p < end; p += inner) acc = Math.min(acc, v[p]); }
+                    case ARGMAX -> throw new IllegalStateException("argmax is not a fold");
+                }
+                out[o * inner + j] = acc;
+            }
+        }
+    }
+
+    /** {@link #foldFloats} in double (float64 mode). */
+    private static void foldDoubles(ReduceFn fn, double[] v, int outer, int len, int inner, double[] out) {
+        for (int o = 0; o < outer; o++) {
+            for (int j = 0; j < inner; j++) {
+                int base = o * len * inner + j;
+                double acc = len == 0 ? empty(fn) : v[base];
+                int end = base + len * inner;
+                switch (fn) {
+                    case SUM -> { for (int p = base + inner; p < end; p += inner) acc = acc + v[p]; }
+                    case MAX -> { for (int p = base + inner; p < end; p += inner) acc = Math.max(acc, v[p]); }
+                    case MIN -> { for (int p = base + inner; p < end; p += inner) acc = Math.min(acc, v[p]); }
+                    case ARGMAX -> throw new IllegalStateException("argmax is not a fold");
+                }
+                out[o * inner + j] = acc;
+            }
+        }
+    }
+
+    /** i32 SUM (from 0, wrapping), MAX (from MIN_VALUE), MIN (from MAX_VALUE), in index order. */
+    private static void foldInts(ReduceFn fn, int[] v, int outer, int len, int inner, int[] out) {
+        for (int o = 0; o < outer; o++) {
+            for (int j = 0; j < inner; j++) {
+                int base = o * len * inner + j;
+                int end = base + len * inner;
+                int acc = switch (fn) {
+                    case SUM -> 0;
+                    case MAX -> Integer.MIN_VALUE;
+                    case MIN -> Integer.MAX_VALUE;
+                    case ARGMAX -> throw new IllegalStateException("argmax is not a fold");
+                };
+                switch (fn) {
+                    case SUM -> { for (int p = base; p < end; p += inner) acc = acc + v[p]; }
+                    case MAX -> { for (int p = base; p < end; p += inner) acc = Math.max(acc, v[p]); }
+                    case MIN -> { for (int p = base; p < end; p += inner) acc = Math.min(acc, v[p]); }
+                    case ARGMAX -> throw new IllegalStateException("argmax is not a fold");
+                }
+                out[o * inner + j] = acc;
+            }
         }
     }
 
@@ -134,12 +146,26 @@ final class ReduceEval {
         };
     }
 
-    private static double[] toDoubles(float[] f) {
-        double[] d = new double[f.length];
-        for (int i = 0; i < f.length; i++) {
-            d[i] = f[i];
+    /**
+     * {@link #argmaxDouble} on f32 values: comparing the floats is comparing their exact double
+     * widenings, so the answer is the same without widening the input.
+     */
+    private static void argmaxFloat(float[] v, int outer, int len, int inner, int[] out) {
+        for (int o = 0; o < outer; o++) {
+            for (int j = 0; j < inner; j++) {
+                int base = o * len * inner + j;
+                int best = 0;
+                float bv = v[base];
+                for (int a = 1; a < len && !Float.isNaN(bv); a++) {
+                    float e = v[base + a * inner];
+                    if (Float.isNaN(e) || e > bv) {
+                        best = a;
+                        bv = e;
+                    }
+                }
+                out[o * inner + j] = best;
+            }
         }
-        return d;
     }
 
     private static void argmaxDouble(double[] v, int outer, int len, int inner, int[] out) {

@@ -36,9 +36,8 @@ final class ScalarEval {
                 throw new Fault("SCALAR_OUTPUT", "outs/" + r, bd.name(), "a Scalar stage writes one-element buffers; '"
                         + bd.name() + "' is " + bd.shape() + ".");
             }
-            ExprEval ev = new ExprEval(s, bd.shape(), ins, true);
-            Col c = ev.owned(ev.eval(results.get(r)));
-            values.add(Values.ofCol(c, bd.dtype(), bd.shape(), s.f64()));
+            values.add(ExprEval.evaluate(s, st, r, results.get(r), bd.shape(), ins, true, List.of(bd.dtype()),
+                    List.of(bd.shape()))[0]);
         }
         for (int r = 0; r < values.size(); r++) {
             s.write(st.outs().get(r), values.get(r));

@@ -1,12 +1,15 @@
 package org.stagecheck.interp.eval;
 
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.ir.Stage;
 
 /**
- * Index arrays that depend only on shapes, computed once per prepared program and shared by its
- * runs (and by concurrent runs: the maps are concurrent and the arrays are never written after
- * they are made). Callers must treat every array from here as read-only.
+ * Index arrays that depend only on shapes, and the stages' compiled expressions, computed once per
+ * prepared program and shared by its runs (and by concurrent runs: the maps are concurrent and the
+ * arrays are never written after they are made). Callers must treat every array from here as
+ * read-only. It also pools the expressions' working columns ({@link Scratch}), one per run at a time.
  */
 public final class ShapeCache {
     /** For each output element, the input element it reads; {@code identity} when that is the element itself. */
@@ -77,6 +80,48 @@ public final class ShapeCache {
 
     private final ConcurrentHashMap<BroadcastKey, Broadcasting> broadcasts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<IndexKey, int[]> indices = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<ExprSite, CompiledExpr> exprs = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<Scratch> scratch = new ConcurrentLinkedQueue<>();
+
+    /** Expression {@code part} of a stage (a Scalar stage has one per result), the stage by identity. */
+    private static final class ExprSite {
+        private final Stage stage;
+        private final int part;
+
+        ExprSite(Stage stage, int part) {
+            this.stage = stage;
+            this.part = part;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ExprSite s && s.stage == stage && s.part == part;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(stage) * 31 + part;
+        }
+    }
+
+    /** The compiled expression {@code part} of {@code stage}, or null when none was compiled yet. */
+    CompiledExpr compiled(Stage stage, int part) {
+        return exprs.get(new ExprSite(stage, part));
+    }
+
+    void remember(Stage stage, int part, CompiledExpr e) {
+        exprs.put(new ExprSite(stage, part), e);
+    }
+
+    /** Working columns for one evaluation: give them back with {@link #giveBack} when it is done. */
+    Scratch takeScratch() {
+        Scratch s = scratch.poll();
+        return s == null ? new Scratch() : s;
+    }
+
+    void giveBack(Scratch s) {
+        scratch.offer(s);
+    }
 
     /** {@link Broadcast#sourceIndex} of {@code in} to {@code out}, made once. */
     Broadcasting broadcast(Shape in, Shape out, String what) throws Fault {

@@ -98,20 +98,4 @@ final class Values {
         }
         return ofFloats(dtype, shape, f);
     }
-
-    /** A column stored in a buffer of {@code dtype}. BOOL stores 0 or 1. */
-    static Tensor ofCol(Col c, DType dtype, Shape shape, boolean f64) {
-        return switch (c) {
-            case Col.F f -> ofFloats(dtype, shape, f.v());
-            case Col.D d -> ofDoubles(dtype, shape, d.v());
-            case Col.I i -> ofInts(dtype, shape, i.v(), f64);
-            case Col.B b -> {
-                int[] v = new int[b.v().length];
-                for (int e = 0; e < v.length; e++) {
-                    v[e] = b.v()[e] ? 1 : 0;
-                }
-                yield ofInts(dtype, shape, v, f64);
-            }
-        };
-    }
 }

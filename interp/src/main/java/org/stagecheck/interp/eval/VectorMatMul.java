@@ -85,16 +85,56 @@ final class VectorMatMul {
         }
     }
 
+    /** Rows of B that {@link #rowStream} multiplies in one pass over the accumulators. */
+    private static final int KU = 8;
+
     /**
-     * One row, streaming B row by row (k outer, j inner, accumulators in {@code acc}): each element
-     * still takes its chain in k order. Reads B contiguously, which is what a matvec needs.
+     * One row, streaming B row by row (k outer, j inner): each element still takes its chain in
+     * k order. B is read contiguously, {@value #KU} rows at a time: every accumulator is loaded
+     * once per {@value #KU} rows and takes their steps k, k+1, ... in order in a register (the
+     * same fma chain, with fewer loads and stores of the accumulators), and {@value #KU} row
+     * streams are in flight at once, which is what a block of a wider weight needs (its rows are
+     * a few hundred bytes, far apart).
      */
     static void rowStream(float[] a, int k, int k0, int kc, float[] src, int base, int ld, float[] acc, int n,
                           int i, int j0, int w) {
         int r0 = i * n + j0;
         int a0 = i * k + k0;
         int wv = w - w % L;
-        for (int kk = 0; kk < kc; kk++) {
+        int kk = 0;
+        for (; kk + KU <= kc; kk += KU) {
+            int ak = a0 + kk;
+            FloatVector x0 = FloatVector.broadcast(S, a[ak]);
+            FloatVector x1 = FloatVector.broadcast(S, a[ak + 1]);
+            FloatVector x2 = FloatVector.broadcast(S, a[ak + 2]);
+            FloatVector x3 = FloatVector.broadcast(S, a[ak + 3]);
+            FloatVector x4 = FloatVector.broadcast(S, a[ak + 4]);
+            FloatVector x5 = FloatVector.broadcast(S, a[ak + 5]);
+            FloatVector x6 = FloatVector.broadcast(S, a[ak + 6]);
+            FloatVector x7 = FloatVector.broadcast(S, a[ak + 7]);
+            int b0 = base + kk * ld;
+            for (int j = 0; j < wv; j += L) {
+                int b = b0 + j;
+                FloatVector c = FloatVector.fromArray(S, acc, r0 + j);
+                c = FloatVector.fromArray(S, src, b).fma(x0, c);
+                c = FloatVector.fromArray(S, src, b + ld).fma(x1, c);
+                c = FloatVector.fromArray(S, src, b + 2 * ld).fma(x2, c);
+                c = FloatVector.fromArray(S, src, b + 3 * ld).fma(x3, c);
+                c = FloatVector.fromArray(S, src, b + 4 * ld).fma(x4, c);
+                c = FloatVector.fromArray(S, src, b + 5 * ld).fma(x5, c);
+                c = FloatVector.fromArray(S, src, b + 6 * ld).fma(x6, c);
+                c = FloatVector.fromArray(S, src, b + 7 * ld).fma(x7, c);
+                c.intoArray(acc, r0 + j);
+            }
+            for (int j = wv; j < w; j++) {
+                float c = acc[r0 + j];
+                for (int u = 0; u < KU; u++) {
+                    c = Math.fma(a[ak + u], src[b0 + u * ld + j], c);
+                }
+                acc[r0 + j] = c;
+            }
+        }
+        for (; kk < kc; kk++) {
             float xs = a[a0 + kk];
             FloatVector x = FloatVector.broadcast(S, xs);
             int bo = base + kk * ld;
@@ -113,21 +153,62 @@ final class VectorMatMul {
         int r0 = i * n + j0;
         int a0 = i * k + k0;
         int wv = w - w % L;
-        for (int kk = 0; kk < kc; kk++) {
+        int kk = 0;
+        for (; kk + KU <= kc; kk += KU) {
+            int ak = a0 + kk;
+            FloatVector x0 = FloatVector.broadcast(S, a[ak]);
+            FloatVector x1 = FloatVector.broadcast(S, a[ak + 1]);
+            FloatVector x2 = FloatVector.broadcast(S, a[ak + 2]);
+            FloatVector x3 = FloatVector.broadcast(S, a[ak + 3]);
+            FloatVector x4 = FloatVector.broadcast(S, a[ak + 4]);
+            FloatVector x5 = FloatVector.broadcast(S, a[ak + 5]);
+            FloatVector x6 = FloatVector.broadcast(S, a[ak + 6]);
+            FloatVector x7 = FloatVector.broadcast(S, a[ak + 7]);
+            int b0 = base + kk * ld;
+            for (int j = 0; j < wv; j += L) {
+                int b = b0 + j;
+                FloatVector c = FloatVector.fromArray(S, acc, r0 + j);
+                c = widen(src, b).fma(x0, c);
+                c = widen(src, b + ld).fma(x1, c);
+                c = widen(src, b + 2 * ld).fma(x2, c);
+                c = widen(src, b + 3 * ld).fma(x3, c);
+                c = widen(src, b + 4 * ld).fma(x4, c);
+                c = widen(src, b + 5 * ld).fma(x5, c);
+                c = widen(src, b + 6 * ld).fma(x6, c);
+                c = widen(src, b + 7 * ld).fma(x7, c);
+                c.intoArray(acc, r0 + j);
+            }
+            for (int j = wv; j < w; j++) {
+                float c = acc[r0 + j];
+                for (int u = 0; u < KU; u++) {
+                    c = Math.fma(a[ak + u], bf16(src[b0 + u * ld + j]), c);
+                }
+                acc[r0 + j] = c;
+            }
+        }
+        for (; kk < kc; kk++) {
             float xs = a[a0 + kk];
             FloatVector x = FloatVector.broadcast(S, xs);
             int bo = base + kk * ld;
             for (int j = 0; j < wv; j += L) {
-                FloatVector b = (FloatVector) ShortVector.fromArray(S16, src, bo + j)
-                        .convertShape(VectorOperators.S2I, S32, 0)
-                        .lanewise(VectorOperators.LSHL, 16)
-                        .reinterpretAsFloats();
-                b.fma(x, FloatVector.fromArray(S, acc, r0 + j)).intoArray(acc, r0 + j);
+                widen(src, bo + j).fma(x, FloatVector.fromArray(S, acc, r0 + j)).intoArray(acc, r0 + j);
             }
             for (int j = wv; j < w; j++) {
-                acc[r0 + j] = Math.fma(xs, Float.intBitsToFloat((src[bo + j] & 0xFFFF) << 16), acc[r0 + j]);
+                acc[r0 + j] = Math.fma(xs, bf16(src[bo + j]), acc[r0 + j]);
             }
         }
+    }
+
+    /** L bf16 patterns from {@code src[at]} as f32 lanes, exactly ({@code bits << 16}). */
+    private static FloatVector widen(short[] src, int at) {
+        return (FloatVector) ShortVector.fromArray(S16, src, at)
+                .convertShape(VectorOperators.S2I, S32, 0)
+                .lanewise(VectorOperators.LSHL, 16)
+                .reinterpretAsFloats();
+    }
+
+    private static float bf16(short bits) {
+        return Float.intBitsToFloat((bits & 0xFFFF) << 16);
     }
 
     /** dst[d0 + j] = the f32 value of bf16 pattern src[s0 + j], j in [0, w): exact ({@code bits << 16}). */
