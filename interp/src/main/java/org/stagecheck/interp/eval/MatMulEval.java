@@ -99,7 +99,7 @@ final class MatMulEval {
                 }
             }
             if (mm.spill() != null) {
-                s.write(mm.spill(), Tensor.wrapDoubles(DType.F32, outShape, acc.clone()));
+                s.write(mm.spill(), Tensor.wrapDoubles(DType.F32, outShape, Values.canonicalNaNs(acc.clone(), total)));
             }
             if (bias != null) {
                 for (int e = 0; e < total; e++) {
@@ -144,6 +144,7 @@ final class MatMulEval {
                 }
                 System.arraycopy(chunk, 0, acc, p * m * n, m * n);
             }
+            Values.canonicalNaNs(acc, total);
             if (mm.spill() != null) {
                 Tensor spilled = s.output(DType.F32, s.bufferDecl(mm.spill()).shape());
                 System.arraycopy(acc, 0, spilled.rawFloats(), 0, total);
@@ -154,6 +155,9 @@ final class MatMulEval {
                 for (int e = 0; e < total; e++) {
                     acc[e] += bf[biasIndex[e]];
                 }
+            }
+            if (bias != null) {
+                Values.canonicalNaNs(acc, total);
             }
             s.write(od.name(), od.dtype() == DType.F32 ? accTensor : Values.ofFloats(od.dtype(), outShape, acc));
         }

@@ -39,8 +39,39 @@ final class Values {
         return raw != null ? raw : t.toDoubles();
     }
 
-    /** f32 working values stored in {@code dtype}, rounding once (ties to even; i32 truncates). */
+    /**
+     * Every NaN in {@code v} made the one canonical NaN ({@code Float.NaN}, bits {@code 0x7FC00000}),
+     * in place. Which NaN an operation on two NaNs returns is not fixed by the JVM (the JIT may swap
+     * the operands of a commutative add, an interpreted {@code Math.fma} and its intrinsic differ),
+     * so a computed NaN's sign and payload could change from one run to the next; a computing stage
+     * therefore stores only this NaN (docs/semantics.md, "NaN").
+     */
+    static float[] canonicalNaNs(float[] v, int n) {
+        for (int i = 0; i < n; i++) {
+            if (v[i] != v[i]) {
+                v[i] = Float.NaN;
+            }
+        }
+        return v;
+    }
+
+    /** {@link #canonicalNaNs(float[], int)} for float64-mode values ({@code Double.NaN}). */
+    static double[] canonicalNaNs(double[] v, int n) {
+        for (int i = 0; i < n; i++) {
+            if (v[i] != v[i]) {
+                v[i] = Double.NaN;
+            }
+        }
+        return v;
+    }
+
+    /**
+     * f32 working values stored in {@code dtype}, rounding once (ties to even; i32 truncates); a
+     * NaN is stored as the canonical NaN of the dtype. {@code v} is owned by the caller's stage and
+     * is changed in place.
+     */
     static Tensor ofFloats(DType dtype, Shape shape, float[] v) {
+        canonicalNaNs(v, v.length);
         return switch (dtype) {
             case F32 -> Tensor.wrapFloats(shape, v);
             case BF16, F16 -> {
@@ -71,7 +102,7 @@ final class Values {
     /** float64-mode working values: kept as doubles for floating dtypes, truncated for i32. */
     static Tensor ofDoubles(DType dtype, Shape shape, double[] v) {
         if (dtype.isFloating()) {
-            return Tensor.wrapDoubles(dtype, shape, v);
+            return Tensor.wrapDoubles(dtype, shape, canonicalNaNs(v, v.length));
         }
         int[] s = new int[v.length];
         for (int i = 0; i < v.length; i++) {
