@@ -1,9 +1,12 @@
 package org.stagecheck.interp;
 
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.stagecheck.backend.RunResult;
@@ -15,6 +18,7 @@ import org.stagecheck.interp.eval.RunState;
 import org.stagecheck.interp.eval.ShapeCache;
 import org.stagecheck.interp.eval.StageEvaluator;
 import org.stagecheck.interp.eval.StagePlans;
+import org.stagecheck.tensor.Storage;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.BufferDecl;
@@ -72,6 +76,19 @@ public final class PreparedProgram {
      * @param params a value for every program parameter
      */
     public RunResult run(Map<String, Tensor> bound, Map<String, Long> params) {
+        return run(bound, params, Set.of());
+    }
+
+    /**
+     * Runs as {@link #run(Map, Map)}, with the tensors bound under the names in {@code donated}
+     * handed over to the run: it may update them in place instead of copying them before their
+     * first store, as a decode loop updates its KV cache in place (JAX's donated arguments). The
+     * caller gives them up: after the run it reads the result's tensors, never the donated
+     * objects, whose contents are then unspecified (on a faulting run too). The values computed
+     * are the same as without donation. A donated tensor whose storage is also bound under
+     * another name, or donated but unbound, is copied as usual (donation is only a permission).
+     */
+    public RunResult run(Map<String, Tensor> bound, Map<String, Long> params, Set<String> donated) {
         List<Diagnostic> faults = new ArrayList<>();
         checkParams(params, faults);
         faults.addAll(sizeFaults);
@@ -87,7 +104,7 @@ public final class PreparedProgram {
             }
         }
         try {
-            return run(bound, params, initial, arena);
+            return run(bound, params, initial, arena, ownedByRun(bound, donated));
         } finally {
             if (arena != null) {
                 // nothing of this run's stage values is reachable from its result: the next run may overwrite them
@@ -96,59 +113,96 @@ public final class PreparedProgram {
         }
     }
 
-    private RunResult run(Map<String, Tensor> bound, Map<String, Long> params, Map<String, Tensor> initial, BufferArena arena) {
+    /**
+     * The donated names whose bound tensor the run may update in place: each one's backing array
+     * is bound under no other name (two names over one array would see each other's stores).
+     */
+    private static Set<String> ownedByRun(Map<String, Tensor> bound, Set<String> donated) {
+        if (donated.isEmpty()) {
+            return Set.of();
+        }
+        Map<Object, Integer> uses = new IdentityHashMap<>();
+        for (Tensor t : bound.values()) {
+            uses.merge(backingArray(t), 1, Integer::sum);
+        }
+        Set<String> owned = new HashSet<>();
+        for (String name : donated) {
+            Tensor t = bound.get(name);
+            if (t != null && uses.get(backingArray(t)) == 1) {
+                owned.add(name);
+            }
+        }
+        return owned;
+    }
+
+    private static Object backingArray(Tensor t) {
+        return switch (t.storage()) {
+            case Storage.Floats f -> f.values();
+            case Storage.Bits16 b -> b.bits();
+            case Storage.Bits8 b -> b.bits();
+            case Storage.Ints i -> i.values();
+            case Storage.Doubles d -> d.values();
+        };
+    }
+
+    private RunResult run(Map<String, Tensor> bound, Map<String, Long> params, Map<String, Tensor> initial, BufferArena arena,
+                          Set<String> owned) {
         Map<String, List<Tensor>> trace = new LinkedHashMap<>();
         RunState state = new RunState(program, buffers, tensors, groups, shapes, arena, plans, options.precision(), parallel,
                 params);
         for (Map.Entry<String, Tensor> e : initial.entrySet()) {
-            if (e.getValue() == bound.get(e.getKey())) {
+            if (e.getValue() == bound.get(e.getKey()) && !owned.contains(e.getKey())) {
                 state.putSharedTensor(e.getKey(), e.getValue());
             } else {
                 state.putTensor(e.getKey(), e.getValue());
             }
         }
-        List<Stage> stages = program.stages();
-        for (int i = 0; i < stages.size(); i++) {
-            Stage st = stages.get(i);
-            state.enterStage(i);
-            try {
-                StageEvaluator.run(st, state);
-                if (!options.trace() && !options.stopAtNonFinite()) {
-                    // nothing looks at the outputs here: a Load's view stays uncopied for its reader
-                    continue;
-                }
-                List<Tensor> outs = new ArrayList<>();
-                for (String out : st.outs()) {
-                    outs.add(state.read(out));
-                }
-                if (options.trace()) {
-                    trace.put(st.id(), List.copyOf(outs));
-                }
-                if (options.stopAtNonFinite()) {
-                    Diagnostic nf = NonFinite.check(i, st, outs, options.stopAt());
-                    if (nf != null) {
-                        return new RunResult(state.tensors(), trace, List.of(nf), st.id());
+        try {
+            List<Stage> stages = program.stages();
+            for (int i = 0; i < stages.size(); i++) {
+                Stage st = stages.get(i);
+                state.enterStage(i);
+                try {
+                    StageEvaluator.run(st, state);
+                    if (!options.trace() && !options.stopAtNonFinite()) {
+                        // nothing looks at the outputs here: a Load's view stays uncopied for its reader
+                        continue;
                     }
+                    List<Tensor> outs = new ArrayList<>();
+                    for (String out : st.outs()) {
+                        outs.add(state.read(out));
+                    }
+                    if (options.trace()) {
+                        trace.put(st.id(), List.copyOf(outs));
+                    }
+                    if (options.stopAtNonFinite()) {
+                        Diagnostic nf = NonFinite.check(i, st, outs, options.stopAt());
+                        if (nf != null) {
+                            return new RunResult(state.tensors(), trace, List.of(nf), st.id());
+                        }
+                    }
+                } catch (Fault f) {
+                    return new RunResult(state.tensors(), trace, List.of(diagnostic(i, st, f)), st.id());
+                } catch (StackOverflowError e) {
+                    // the one recursion of the evaluator is over the expression tree (Generic, Scalar, combine)
+                    Diagnostic d = Diagnostic.atStage("EXPR_TOO_DEEP", i, st.id(), "/stages/" + i + "/kind", null,
+                            "The expression of this stage nests too deeply for the evaluator's stack; run with a larger -Xss or flatten it.");
+                    return new RunResult(state.tensors(), trace, List.of(d), st.id());
+                } catch (OutOfMemoryError e) {
+                    Diagnostic d = Diagnostic.atStage("OUT_OF_MEMORY", i, st.id(), "/stages/" + i, null,
+                            "The Java heap ran out while evaluating this stage; run with a larger -Xmx or smaller shapes.");
+                    return new RunResult(state.tensors(), trace, List.of(d), st.id());
+                } catch (RuntimeException e) {
+                    // a defect of the evaluator itself: still a diagnostic naming the stage, never a crash
+                    Diagnostic d = Diagnostic.atStage("INTERNAL", i, st.id(), "/stages/" + i, null,
+                            "The evaluator failed on this stage (" + e + "); this is a bug in stagecheck-interp.");
+                    return new RunResult(state.tensors(), trace, List.of(d), st.id());
                 }
-            } catch (Fault f) {
-                return new RunResult(state.tensors(), trace, List.of(diagnostic(i, st, f)), st.id());
-            } catch (StackOverflowError e) {
-                // the one recursion of the evaluator is over the expression tree (Generic, Scalar, combine)
-                Diagnostic d = Diagnostic.atStage("EXPR_TOO_DEEP", i, st.id(), "/stages/" + i + "/kind", null,
-                        "The expression of this stage nests too deeply for the evaluator's stack; run with a larger -Xss or flatten it.");
-                return new RunResult(state.tensors(), trace, List.of(d), st.id());
-            } catch (OutOfMemoryError e) {
-                Diagnostic d = Diagnostic.atStage("OUT_OF_MEMORY", i, st.id(), "/stages/" + i, null,
-                        "The Java heap ran out while evaluating this stage; run with a larger -Xmx or smaller shapes.");
-                return new RunResult(state.tensors(), trace, List.of(d), st.id());
-            } catch (RuntimeException e) {
-                // a defect of the evaluator itself: still a diagnostic naming the stage, never a crash
-                Diagnostic d = Diagnostic.atStage("INTERNAL", i, st.id(), "/stages/" + i, null,
-                        "The evaluator failed on this stage (" + e + "); this is a bug in stagecheck-interp.");
-                return new RunResult(state.tensors(), trace, List.of(d), st.id());
             }
+            return new RunResult(state.tensors(), trace, List.of(), null);
+        } finally {
+            state.releaseScratch();
         }
-        return new RunResult(state.tensors(), trace, List.of(), null);
     }
 
     private static Diagnostic diagnostic(int index, Stage st, Fault f) {

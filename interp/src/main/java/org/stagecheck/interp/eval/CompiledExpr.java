@@ -345,13 +345,32 @@ final class CompiledExpr {
         }
         Tensor[] values = new Tensor[dtypes.size()];
         for (int o = 0; o < values.length; o++) {
-            values[o] = store(cols[root], dtypes.get(o), shapes.get(o), n, state.f64());
+            values[o] = store(state, cols[root], dtypes.get(o), shapes.get(o), n);
         }
         return values;
     }
 
-    /** The root column's first {@code n} values as a fresh tensor of {@code dtype} (BOOL stores 0 or 1). */
-    private Tensor store(Object column, DType dtype, Shape shape, int n, boolean float64) {
+    /**
+     * The root column's first {@code n} values as a tensor of {@code dtype} (BOOL stores 0 or 1):
+     * an f32 value or a float64-mode float value goes into the run's output storage for the stage
+     * ({@link RunState#output}, reused from run to run), the others into fresh arrays.
+     */
+    private Tensor store(RunState state, Object column, DType dtype, Shape shape, int n) {
+        boolean float64 = state.f64();
+        if (rootType == ColType.F && dtype == DType.F32 && !float64) {
+            Tensor t = state.output(DType.F32, shape);
+            float[] dst = t.rawFloats();
+            System.arraycopy((float[]) column, 0, dst, 0, n);
+            Values.canonicalNaNs(dst, n);
+            return t;
+        }
+        if (rootType == ColType.D && dtype.isFloating() && float64) {
+            Tensor t = state.output(dtype, shape);
+            double[] dst = t.rawDoubles();
+            System.arraycopy((double[]) column, 0, dst, 0, n);
+            Values.canonicalNaNs(dst, n);
+            return t;
+        }
         return switch (rootType) {
             case F -> Values.ofFloats(dtype, shape, Arrays.copyOf((float[]) column, n));
             case D -> Values.ofDoubles(dtype, shape, Arrays.copyOf((double[]) column, n));

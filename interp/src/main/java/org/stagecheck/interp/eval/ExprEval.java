@@ -38,11 +38,6 @@ final class ExprEval {
             c = ExprCompiler.compile(e, out, ins, cache, s.f64(), scalar);
             cache.remember(stage, part, c);
         }
-        Scratch scratch = cache.takeScratch();
-        try {
-            return c.evaluate(s, ins, scratch, dtypes, shapes);
-        } finally {
-            cache.giveBack(scratch);
-        }
+        return c.evaluate(s, ins, s.scratch(), dtypes, shapes);
     }
 }

@@ -103,6 +103,13 @@ final class LayoutEval {
             r = new Region(bd.shape().toArray(), bd.shape().toArray(), List.of(new Region.Piece(origin, new int[rank])));
             s.planRegion(r);
         }
+        BlockView view = x.dtype() == bd.dtype() ? r.asView(x, bd.shape()) : null;
+        if (view != null) {
+            // one block of the input in its own dtype and storage: its place, copied only if a reader
+            // needs a copy (a matmul multiplies a window of a KV cache where it lies)
+            s.writeView(bd.name(), view);
+            return;
+        }
         Tensor out = s.output(bd.dtype(), bd.shape());
         r.gather(x, out);
         s.write(bd.name(), out);

@@ -37,8 +37,8 @@ final class MatMulEval {
         int k = mm.transposeA() ? as.dim(as.rank() - 2) : as.dim(as.rank() - 1);
         int kb = mm.transposeB() ? bs.dim(bs.rank() - 1) : bs.dim(bs.rank() - 2);
         int n = mm.transposeB() ? bs.dim(bs.rank() - 2) : bs.dim(bs.rank() - 1);
-        int[] batchA = Arrays.copyOf(as.toArray(), as.rank() - 2);
-        int[] batchB = Arrays.copyOf(bs.toArray(), bs.rank() - 2);
+        int[] batchA = batchAxes(as);
+        int[] batchB = batchAxes(bs);
         if (k != kb || (batchB.length > 0 && !Arrays.equals(batchA, batchB))) {
             throw new Fault("MATMUL_SHAPE", "ins", null, "cannot multiply " + as + (mm.transposeA() ? "^T" : "") + " by "
                     + bs + (mm.transposeB() ? "^T" : "") + ".");
@@ -163,14 +163,32 @@ final class MatMulEval {
         }
     }
 
+    private static final int[] NO_BATCH = new int[0];
+
+    /** The axes of {@code s} before its last two (an operand's batch axes); never modified by callers. */
+    private static int[] batchAxes(Shape s) {
+        if (s.rank() == 2) {
+            return NO_BATCH;
+        }
+        int[] b = new int[s.rank() - 2];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = s.dim(i);
+        }
+        return b;
+    }
+
     /** One product (no batch axes, A not transposed) accumulated into {@code acc}, B read in place when it is a view. */
     private static void multiplyInto(float[] a, Tensor b, BlockView bView, int bLd, boolean transposeB, float[] acc, int m,
                                      int k, int n, RunState s) {
-        if (bLd >= 0) {
-            MatMulKernel.multiply(a, b, bView.offset(), bLd, transposeB, acc, m, k, n, s.parallel(), MatMulKernel.VECTOR);
-        } else {
-            MatMulKernel.multiply(a, b, 0, transposeB, acc, m, k, n, s.parallel());
+        int off = bLd >= 0 ? bView.offset() : 0;
+        int ld = bLd >= 0 ? bLd : transposeB ? k : n;
+        if (!MatMulKernel.packsAlone(b, transposeB, m, k, n)) {
+            MatMulKernel.multiply(a, b, off, ld, transposeB, acc, m, k, n, s.parallel(), MatMulKernel.VECTOR, null);
+            return;
         }
+        // the packed panel of a product the calling thread runs alone comes from the run's working columns
+        float[] spare = (float[]) s.scratch().column(ColType.F, 0, MatMulKernel.panelSize(k, n));
+        MatMulKernel.multiply(a, b, off, ld, transposeB, acc, m, k, n, s.parallel(), MatMulKernel.VECTOR, spare);
     }
 
     private static void intMatMul(Stage st, ComputeOp.MatMul mm, RunState s, Tensor a, Tensor b, int m, int k, int n,

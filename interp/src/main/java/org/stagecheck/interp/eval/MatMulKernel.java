@@ -65,10 +65,19 @@ public final class MatMulKernel {
      */
     public static void multiply(float[] a, Tensor b, int bOff, int ldb, boolean bT, float[] acc, int m, int k, int n,
                                 Parallel par, boolean vector) {
+        multiply(a, b, bOff, ldb, bT, acc, m, k, n, par, vector, null);
+    }
+
+    /**
+     * As above; {@code spare} (or null) is a working array the calling thread may use as the packed
+     * B panel of a product it runs alone, so that a run does not allocate one per product.
+     */
+    static void multiply(float[] a, Tensor b, int bOff, int ldb, boolean bT, float[] acc, int m, int k, int n,
+                         Parallel par, boolean vector, float[] spare) {
         long fmas = (long) m * k * n;
         boolean useVector = vector && VECTOR && fmas >= VECTOR_MIN_FMAS;
         if (fmas < PARALLEL_MIN_FMAS) {
-            tile(useVector, a, b, bOff, ldb, bT, acc, m, k, n, 0, m, 0, n);
+            tile(useVector, a, b, bOff, ldb, bT, acc, m, k, n, 0, m, 0, n, spare);
             return;
         }
         List<Runnable> tasks = new ArrayList<>();
@@ -80,7 +89,8 @@ public final class MatMulKernel {
             for (int j0 = 0; j0 < n; j0 += cols) {
                 int ii0 = i0;
                 int jj0 = j0;
-                tasks.add(() -> tile(useVector, a, b, bOff, ldb, bT, acc, m, k, n, ii0, Math.min(m, ii0 + ROWS_PER_TASK), jj0, Math.min(n, jj0 + cols)));
+                tasks.add(() -> tile(useVector, a, b, bOff, ldb, bT, acc, m, k, n, ii0, Math.min(m, ii0 + ROWS_PER_TASK), jj0,
+                        Math.min(n, jj0 + cols), null));
             }
         }
         par.runAll(tasks);
@@ -117,14 +127,29 @@ public final class MatMulKernel {
         return VECTOR ? "vector (" + VectorMatMul.lanes() + " f32 lanes)" : "scalar";
     }
 
+    /** The packed-panel size a tile of {@code w} columns needs for a product of depth {@code k}. */
+    static int panelSize(int k, int w) {
+        return Math.min(KC, k) * w;
+    }
+
+    /**
+     * Whether a product runs on the calling thread alone through a packed panel (so that a spare
+     * array for it saves an allocation): B transposed, not f32, or four rows and more.
+     */
+    static boolean packsAlone(Tensor b, boolean bT, int m, int k, int n) {
+        boolean streamed = !bT && m < 4 && (b.dtype() == DType.F32 || VECTOR && b.dtype() == DType.BF16);
+        return !streamed && (long) m * k * n < PARALLEL_MIN_FMAS;
+    }
+
     private static void tile(boolean useVector, float[] a, Tensor b, int bOff, int ldb, boolean bT, float[] acc, int m,
-                             int k, int n, int i0, int i1, int j0, int j1) {
+                             int k, int n, int i0, int i1, int j0, int j1, float[] spare) {
         int w = j1 - j0;
         // a row or three read B in place (f32) or widen it in registers (bf16); larger tiles pack a
         // contiguous, widened k-chunk panel that the register-blocked loop reuses for every row
         boolean direct = b.dtype() == DType.F32 && !bT && i1 - i0 < 4;
         boolean stream16 = useVector && b.dtype() == DType.BF16 && !bT && i1 - i0 < 4;
-        float[] panel = direct || stream16 ? null : new float[Math.min(KC, k) * w];
+        int panelSize = panelSize(k, w);
+        float[] panel = direct || stream16 ? null : spare != null && spare.length >= panelSize ? spare : new float[panelSize];
         float[] t0 = useVector ? null : new float[w];
         int chunk = direct || stream16 ? streamChunk(i1 - i0, w, k) : KC;
         for (int k0 = 0; k0 < k; k0 += chunk) {
@@ -208,6 +233,17 @@ public final class MatMulKernel {
             return;
         }
         // B stored [N, K]: element (k, j) at j*ldb + k
+        if (b.dtype() == DType.F32) {
+            // the common case (attention's q.K^T): one loop, no per-element dispatch
+            float[] src = b.rawFloats();
+            for (int j = 0; j < w; j++) {
+                int s0 = bOff + (j0 + j) * ldb + k0;
+                for (int kk = 0; kk < kc; kk++) {
+                    panel[kk * w + j] = src[s0 + kk];
+                }
+            }
+            return;
+        }
         for (int j = 0; j < w; j++) {
             int s0 = bOff + (j0 + j) * ldb + k0;
             for (int kk = 0; kk < kc; kk++) {

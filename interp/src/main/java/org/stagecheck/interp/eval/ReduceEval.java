@@ -29,10 +29,9 @@ final class ReduceEval {
         }
         String outName = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(outName);
-        Shape expect = in.withDim(axis, 1);
-        if (!bd.shape().equals(expect)) {
+        if (!isReduced(bd.shape(), in, axis)) {
             throw new Fault("REDUCE_SHAPE", "outs/0", outName, "reducing " + in + " along axis " + axis + " gives "
-                    + expect + " but buffer '" + outName + "' is " + bd.shape() + ".");
+                    + in.withDim(axis, 1) + " but buffer '" + outName + "' is " + bd.shape() + ".");
         }
         int len = in.dim(axis);
         if (len == 0 && r.fn() == ReduceFn.ARGMAX) {
@@ -201,5 +200,18 @@ final class ReduceEval {
                 out[o * inner + j] = best;
             }
         }
+    }
+
+    /** Whether {@code out} is {@code in} with axis {@code axis} reduced to extent 1 (compared without making that shape). */
+    private static boolean isReduced(Shape out, Shape in, int axis) {
+        if (out.rank() != in.rank()) {
+            return false;
+        }
+        for (int a = 0; a < in.rank(); a++) {
+            if (out.dim(a) != (a == axis ? 1 : in.dim(a))) {
+                return false;
+            }
+        }
+        return true;
     }
 }

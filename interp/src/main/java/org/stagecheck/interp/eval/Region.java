@@ -233,15 +233,18 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
                 return null;
             }
         }
-        long[] strides = t.shape().strides();
+        // the flat offset of the origin, row-major, strides computed from the last axis inward
+        Shape ts = t.shape();
         long offset = 0;
+        long stride = 1;
         long[] origin = pieces.getFirst().tensorOrigin();
-        for (int a = 0; a < rank; a++) {
-            offset += origin[a] * strides[a];
+        for (int a = rank - 1; a >= 0; a--) {
+            offset += origin[a] * stride;
+            stride *= ts.dim(a);
         }
         int rows = rank >= 2 ? blockShape[rank - 2] : 1;
         int cols = blockShape[rank - 1];
-        int ld = rank >= 2 ? (int) strides[rank - 2] : cols;
+        int ld = rank >= 2 ? ts.dim(rank - 1) : cols;
         return new BlockView(t, (int) offset, rows, cols, ld, shape);
     }
 
@@ -288,8 +291,10 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
                 return;
             }
         }
-        for (Piece p : pieces) {
-            int[] idx = new int[Math.max(rank - 1, 0)];
+        int[] idx = new int[Math.max(rank - 1, 0)];
+        for (int pi = 0; pi < pieces.size(); pi++) {
+            Piece p = pieces.get(pi);
+            Arrays.fill(idx, 0);
             while (true) {
                 long tPos = 0;
                 long bPos = 0;

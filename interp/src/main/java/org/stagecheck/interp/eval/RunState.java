@@ -44,6 +44,7 @@ public final class RunState {
     private final java.util.Set<String> shared = new java.util.HashSet<>();
 
     private final ShapeCache shapes;
+    private Scratch scratch;
     /** Storage kept from run to run for the values stages write, or null: every value fresh. */
     private final BufferArena arena;
     /** Per stage, what resolves the same in every run (see {@link StagePlans}), or null: resolved every time. */
@@ -93,6 +94,26 @@ public final class RunState {
     /** Index arrays that depend only on shapes, shared by the runs of one prepared program. */
     ShapeCache shapes() {
         return shapes;
+    }
+
+    /**
+     * The working columns of this run (compiled expressions, a matmul's packed panel), taken from
+     * the prepared program's pool on first use and kept for the whole run: stages run one at a
+     * time, and each uses them only while it runs.
+     */
+    Scratch scratch() {
+        if (scratch == null) {
+            scratch = shapes.takeScratch();
+        }
+        return scratch;
+    }
+
+    /** Gives this run's working columns back to the pool (the run is over; a later use takes them again). */
+    public void releaseScratch() {
+        if (scratch != null) {
+            shapes.giveBack(scratch);
+            scratch = null;
+        }
     }
 
     public Program program() {
@@ -227,8 +248,17 @@ public final class RunState {
      * it: the tensor becomes shared, so a later store copies it first.
      */
     void writeView(String name, String tensor, BlockView view) throws Fault {
-        int p = position(name);
         markShared(tensor);
+        writeView(name, view);
+    }
+
+    /**
+     * Makes a block of another value the value of buffer {@code name} without copying it. Values
+     * never change once written, and a stage's arena slot is written once per run, so the block
+     * keeps its elements for the rest of the run (a view never outlives its run).
+     */
+    void writeView(String name, BlockView view) throws Fault {
+        int p = position(name);
         values[p] = null;
         if (views[p] == null) {
             pendingViews++;
