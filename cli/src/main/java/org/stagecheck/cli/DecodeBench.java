@@ -10,10 +10,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.stagecheck.author.AuthorOutcome;
@@ -21,6 +23,7 @@ import org.stagecheck.author.ModelSpec;
 import org.stagecheck.author.Weights;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.Interpreter;
+import org.stagecheck.interp.PreparedProgram;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.interp.eval.MatMulKernel;
 import org.stagecheck.interp.eval.Parallel;
@@ -68,11 +71,20 @@ final class DecodeBench {
         var mx = ManagementFactory.getThreadMXBean();
         Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
         Interpreter interp = new Interpreter(RunOptions.defaults().withThreads(threads));
+        PreparedProgram step = interp.prepare(a.program());
+        // the KV caches are handed to each run (donated), which updates them in place as numpy's step does
+        Set<String> states = new HashSet<>();
+        for (TensorDecl t : a.program().tensors()) {
+            if (t.role() == TensorRole.STATE) {
+                states.add(t.name());
+                bound.put(t.name(), bound.get(t.name()).copy());
+            }
+        }
         List<Double> wall = new ArrayList<>();
         List<Double> cpu = new ArrayList<>();
         List<Integer> fed = new ArrayList<>();
         List<Integer> next = new ArrayList<>();
-        int jitRuns = warmUpJit(interp, a, bound);
+        int jitRuns = warmUpJit(step, a, bound);
         long allocated = 0;
         int token = 1;
         for (int pos = 0; pos < steps + WARMUP; pos++) {
@@ -85,7 +97,7 @@ final class DecodeBench {
             long b0 = allocatedBytes(mx);
             long c0 = mx.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
-            RunResult r = interp.run(a.program(), bound, Map.of("pos", (long) pos));
+            RunResult r = step.run(bound, Map.of("pos", (long) pos), states);
             long t1 = System.nanoTime();
             long c1 = mx.getCurrentThreadCpuTime();
             long b1 = allocatedBytes(mx);
@@ -107,8 +119,8 @@ final class DecodeBench {
         }
         Samples java = new Samples(wall, cpu);
         int stages = a.program().stages().size();
-        out.printf(Locale.ROOT, "%s decode, ctx %d, tp %d, %d threads: %d stages; %d tokens timed after %d warm-up%n",
-                m.name(), ctx, tp, threads, stages, steps, WARMUP);
+        out.printf(Locale.ROOT, "%s decode, ctx %d, tp %d, %d threads: %d stages; %d tokens timed after %d warm-up; KV caches donated to each run (updated in place); JVM transparent huge pages %s%n",
+                m.name(), ctx, tp, threads, stages, steps, WARMUP, hugePages());
         out.printf(Locale.ROOT, "  stagecheck: mean %.2f ms/token, best %.2f ms/token (mean/best %.2f), calling-thread CPU %.2f ms/token; %.2f us per stage%n",
                 java.mean(), java.best(), java.mean() / java.best(), java.cpuMean(), 1000 * java.mean() / stages);
         out.printf(Locale.ROOT, "  stagecheck: %.1f KB allocated per token by the calling thread; %d untimed runs of the step first (JIT warm-up)%n",
@@ -149,7 +161,7 @@ final class DecodeBench {
      * interpreter and its first compilations): {@code JIT_WARMUP_RUNS} runs, or fewer when they
      * take longer than {@code JIT_WARMUP_NANOS}; returns how many ran.
      */
-    private static int warmUpJit(Interpreter interp, AuthorOutcome.Authored a, Map<String, Tensor> bound) {
+    private static int warmUpJit(PreparedProgram step, AuthorOutcome.Authored a, Map<String, Tensor> bound) {
         Map<String, Tensor> first = new LinkedHashMap<>(bound);
         for (TensorDecl t : a.program().tensors()) {
             if (t.name().startsWith("tokens") && t.role() == TensorRole.INPUT) {
@@ -159,7 +171,7 @@ final class DecodeBench {
         long start = System.nanoTime();
         int runs = 0;
         while (runs < JIT_WARMUP_RUNS && System.nanoTime() - start < JIT_WARMUP_NANOS) {
-            interp.run(a.program(), first, Map.of("pos", 0L));
+            step.run(first, Map.of("pos", 0L));
             runs++;
         }
         return runs;
@@ -167,6 +179,19 @@ final class DecodeBench {
 
     private static final int JIT_WARMUP_RUNS = 300;
     private static final long JIT_WARMUP_NANOS = 30_000_000_000L;
+
+    /**
+     * Whether the JVM asked for transparent huge pages ({@code bin/stagecheck} does where the
+     * kernel offers them; numpy does for its large arrays): "on", "off" or "unknown".
+     */
+    private static String hugePages() {
+        try {
+            var hs = ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            return hs == null ? "unknown" : "true".equals(hs.getVMOption("UseTransparentHugePages").getValue()) ? "on" : "off";
+        } catch (IllegalArgumentException e) {
+            return "unknown";
+        }
+    }
 
     /** Bytes the calling thread has allocated so far, or 0 where the JVM does not count them. */
     private static long allocatedBytes(java.lang.management.ThreadMXBean mx) {
