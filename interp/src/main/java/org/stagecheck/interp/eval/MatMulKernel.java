@@ -150,7 +150,6 @@ public final class MatMulKernel {
         boolean stream16 = useVector && b.dtype() == DType.BF16 && !bT && i1 - i0 < 4;
         int panelSize = panelSize(k, w);
         float[] panel = direct || stream16 ? null : spare != null && spare.length >= panelSize ? spare : new float[panelSize];
-        float[] t0 = useVector ? null : new float[w];
         int chunk = direct || stream16 ? streamChunk(i1 - i0, w, k) : KC;
         for (int k0 = 0; k0 < k; k0 += chunk) {
             int kc = Math.min(chunk, k - k0);
@@ -178,16 +177,15 @@ public final class MatMulKernel {
                 continue;
             }
             for (int i = i0; i < i1; i++) {
-                System.arraycopy(acc, i * n + j0, t0, 0, w);
+                int r0 = i * n + j0;
                 int ar = i * k + k0;
                 for (int kk = 0; kk < kc; kk++) {
                     float a0 = a[ar + kk];
                     int po = base + kk * ld;
                     for (int j = 0; j < w; j++) {
-                        t0[j] = Math.fma(a0, src[po + j], t0[j]);
+                        acc[r0 + j] = Math.fma(a0, src[po + j], acc[r0 + j]);
                     }
                 }
-                System.arraycopy(t0, 0, acc, i * n + j0, w);
             }
         }
     }
