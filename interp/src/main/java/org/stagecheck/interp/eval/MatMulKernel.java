@@ -36,12 +36,6 @@ public final class MatMulKernel {
     static final long PARALLEL_MIN_FMAS = 1L << 18;
 
     /**
-     * Products smaller than this many multiply-adds take the plain loop: for a few hundred
-     * elements the vector kernel's setup costs more than it saves (the values are the same).
-     */
-    static final long VECTOR_MIN_FMAS = 1L << 12;
-
-    /**
      * {@code acc[m*N + j] = chain over k} with {@code acc} holding the initial values.
      *
      * @param a      A as f32 [M, K] row-major
@@ -75,7 +69,9 @@ public final class MatMulKernel {
     static void multiply(float[] a, Tensor b, int bOff, int ldb, boolean bT, float[] acc, int m, int k, int n,
                          Parallel par, boolean vector, float[] spare) {
         long fmas = (long) m * k * n;
-        boolean useVector = vector && VECTOR && fmas >= VECTOR_MIN_FMAS;
+        // the vector kernel at every size: a plain Math.fma loop is not vectorized by the JIT, and
+        // was 4-7x slower even on products of a few hundred multiply-adds (k = 64, N = 16: 0.9 us vs 0.2 us)
+        boolean useVector = vector && VECTOR;
         if (fmas < PARALLEL_MIN_FMAS) {
             tile(useVector, a, b, bOff, ldb, bT, acc, m, k, n, 0, m, 0, n, spare);
             return;
