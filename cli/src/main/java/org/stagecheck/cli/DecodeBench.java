@@ -123,7 +123,7 @@ final class DecodeBench {
                 m.name(), ctx, tp, threads, stages, steps, WARMUP, hugePages());
         out.printf(Locale.ROOT, "  stagecheck: mean %.2f ms/token, best %.2f ms/token (mean/best %.2f), calling-thread CPU %.2f ms/token; %.2f us per stage%n",
                 java.mean(), java.best(), java.mean() / java.best(), java.cpuMean(), 1000 * java.mean() / stages);
-        out.printf(Locale.ROOT, "  stagecheck: %.1f KB allocated per token by the calling thread; %d untimed runs of the step first (JIT warm-up)%n",
+        out.printf(Locale.ROOT, "  stagecheck: %.1f KB allocated per token by the calling thread; %d untimed runs of the step first (JIT warm-up, until a batch of 50 was no longer faster)%n",
                 allocated / 1024.0 / steps, jitRuns);
         float[] x = new float[matvecSize];
         Tensor w = matvecWeight(matvecSize, x);
@@ -158,8 +158,11 @@ final class DecodeBench {
     /**
      * Runs the step from its initial state at position 0, results discarded, so that the JIT has
      * compiled the evaluator before the timed tokens (which otherwise measure the JVM's bytecode
-     * interpreter and its first compilations): {@code JIT_WARMUP_RUNS} runs, or fewer when they
-     * take longer than {@code JIT_WARMUP_NANOS}; returns how many ran.
+     * interpreter and its first compilations; the Vector API kernels are many times slower until
+     * the optimising compiler has compiled them, which on a busy machine can take seconds): in
+     * batches of {@code JIT_WARMUP_BATCH} runs, at least {@code JIT_WARMUP_RUNS} runs and until a
+     * batch is no longer 3% faster than the fastest before it, or for at most
+     * {@code JIT_WARMUP_NANOS}; returns how many ran.
      */
     private static int warmUpJit(PreparedProgram step, AuthorOutcome.Authored a, Map<String, Tensor> bound) {
         Map<String, Tensor> first = new LinkedHashMap<>(bound);
@@ -170,14 +173,25 @@ final class DecodeBench {
         }
         long start = System.nanoTime();
         int runs = 0;
-        while (runs < JIT_WARMUP_RUNS && System.nanoTime() - start < JIT_WARMUP_NANOS) {
-            step.run(first, Map.of("pos", 0L));
-            runs++;
+        long fastestBatch = Long.MAX_VALUE;
+        while (System.nanoTime() - start < JIT_WARMUP_NANOS) {
+            long b0 = System.nanoTime();
+            for (int i = 0; i < JIT_WARMUP_BATCH; i++) {
+                step.run(first, Map.of("pos", 0L));
+            }
+            long batch = System.nanoTime() - b0;
+            runs += JIT_WARMUP_BATCH;
+            boolean improving = batch < fastestBatch * 0.97;
+            fastestBatch = Math.min(fastestBatch, batch);
+            if (runs >= JIT_WARMUP_RUNS && !improving) {
+                break;
+            }
         }
         return runs;
     }
 
     private static final int JIT_WARMUP_RUNS = 300;
+    private static final int JIT_WARMUP_BATCH = 50;
     private static final long JIT_WARMUP_NANOS = 30_000_000_000L;
 
     /**
