@@ -28,9 +28,10 @@ import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.golden.compare.Policy;
 import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.golden.testing.PlantedBackend;
+import org.stagecheck.golden.testing.PlantedBackend.Bug;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
-import org.stagecheck.reduce.PlantedBackend.Bug;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;
@@ -118,7 +119,7 @@ class FailsLikeReduceTest {
     @MethodSource("plantedBugs")
     void eachPlantedFailureShrinksToAFewStagesFailingLikeTheReport(Bug bug, String subjectName, Report kind, String signature) throws Exception {
         Candidate decode = subject(subjectName);
-        Backend buggy = new PlantedBackend(bug);
+        Backend buggy = PlantedBackend.everywhere(bug);
         FailureReport report = FailureReport.read(report(kind, decode, buggy), Reports.hash(decode), MathMode.FAST);
         FailsLikeOracle oracle = new FailsLikeOracle(REFERENCE, buggy, report.judging());
         Verdict first = oracle.judge(decode);
@@ -151,9 +152,9 @@ class FailsLikeReduceTest {
         Candidate decode = ReducerTest.tinyDecode(1);
         Path caseDir = dir.resolve("derived");
         Golden.record(decode.program(), decode.bound(), decode.params(), RecordOptions.defaults(), caseDir);
-        assertThat(Golden.check(caseDir, new Actuals.FromBackend(new PlantedBackend(Bug.MATMUL_K_REVERSED))).passed())
+        assertThat(Golden.check(caseDir, new Actuals.FromBackend(PlantedBackend.everywhere(Bug.MATMUL_K_REVERSED))).passed())
                 .as("within the derived tolerance: rounding, not a bug").isTrue();
-        assertThat(Golden.check(caseDir, new Actuals.FromBackend(new PlantedBackend(Bug.MATMUL_K_REVERSED)), new Policy.Exact()).passed()).isFalse();
+        assertThat(Golden.check(caseDir, new Actuals.FromBackend(PlantedBackend.everywhere(Bug.MATMUL_K_REVERSED)), new Policy.Exact()).passed()).isFalse();
     }
 
     @Test
@@ -162,8 +163,8 @@ class FailsLikeReduceTest {
         // add a sub. Cutting past the slices leaves programs that still fail, at a Generic: the
         // oracle says so, and the reducer refuses them, keeping the reported failure.
         Candidate decode = ReducerTest.tinyDecode(1);
-        Backend slice = new PlantedBackend(Bug.SLICE_OFF_BY_ONE);
-        Backend sign = new PlantedBackend(Bug.GENERIC_WRONG_SIGN);
+        Backend slice = PlantedBackend.everywhere(Bug.SLICE_OFF_BY_ONE);
+        Backend sign = PlantedBackend.everywhere(Bug.GENERIC_WRONG_SIGN);
         Backend both = new Backend() {
             @Override
             public String name() {
@@ -204,7 +205,7 @@ class FailsLikeReduceTest {
     @Test
     void aReportIsTiedToItsProgramAndToAFailure() throws Exception {
         Candidate decode = ReducerTest.tinyDecode(1);
-        Path failing = Reports.goldenCheck(decode, new PlantedBackend(Bug.SLICE_OFF_BY_ONE), RecordOptions.defaults(), dir.resolve("failing"));
+        Path failing = Reports.goldenCheck(decode, PlantedBackend.everywhere(Bug.SLICE_OFF_BY_ONE), RecordOptions.defaults(), dir.resolve("failing"));
         FailureReport r = FailureReport.read(failing, Reports.hash(decode), MathMode.FAST);
         assertThat(r.source()).isEqualTo("golden check");
         assertThat(r.backend()).isEqualTo("planted-slice_off_by_one");

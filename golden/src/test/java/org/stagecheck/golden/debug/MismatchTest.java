@@ -10,8 +10,9 @@ import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.Subjects;
 import org.stagecheck.golden.Subjects.Subject;
 import org.stagecheck.golden.compare.Policy;
-import org.stagecheck.golden.debug.PlantedBackend.Bug;
 import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.golden.testing.PlantedBackend;
+import org.stagecheck.golden.testing.PlantedBackend.Bug;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.spec.ir.Program;
@@ -26,7 +27,7 @@ class MismatchTest {
     @Test
     void aTracingBackendIsReplayedOnce() throws Exception {
         Subject s = chain();
-        DiffResult r = Mismatch.locate(s.program(), s.bound(), s.params(), new PlantedBackend(Bug.GENERIC_WRONG_SIGN, "add_bias_clamp"),
+        DiffResult r = Mismatch.locate(s.program(), s.bound(), s.params(), PlantedBackend.at(Bug.GENERIC_WRONG_SIGN, "add_bias_clamp"),
                 new Policy.Exact(), MathMode.PRECISE);
         assertThat(r.mode()).isEqualTo(DiffResult.Mode.REPLAY);
         assertThat(r.divergence().stageId()).isEqualTo("add_bias_clamp");
@@ -36,7 +37,7 @@ class MismatchTest {
     @Test
     void aBackendThatNeverTracesIsBisected() throws Exception {
         Subject s = chain();
-        Backend planted = new PlantedBackend(Bug.GENERIC_WRONG_SIGN, "add_bias_clamp");
+        Backend planted = PlantedBackend.at(Bug.GENERIC_WRONG_SIGN, "add_bias_clamp");
         Backend outputsOnly = new Backend() {
             @Override
             public String name() {

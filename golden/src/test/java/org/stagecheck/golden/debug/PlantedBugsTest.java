@@ -23,8 +23,9 @@ import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.Subjects;
 import org.stagecheck.golden.Subjects.Subject;
 import org.stagecheck.golden.compare.Policy;
-import org.stagecheck.golden.debug.PlantedBackend.Bug;
 import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.golden.testing.PlantedBackend;
+import org.stagecheck.golden.testing.PlantedBackend.Bug;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.spec.ir.BufferDecl;
@@ -112,7 +113,7 @@ class PlantedBugsTest {
     private static String visibleTarget(Subject s, Bug bug) {
         RunResult ref = new Interpreter(RunOptions.defaults()).run(s.program(), s.bound(), s.params());
         for (String id : PlantedBackend.targets(s.program(), bug)) {
-            RunResult back = new PlantedBackend(bug, id).run(s.program(), s.bound(), s.params(), false);
+            RunResult back = PlantedBackend.at(bug, id).run(s.program(), s.bound(), s.params(), false);
             boolean differs = StageTrace.finalOnly(s.program(), ref).tensors().entrySet().stream()
                     .anyMatch(e -> !e.getValue().bitEquals(back.tensor(e.getKey())));
             if (differs) {
@@ -128,7 +129,7 @@ class PlantedBugsTest {
         Subject s = subject(subjectName);
         String target = visibleTarget(s, bug);
         RunResult ref = new Interpreter(RunOptions.defaults().withTrace(true)).run(s.program(), s.bound(), s.params());
-        RunResult back = new PlantedBackend(bug, target).run(s.program(), s.bound(), s.params(), true);
+        RunResult back = PlantedBackend.at(bug, target).run(s.program(), s.bound(), s.params(), true);
         DiffResult r = TraceDiff.diff(s.program(), StageTrace.of(s.program(), ref), StageTrace.of(s.program(), back),
                 new Policy.Exact(), s.params(), MathMode.PRECISE);
         assertThat(r.divergence()).isNotNull();
@@ -145,7 +146,7 @@ class PlantedBugsTest {
     void replayOfTheBackendsTraceNamesThePlantedStage(Bug bug, String subjectName, ThreeWay.Classification expected) throws Exception {
         Subject s = subject(subjectName);
         String target = visibleTarget(s, bug);
-        RunResult back = new PlantedBackend(bug, target).run(s.program(), s.bound(), s.params(), true);
+        RunResult back = PlantedBackend.at(bug, target).run(s.program(), s.bound(), s.params(), true);
         DiffResult r = Replay.replay(s.program(), s.bound(), s.params(), StageTrace.of(s.program(), back), new Policy.Exact(), MathMode.PRECISE);
         assertThat(r.divergence().stageId()).isEqualTo(target);
         assertThat(r.divergence().pinned()).isTrue();
@@ -159,7 +160,7 @@ class PlantedBugsTest {
     void finalOutputsAloneLocateThePlantedStage(Bug bug, String subjectName, ThreeWay.Classification expected) throws Exception {
         Subject s = subject(subjectName);
         String target = visibleTarget(s, bug);
-        PlantedBackend backend = new PlantedBackend(bug, target);
+        PlantedBackend backend = PlantedBackend.at(bug, target);
         RunResult back = backend.run(s.program(), s.bound(), s.params(), false);
 
         DiffResult replayed = Replay.replay(s.program(), s.bound(), s.params(), StageTrace.finalOnly(s.program(), back),
@@ -183,7 +184,7 @@ class PlantedBugsTest {
     void aFusedStageIsASuspectOfTheFirstRecordedStageThatDiverges(Bug bug, String subjectName, ThreeWay.Classification expected) throws Exception {
         Subject s = subject(subjectName);
         String target = visibleTarget(s, bug);
-        RunResult back = new PlantedBackend(bug, target).run(s.program(), s.bound(), s.params(), true);
+        RunResult back = PlantedBackend.at(bug, target).run(s.program(), s.bound(), s.params(), true);
         Set<String> kept = new HashSet<>(back.trace().keySet());
         kept.remove(target);
         DiffResult r = Replay.replay(s.program(), s.bound(), s.params(), StageTrace.of(s.program(), back).onlyStages(kept),

@@ -1,9 +1,10 @@
-package org.stagecheck.golden.debug;
+package org.stagecheck.golden.testing;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
@@ -25,12 +26,17 @@ import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.tensor.Tensor;
 
 /**
- * A fake backend: the reference evaluator run stage by stage, except that one stage (named by id)
- * is evaluated with a planted bug, by re-running that stage's math the buggy way. Every other stage
- * is the reference's own evaluator, so any divergence starts exactly at the planted stage.
+ * A fake backend with one planted bug: the reference evaluator run stage by stage, except that the
+ * stages chosen by a predicate, among those the bug fits, are evaluated the buggy way, by re-running
+ * that stage's math with the bug, as a backend whose code generator has the bug would. Every other
+ * stage is the reference's own evaluator, so any divergence starts at a planted stage.
+ *
+ * <p>Shared by the tests of golden's debugging tools ({@link #at}: one named stage, to be located)
+ * and of the minimiser ({@link #everywhere}: every stage the bug fits, as the program shrinks).
  */
-final class PlantedBackend implements Backend {
-    enum Bug {
+public final class PlantedBackend implements Backend {
+    /** The bugs a backend can have planted. */
+    public enum Bug {
         /** A Slice reads one element further along an axis (or one back, at the end). */
         SLICE_OFF_BY_ONE,
         /** A Generic's first add is a sub (or sub an add). */
@@ -43,12 +49,36 @@ final class PlantedBackend implements Backend {
         MATMUL_K_REVERSED
     }
 
-    private final Bug bug;
-    private final String stageId;
+    /**
+     * The shortest contraction a MatMul needs for {@link Bug#MATMUL_K_REVERSED} to fit it when the
+     * bug is planted everywhere: with k = 1 there is no order to reverse.
+     */
+    public static final int ANY_CONTRACTION = 2;
 
-    PlantedBackend(Bug bug, String stageId) {
+    /**
+     * The shortest contraction for {@link #targets}: a MatMul with a longer k makes reversed
+     * accumulation round differently on the test subjects' data, so the planted stage is visible.
+     */
+    public static final int VISIBLE_CONTRACTION = 8;
+
+    private final Bug bug;
+    private final int minContraction;
+    private final Predicate<Stage> chosen;
+
+    private PlantedBackend(Bug bug, int minContraction, Predicate<Stage> chosen) {
         this.bug = bug;
-        this.stageId = stageId;
+        this.minContraction = minContraction;
+        this.chosen = chosen;
+    }
+
+    /** The bug planted only in the stage with id {@code stageId} (one of {@link #targets}). */
+    public static PlantedBackend at(Bug bug, String stageId) {
+        return new PlantedBackend(bug, VISIBLE_CONTRACTION, st -> st.id().equals(stageId));
+    }
+
+    /** The bug planted in every stage it fits, as a code generator with the bug would plant it. */
+    public static PlantedBackend everywhere(Bug bug) {
+        return new PlantedBackend(bug, ANY_CONTRACTION, st -> true);
     }
 
     @Override
@@ -56,27 +86,32 @@ final class PlantedBackend implements Backend {
         return "planted-" + bug.name().toLowerCase(java.util.Locale.ROOT);
     }
 
-    /** The stages of {@code program} the bug can be planted in, in reference order. */
-    static List<String> targets(Program program, Bug bug) {
-        List<String> out = new ArrayList<>();
+    /** The ids of the stages of {@code program} that {@link #at} can plant the bug in, in reference order. */
+    public static List<String> targets(Program program, Bug bug) {
+        PlantedBackend probe = new PlantedBackend(bug, VISIBLE_CONTRACTION, st -> true);
+        return program.stages().stream().filter(st -> probe.plantsIn(program, st)).map(Stage::id).toList();
+    }
+
+    /** Whether this backend evaluates stage {@code st} of {@code program} the buggy way. */
+    private boolean plantsIn(Program program, Stage st) {
+        return chosen.test(st) && fits(program, st);
+    }
+
+    /** Whether the bug applies to stage {@code st} of {@code program}. */
+    private boolean fits(Program program, Stage st) {
         Map<String, BufferDecl> b = program.buffersByName();
-        for (Stage st : program.stages()) {
-            boolean fits = switch (bug) {
-                case SLICE_OFF_BY_ONE -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Slice s
-                        && sliceAxis(s, b.get(st.ins().get(0)).shape(), b.get(st.outs().get(0)).shape()) >= 0;
-                case GENERIC_WRONG_SIGN -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Generic g
-                        && b.get(st.outs().get(0)).dtype().isFloating() && flipFirstSign(g.expr(), new boolean[1]) != g.expr();
-                case ALLREDUCE_DROPPED_MEMBER -> st.kind() instanceof StageKind.AllReduce && st.ins().size() >= 2;
-                case BF16_TRUNCATION -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Generic
-                        && b.get(st.outs().get(0)).dtype() == DType.BF16;
-                case MATMUL_K_REVERSED -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.MatMul m
-                        && m.spill() == null && b.get(st.ins().get(0)).dtype() == DType.F32 && kOf(m, b.get(st.ins().get(0)).shape()) >= 8;
-            };
-            if (fits) {
-                out.add(st.id());
-            }
-        }
-        return out;
+        return switch (bug) {
+            case SLICE_OFF_BY_ONE -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Slice s
+                    && sliceAxis(s, b.get(st.ins().get(0)).shape(), b.get(st.outs().get(0)).shape()) >= 0;
+            case GENERIC_WRONG_SIGN -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Generic g
+                    && b.get(st.outs().get(0)).dtype().isFloating() && flipFirstSign(g.expr(), new boolean[1]) != g.expr();
+            case ALLREDUCE_DROPPED_MEMBER -> st.kind() instanceof StageKind.AllReduce && st.ins().size() >= 2;
+            case BF16_TRUNCATION -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Generic
+                    && b.get(st.outs().get(0)).dtype() == DType.BF16;
+            case MATMUL_K_REVERSED -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.MatMul m
+                    && m.spill() == null && b.get(st.ins().get(0)).dtype() == DType.F32
+                    && kOf(m, b.get(st.ins().get(0)).shape()) >= minContraction;
+        };
     }
 
     @Override
@@ -96,7 +131,7 @@ final class PlantedBackend implements Backend {
             for (int i = 0; i < stages.size(); i++) {
                 Stage st = stages.get(i);
                 try {
-                    if (st.id().equals(stageId)) {
+                    if (plantsIn(program, st)) {
                         plant(program, st, s, params, par);
                     } else {
                         StageEvaluator.run(st, s);
@@ -202,7 +237,7 @@ final class PlantedBackend implements Backend {
     }
 
     /** {@code e} with its first add turned into a sub (or sub into add), preorder; {@code e} itself when it has neither. */
-    static Expr flipFirstSign(Expr e, boolean[] done) {
+    private static Expr flipFirstSign(Expr e, boolean[] done) {
         return switch (e) {
             case Expr.Apply a -> {
                 if (!done[0] && (a.fn() == Fn.ADD || a.fn() == Fn.SUB)) {
