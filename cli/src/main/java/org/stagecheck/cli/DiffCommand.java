@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -102,11 +101,7 @@ final class DiffCommand implements Callable<Integer> {
                 InputOverlap.refuse(htmlOut, List.of(programFile), inputDirs);
                 InputOverlap.refuse(divergentOut, List.of(programFile), inputDirs);
             }
-            MathMode mode = switch (math.toLowerCase(Locale.ROOT)) {
-                case "precise" -> MathMode.PRECISE;
-                case "fast" -> MathMode.FAST;
-                default -> throw new BadInputException("--math is precise or fast, not '" + math + "'");
-            };
+            MathMode mode = MathModeOption.parse(math);
             LoadedProgram lp = LoadedProgram.read(programFile);
             Program program = lp.program();
             programHash = new org.stagecheck.spec.json.ProgramCodec().hash(program);

@@ -78,7 +78,7 @@ final class GoldenRecordCommand implements Callable<Integer> {
             Map<String, Long> params = RunInputs.params(program, manifest, paramOverrides);
             Map<String, Tensor> bound = in.bind(program, manifest);
             RecordOptions options = RecordOptions.defaults().withPolicy(policy("--tolerance", tolerance)).withTrace(trace)
-                    .withMathMode(mathMode()).withUpdate(update);
+                    .withMathMode(MathModeOption.parse(math)).withUpdate(update);
             for (var e : outputTolerance.entrySet()) {
                 if (program.tensorsByName().get(e.getKey()) == null) {
                     throw new BadInputException("--output-tolerance: the program has no tensor '" + e.getKey() + "'");
@@ -93,15 +93,6 @@ final class GoldenRecordCommand implements Callable<Integer> {
         } catch (IOException e) {
             return Reply.badInput(spec.commandLine(), json, "cannot write " + out + ": " + IoMessages.describe(e));
         }
-    }
-
-    private MathMode mathMode() throws BadInputException {
-        for (MathMode m : MathMode.values()) {
-            if (m.spelling().equals(math)) {
-                return m;
-            }
-        }
-        throw new BadInputException("--math: unknown mode '" + math + "'; fast or precise");
     }
 
     private static Policy policy(String option, String text) throws BadInputException {

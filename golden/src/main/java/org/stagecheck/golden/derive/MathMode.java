@@ -65,4 +65,14 @@ public enum MathMode {
     public String spelling() {
         return name().toLowerCase(java.util.Locale.ROOT);
     }
+
+    /** The mode spelled {@code spelling} (see {@link #spelling}), or null when there is none. */
+    public static MathMode fromSpelling(String spelling) {
+        for (MathMode m : values()) {
+            if (m.spelling().equals(spelling)) {
+                return m;
+            }
+        }
+        return null;
+    }
 }
