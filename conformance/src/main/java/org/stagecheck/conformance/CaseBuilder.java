@@ -168,6 +168,16 @@ public final class CaseBuilder {
     }
 
     public static ConformanceCase elementwise(Family family, String name, String what, List<Tensor> inputs, Expr e, Tensor expected, Tolerance tolerance) {
+        return oneCompute(family, name, what, inputs, "eval", new ComputeOp.Generic(e), expected, tolerance);
+    }
+
+    /**
+     * A case that loads each input tensor into a buffer of its shape, runs one Compute stage
+     * {@code stageId} of {@code op} into a buffer of the expected dtype and shape, and stores it to
+     * {@code out}.
+     */
+    public static ConformanceCase oneCompute(Family family, String name, String what, List<Tensor> inputs, String stageId, ComputeOp op,
+                                             Tensor expected, Tolerance tolerance) {
         CaseBuilder b = CaseBuilder.of(family, name, what);
         List<String> ins = new ArrayList<>();
         for (int i = 0; i < inputs.size(); i++) {
@@ -177,7 +187,7 @@ public final class CaseBuilder {
         }
         return b.output("out", expected.dtype(), expected.shape().toArray())
                 .buffer("y", expected.dtype(), expected.shape().toArray())
-                .generic("eval", ins, "y", e)
+                .compute(stageId, ins, "y", op)
                 .storeAll("store", "y", "out")
                 .expect("out", expected, tolerance)
                 .build();

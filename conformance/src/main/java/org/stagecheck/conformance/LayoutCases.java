@@ -48,18 +48,6 @@ final class LayoutCases {
     }
 
     private static ConformanceCase layout(String name, String what, List<Tensor> inputs, ComputeOp op, Tensor expected) {
-        CaseBuilder b = CaseBuilder.of(Family.LAYOUT, name, what);
-        List<String> ins = new java.util.ArrayList<>();
-        for (int i = 0; i < inputs.size(); i++) {
-            Tensor t = inputs.get(i);
-            b.input("x" + i, t).buffer("in" + i, t.dtype(), t.shape().toArray()).loadAll("load" + i, "x" + i, "in" + i);
-            ins.add("in" + i);
-        }
-        return b.output("out", expected.dtype(), expected.shape().toArray())
-                .buffer("y", expected.dtype(), expected.shape().toArray())
-                .compute("move", ins, "y", op)
-                .storeAll("store", "y", "out")
-                .expect("out", expected)
-                .build();
+        return CaseBuilder.oneCompute(Family.LAYOUT, name, what, inputs, "move", op, expected, Tolerance.exact());
     }
 }
