@@ -256,7 +256,9 @@ final class ExprLowering {
                     case LE -> "<=";
                     case GT -> ">";
                     case GE -> ">=";
-                    default -> throw typeError(fn);
+                    // the caller switched on fn.kind(): no other function reaches here
+                    case ADD, SUB, MUL, DIV, MAX, MIN, REM, NEG, ABS, EXP, LOG, SQRT, RSQRT, TANH, SIGMOID, RECIP, SIN, COS,
+                         AND, OR, NOT, SELECT -> throw notOfKind(fn);
                 };
                 yield let(Type.BOOL, p.name() + " " + op + " " + q.name());
             }
@@ -270,7 +272,8 @@ final class ExprLowering {
                     case AND -> let(Type.BOOL, p.name() + " && " + a.get(1).name());
                     case OR -> let(Type.BOOL, p.name() + " || " + a.get(1).name());
                     case NOT -> let(Type.BOOL, "!" + p.name());
-                    default -> throw typeError(fn);
+                    case ADD, SUB, MUL, DIV, MAX, MIN, REM, NEG, ABS, EXP, LOG, SQRT, RSQRT, TANH, SIGMOID, RECIP, SIN, COS,
+                         EQ, NE, LT, LE, GT, GE, SELECT -> throw notOfKind(fn);
                 };
             }
             case SELECT -> {
@@ -288,33 +291,18 @@ final class ExprLowering {
         if (p.type() != q.type() || p.type() == Type.BOOL) {
             throw typeError(fn);
         }
+        // the runtime header names the helpers after the function: sc_fadd, sc_iadd, sc_frem, ...
         if (p.type() == Type.FLOAT) {
-            String h = switch (fn) {
-                case ADD -> "sc_fadd";
-                case SUB -> "sc_fsub";
-                case MUL -> "sc_fmul";
-                case DIV -> "sc_fdiv";
-                case MAX -> "sc_fmax";
-                case MIN -> "sc_fmin";
-                case REM -> "sc_frem";
-                default -> throw typeError(fn);
-            };
-            return let(Type.FLOAT, h + "(" + p.name() + ", " + q.name() + ")");
+            return let(Type.FLOAT, "sc_f" + fn.spelling() + "(" + p.name() + ", " + q.name() + ")");
         }
         if (fn == Fn.DIV || fn == Fn.REM) {
             x.line("if (" + q.name() + " == 0) sc_fault(F, " + x.index + ", SC_FAULT_DIV_BY_ZERO, e, 0);");
         }
-        String h = switch (fn) {
-            case ADD -> "sc_iadd";
-            case SUB -> "sc_isub";
-            case MUL -> "sc_imul";
-            case DIV -> "sc_idiv";
-            case MAX -> "sc_imax";
-            case MIN -> "sc_imin";
-            case REM -> "sc_irem";
-            default -> throw typeError(fn);
-        };
-        return let(Type.INT, h + "(" + p.name() + ", " + q.name() + ")");
+        return let(Type.INT, "sc_i" + fn.spelling() + "(" + p.name() + ", " + q.name() + ")");
+    }
+
+    private static IllegalStateException notOfKind(Fn fn) {
+        return new IllegalStateException(fn.spelling() + ", a function of kind " + fn.kind() + ", reached the lowering of another kind");
     }
 
     private static LoweringException typeError(Fn fn) {

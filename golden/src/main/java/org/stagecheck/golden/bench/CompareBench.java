@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -99,13 +100,10 @@ public final class CompareBench {
         try {
             List<String> args = new ArrayList<>(List.of("python3", "-c", NUMPY_SCRIPT, Integer.toString(repeats)));
             for (int i = 0; i < e.size(); i++) {
-                for (String kind : List.of("e", "a", "t")) {
-                    Path f = dir.resolve(kind + i + ".npy");
-                    Npy.write(f, switch (kind) {
-                        case "e" -> e.get(i);
-                        case "a" -> a.get(i);
-                        default -> tol.get(i);
-                    });
+                // expected, actual and tolerance files, in the order the script reads them
+                for (Map.Entry<String, List<Tensor>> kind : List.of(Map.entry("e", e), Map.entry("a", a), Map.entry("t", tol))) {
+                    Path f = dir.resolve(kind.getKey() + i + ".npy");
+                    Npy.write(f, kind.getValue().get(i));
                     args.add(f.toString());
                 }
             }
@@ -129,6 +127,7 @@ public final class CompareBench {
                         rows.add(new Row("numpy", w[0].equals("allclose") ? "np.allclose(a, e, rtol=1.3e-06, atol=1e-05)" : "np.all(np.abs(a - e) <= tol)",
                                 s, bytes / s / 1e9, w[2].equals("True")));
                     }
+                    // other lines python prints (warnings) carry no figure
                     default -> { }
                 }
             }

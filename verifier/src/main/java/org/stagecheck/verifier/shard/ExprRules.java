@@ -142,15 +142,6 @@ final class ExprRules {
         };
     }
 
-    static String sentence(Code code, String what) {
-        String s = Character.toUpperCase(what.charAt(0)) + what.substring(1);
-        return switch (code) {
-            case PARTIAL_NONLINEAR -> s + " before the partial is reduced, which does not commute with the reduce.";
-            case PARTIAL_PARTITION_MISMATCH -> s + "; their combination is no partial the all-reduce can complete.";
-            default -> s + ".";
-        };
-    }
-
     private AV eval(Expr e, List<AV> args, Sym[] frame, int rank) {
         return switch (e) {
             case Expr.In in -> in.index() < args.size() ? args.get(in.index())
