@@ -69,6 +69,7 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
         return switch (nameOrFile) {
             case "tiny" -> tiny();
             case "small" -> small();
+            // any other value is the path of a spec file
             default -> {
                 Path file;
                 try {

@@ -22,6 +22,7 @@ final class Backends {
             case "interp" -> new Interpreter(RunOptions.defaults());
             case "cuda" -> new org.stagecheck.cuda.CudaBackend(org.stagecheck.cuda.CudaOptions.device());
             case "cuda-emu" -> new org.stagecheck.cuda.CudaBackend(org.stagecheck.cuda.CudaOptions.emulation());
+            // the user's word: any other name is bad input
             default -> throw new BadInputException("unknown backend '" + name + "'; one of " + String.join(", ", NAMES));
         };
     }

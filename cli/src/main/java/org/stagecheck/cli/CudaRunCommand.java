@@ -50,6 +50,7 @@ final class CudaRunCommand extends RunCommand {
         MathMode mode = switch (math) {
             case "precise" -> MathMode.PRECISE;
             case "fast" -> MathMode.FAST;
+            // the user's word: any other spelling is bad input
             default -> throw new BadInputException("--math is precise or fast, not '" + math + "'");
         };
         if (segment < 1) {

@@ -41,6 +41,7 @@ public final class Draw {
         return switch (r.nextInt(8)) {
             case 0 -> EDGE_FLOATS[r.nextInt(EDGE_FLOATS.length)];
             case 1, 2, 3, 4 -> Float.intBitsToFloat(r.nextInt());
+            // the remaining three in eight (nextInt(8) is 5, 6 or 7)
             default -> (float) (r.nextGaussian() * Math.pow(10, r.nextInt(7) - 3));
         };
     }
@@ -50,6 +51,7 @@ public final class Draw {
         return switch (r.nextInt(8)) {
             case 0 -> EDGE_DOUBLES[r.nextInt(EDGE_DOUBLES.length)];
             case 1, 2, 3, 4 -> Double.longBitsToDouble(r.nextLong());
+            // the remaining three in eight (nextInt(8) is 5, 6 or 7)
             default -> r.nextGaussian() * Math.pow(10, r.nextInt(13) - 6);
         };
     }

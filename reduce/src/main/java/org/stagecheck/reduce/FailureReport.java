@@ -64,6 +64,7 @@ public record FailureReport(String source, String backend, FailsLikeOracle.Judgi
         return switch (command == null ? "" : command) {
             case "golden check" -> goldenCheck(file, o, programHash, mathMode);
             case "diff" -> diff(file, o, programHash, mathMode);
+            // the file's "command" field: any other value is bad input
             default -> throw new ReportException(file + ": not the JSON report of 'golden check' or 'diff' ("
                     + (command == null ? "no \"command\" field" : "\"command\": \"" + command + "\"") + ")");
         };

@@ -176,6 +176,7 @@ public final class ProgramBuilder {
         return switch (s.rank()) {
             case 0 -> new int[] {1, 1};
             case 1 -> new int[] {1, s.dim(0)};
+            // a rank is an open int: every rank from 2 up takes its last two axes
             default -> new int[] {s.dim(s.rank() - 2), s.dim(s.rank() - 1)};
         };
     }

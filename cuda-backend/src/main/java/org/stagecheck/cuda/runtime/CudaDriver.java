@@ -124,6 +124,7 @@ public final class CudaDriver implements AutoCloseable {
             case 222 -> ": the PTX is newer than the driver (UNSUPPORTED_PTX_VERSION); update the driver or use an older nvcc";
             case 700 -> ": a kernel read or wrote outside its allocations (ILLEGAL_ADDRESS); the context is unusable now";
             case 100 -> ": no CUDA-capable device is visible (NO_DEVICE)";
+            // the driver's result codes are an open set of ints: the rest need no more than their name
             default -> "";
         };
     }

@@ -24,6 +24,7 @@ final class RuntimeFaults {
                     "an offset on axis " + f[2] + " overflows 64 bits.");
             case 4 -> Diagnostic.atStage("DIV_BY_ZERO", index, st.id(), at + "/kind", null,
                     "integer division or remainder by zero at element " + f[2] + ".");
+            // the code is a number a kernel wrote to device memory: any other value is reported, not trusted
             default -> Diagnostic.atStage("INTERNAL", index, st.id(), at, null,
                     "a kernel of this stage reported an unknown fault code " + f[1] + "; this is a bug in stagecheck-cuda-backend.");
         };

@@ -118,6 +118,7 @@ public sealed interface Policy {
                     arity(w, 0, 1);
                     yield new Derived(w.length == 1 ? 1 : Double.parseDouble(w[1]));
                 }
+                // the user's spelling: any other word is bad input
                 default -> throw new IllegalArgumentException("unknown tolerance policy '" + w[0]
                         + "'; one of exact, ulp N, allclose [RTOL ATOL], pcc MIN, derived [SCALE]");
             };

@@ -191,6 +191,8 @@ final class ExprBounds {
                     p = ex == 0 && ey == 0 ? 0 : Double.POSITIVE_INFINITY;
                     rounds = false;
                 }
+                // eval switched on fn.kind(), so no other function reaches here; a default, as javac does
+                // not count an enum switch statement exhaustive when it checks that r and p are assigned
                 default -> throw new IllegalArgumentException(fn + " is not arithmetic");
             }
             v[k] = r;
@@ -237,6 +239,7 @@ final class ExprBounds {
                 }
                 case SIN -> { r = StrictMath.sin(x); p = Math.min(2, ex); }
                 case COS -> { r = StrictMath.cos(x); p = Math.min(2, ex); }
+                // as in arith: a switch statement, so a default keeps r and p definitely assigned
                 default -> throw new IllegalArgumentException(fn + " is not unary");
             }
             v[k] = r;
@@ -259,7 +262,8 @@ final class ExprBounds {
                 case LE -> x <= y;
                 case GT -> x > y;
                 case GE -> x >= y;
-                default -> throw new IllegalArgumentException(fn + " is not a comparison");
+                case ADD, SUB, MUL, DIV, MAX, MIN, REM, NEG, ABS, EXP, LOG, SQRT, RSQRT, TANH, SIGMOID, RECIP, SIN, COS,
+                     AND, OR, NOT, SELECT -> throw new IllegalArgumentException(fn + " is not a comparison");
             };
             double slack = a.e()[k] + b.e()[k];
             v[k] = r ? 1 : 0;
@@ -278,7 +282,8 @@ final class ExprBounds {
                 case AND -> x && b.v()[k] != 0;
                 case OR -> x || b.v()[k] != 0;
                 case NOT -> !x;
-                default -> throw new IllegalArgumentException(fn + " is not logic");
+                case ADD, SUB, MUL, DIV, MAX, MIN, REM, NEG, ABS, EXP, LOG, SQRT, RSQRT, TANH, SIGMOID, RECIP, SIN, COS,
+                     EQ, NE, LT, LE, GT, GE, SELECT -> throw new IllegalArgumentException(fn + " is not logic");
             };
             v[k] = r ? 1 : 0;
             e[k] = Math.max(a.e()[k], b == null ? 0 : b.e()[k]);

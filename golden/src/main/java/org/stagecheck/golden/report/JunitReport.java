@@ -46,6 +46,7 @@ public final class JunitReport {
                 case '&' -> b.append("&amp;");
                 case '"' -> b.append("&quot;");
                 case '\'' -> b.append("&apos;");
+                // every other char: kept, unless XML 1.0 cannot hold it
                 default -> b.append(c < 0x20 && c != '\n' && c != '\t' && c != '\r' ? '?' : c);
             }
         }

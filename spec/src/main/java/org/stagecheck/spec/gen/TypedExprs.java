@@ -82,6 +82,7 @@ final class TypedExprs {
                 case 1 -> Expr.apply(pick(NUMERIC_UNARY), of(ValueType.FLOAT, d));
                 case 2 -> Expr.apply(Fn.SELECT, of(ValueType.BOOL, d), of(ValueType.FLOAT, d), of(ValueType.FLOAT, d));
                 case 3 -> new Expr.Cast(pick(castFloats), of(anyType(), d));
+                // the remaining draw of nextInt(5), 4
                 default -> arith(ValueType.FLOAT, d);
             };
             case INT -> switch (rnd.nextInt(4)) {
@@ -89,11 +90,13 @@ final class TypedExprs {
                 case 1 -> Expr.apply(Fn.SELECT, of(ValueType.BOOL, d), of(ValueType.INT, d), of(ValueType.INT, d));
                 case 2 -> castToInt ? new Expr.Cast(DType.I32, of(rnd.nextBoolean() ? ValueType.FLOAT : ValueType.BOOL, d))
                         : arith(ValueType.INT, d);
+                // the remaining draw of nextInt(4), 3
                 default -> arith(ValueType.INT, d);
             };
             case BOOL -> switch (rnd.nextInt(3)) {
                 case 0 -> Expr.apply(Fn.NOT, of(ValueType.BOOL, d));
                 case 1 -> Expr.apply(rnd.nextBoolean() ? Fn.AND : Fn.OR, of(ValueType.BOOL, d), of(ValueType.BOOL, d));
+                // the remaining draw of nextInt(3), 2
                 default -> {
                     ValueType t = rnd.nextBoolean() ? ValueType.FLOAT : ValueType.INT;
                     yield Expr.apply(pick(COMPARE), of(t, d), of(t, d));
@@ -128,6 +131,7 @@ final class TypedExprs {
             case INT -> switch (rnd.nextInt(3)) {
                 case 0 -> params.isEmpty() ? Expr.i(rnd.nextInt(-8, 9)) : new Expr.ParamRef(params.get(rnd.nextInt(params.size())));
                 case 1 -> indexRank > 0 ? new Expr.Index(rnd.nextInt(indexRank)) : Expr.i(rnd.nextInt(-8, 9));
+                // the remaining draw of nextInt(3), 2
                 default -> Expr.i(rnd.nextInt(-8, 9));
             };
             case BOOL -> Expr.apply(Fn.LT, leaf(ValueType.INT), leaf(ValueType.INT));

@@ -109,6 +109,7 @@ public final class ExprSyntax {
                 }
                 result = new Expr.Index(ic.value());
             }
+            // any other name is a cast (a dtype's name), a function of Fn, or unknown: looked up in their tables
             default -> {
                 DType cast = DType.fromJsonName(name);
                 Fn fn = Fn.fromSpelling(name);

@@ -186,6 +186,7 @@ final class ProgramDecoder {
                 List<Expr> body = list(f.required("body"), f.path("body"), this::expr);
                 yield new StageKind.Scalar(new ScalarBody(body));
             }
+            // the document's "type" string: any other spelling is bad input
             default -> throw Fields.invalid(f.required("type"), f.path("type"),
                     "unknown stage kind \"" + type + "\"; expected one of Load, Store, Recv, AllReduce, Compute, Scalar");
         };
@@ -205,6 +206,7 @@ final class ProgramDecoder {
             case "transpose" -> new ComputeOp.Transpose(ints(f.required("perm"), f.path("perm")));
             case "slice" -> new ComputeOp.Slice(ints(f.required("starts"), f.path("starts")));
             case "concat" -> new ComputeOp.Concat(f.int32("axis"));
+            // the document's "type" string: any other spelling is bad input
             default -> throw Fields.invalid(f.required("type"), f.path("type"),
                     "unknown compute op \"" + type + "\"; expected one of generic, matmul, reduce, reshape, transpose, slice, concat");
         };
@@ -233,6 +235,7 @@ final class ProgramDecoder {
             }
             case "indirect" -> new AccessPattern.Indirect(f.string("indexBuffer"),
                     offsets(f.required("origin"), f.path("origin")), shape(f.required("block"), f.path("block")));
+            // the document's "type" string: any other spelling is bad input
             default -> throw Fields.invalid(f.required("type"), f.path("type"),
                     "unknown access pattern \"" + type + "\"; expected one of block, streamed, indirect");
         };
@@ -250,7 +253,8 @@ final class ProgramDecoder {
                     throw new JsonFormatException(p.toString(), shift(s.pos(), e.offset()), "bad offset \"" + s.value() + "\": " + e.getMessage());
                 }
             }
-            default -> throw Fields.wrongType(item, p, "an integer or an offset string such as \"64*pos + 8\"");
+            case JNode.JObject _, JNode.JArray _, JNode.JBool _, JNode.JNull _ ->
+                    throw Fields.wrongType(item, p, "an integer or an offset string such as \"64*pos + 8\"");
         });
     }
 

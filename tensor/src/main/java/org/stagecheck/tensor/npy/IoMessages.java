@@ -34,6 +34,7 @@ public final class IoMessages {
             case NotLinkException l -> "is not a symbolic link";
             case FileSystemLoopException l -> "is in a loop of symbolic links";
             case FileSystemException f -> f.getReason() != null ? lower(f.getReason()) : "input/output error";
+            // IOException is an open hierarchy: any other kind says its own message
             default -> e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         };
     }

@@ -175,6 +175,7 @@ final class NpyFormat {
                 dtype = DType.F32;
                 f64 = true;
             }
+            // the file's descr string: any other dtype is bad input
             default -> throw new TensorFileException(name + ": dtype '" + descr
                     + "' is not supported (<f4 f32, <f2 f16, <u2 bf16 bit patterns, |u1 e4m3/e5m2 codes, <i4 i32, <f8 float64-mode values).");
         }

@@ -40,6 +40,7 @@ final class Ops {
                 yield t;
             }
             case "mul" -> args.size() == 2 && args.get(1).id() < args.get(0).id() ? plainOp(name, List.of(args.get(1), args.get(0))) : plainOp(name, args);
+            // an operator name is an open string (every Fn, cast and layout op): the rest are plain terms
             default -> plainOp(name, args);
         };
     }

@@ -178,6 +178,7 @@ final class ShardState {
         String message = switch (code) {
             case PARTIAL_NONLINEAR -> s + " before the partial is reduced, which does not commute with the reduce.";
             case PARTIAL_STORE -> s + ", so the tensor holds this chip's share only.";
+            // of the many codes only these two add to the sentence; the other demoting codes end it plainly
             default -> s + ".";
         };
         Demotion why = new Demotion(code, stageIndex, stage, field, buffer, message, trail);
