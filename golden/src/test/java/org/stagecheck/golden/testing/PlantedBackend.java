@@ -53,13 +53,14 @@ public final class PlantedBackend implements Backend {
      * The shortest contraction a MatMul needs for {@link Bug#MATMUL_K_REVERSED} to fit it when the
      * bug is planted everywhere: with k = 1 there is no order to reverse.
      */
-    public static final int ANY_CONTRACTION = 2;
+    private static final int ANY_CONTRACTION = 2;
 
     /**
-     * The shortest contraction for {@link #targets}: a MatMul with a longer k makes reversed
-     * accumulation round differently on the test subjects' data, so the planted stage is visible.
+     * The shortest contraction of the MatMuls {@link #targets} offers for the reversed loop, as
+     * golden's debugging tests have always chosen them (they then plant the bug at the first
+     * target where it changes the run's outputs).
      */
-    public static final int VISIBLE_CONTRACTION = 8;
+    private static final int TARGET_CONTRACTION = 8;
 
     private final Bug bug;
     private final int minContraction;
@@ -73,7 +74,7 @@ public final class PlantedBackend implements Backend {
 
     /** The bug planted only in the stage with id {@code stageId} (one of {@link #targets}). */
     public static PlantedBackend at(Bug bug, String stageId) {
-        return new PlantedBackend(bug, VISIBLE_CONTRACTION, st -> st.id().equals(stageId));
+        return new PlantedBackend(bug, TARGET_CONTRACTION, st -> st.id().equals(stageId));
     }
 
     /** The bug planted in every stage it fits, as a code generator with the bug would plant it. */
@@ -88,7 +89,7 @@ public final class PlantedBackend implements Backend {
 
     /** The ids of the stages of {@code program} that {@link #at} can plant the bug in, in reference order. */
     public static List<String> targets(Program program, Bug bug) {
-        PlantedBackend probe = new PlantedBackend(bug, VISIBLE_CONTRACTION, st -> true);
+        PlantedBackend probe = new PlantedBackend(bug, TARGET_CONTRACTION, st -> true);
         return program.stages().stream().filter(st -> probe.plantsIn(program, st)).map(Stage::id).toList();
     }
 
