@@ -15,8 +15,13 @@ import java.util.Map;
  * constructors that take a {@link Pos} remain for code that builds trees by hand.
  */
 public sealed interface JNode {
+    /** The {@link Pos#packed() packed} position: each record's {@code where} component. */
+    long where();
+
     /** Line and column of the value's first character, {@link Pos#UNKNOWN} when not read from text. */
-    Pos pos();
+    default Pos pos() {
+        return Pos.unpack(where());
+    }
 
     /** Human name of the JSON type, for "expected X, found Y" messages. */
     default String typeName() {
@@ -45,11 +50,6 @@ public sealed interface JNode {
         NodeMap nodeMap() {
             return (NodeMap) fields;
         }
-
-        @Override
-        public Pos pos() {
-            return Pos.unpack(where);
-        }
     }
 
     /** An array; {@code items} is immutable. */
@@ -61,21 +61,11 @@ public sealed interface JNode {
         public JArray(List<JNode> items, Pos pos) {
             this(items, pos.packed());
         }
-
-        @Override
-        public Pos pos() {
-            return Pos.unpack(where);
-        }
     }
 
     record JString(String value, long where) implements JNode {
         public JString(String value, Pos pos) {
             this(value, pos.packed());
-        }
-
-        @Override
-        public Pos pos() {
-            return Pos.unpack(where);
         }
     }
 
@@ -97,32 +87,17 @@ public sealed interface JNode {
             }
             return true;
         }
-
-        @Override
-        public Pos pos() {
-            return Pos.unpack(where);
-        }
     }
 
     record JBool(boolean value, long where) implements JNode {
         public JBool(boolean value, Pos pos) {
             this(value, pos.packed());
         }
-
-        @Override
-        public Pos pos() {
-            return Pos.unpack(where);
-        }
     }
 
     record JNull(long where) implements JNode {
         public JNull(Pos pos) {
             this(pos.packed());
-        }
-
-        @Override
-        public Pos pos() {
-            return Pos.unpack(where);
         }
     }
 
