@@ -67,13 +67,7 @@ final class BoundTensors {
         if (tp == 1) {
             return replicatedWeight(logical, chip, Shape.of(k, n));
         }
-        String name = logical + ".c" + chip;
-        if (b.tensorDecl(name) == null) {
-            b.tensor(name, wdt, Shape.of(k, width), chip, TensorRole.WEIGHT);
-            bindings.put(name, new Binding(logical, 1, chip * width, (chip + 1) * width));
-            shards.add(new ShardDecl(name, logical, 1, (long) chip * width, (long) (chip + 1) * width, (long) width * tp));
-        }
-        return name;
+        return shard(logical, chip, wdt, Shape.of(k, width), TensorRole.WEIGHT, 1, width, (long) width * tp);
     }
 
     /** A KV cache state tensor, sharded by columns (this chip's KV heads) when split. */
@@ -81,13 +75,7 @@ final class BoundTensors {
         if (tp == 1) {
             return replicated(logical, chip, DType.F32, shape, TensorRole.STATE);
         }
-        String name = logical + ".c" + chip;
-        if (b.tensorDecl(name) == null) {
-            b.tensor(name, DType.F32, shape, chip, TensorRole.STATE);
-            bindings.put(name, new Binding(logical, 1, chip * width, (chip + 1) * width));
-            shards.add(new ShardDecl(name, logical, 1, (long) chip * width, (long) (chip + 1) * width, (long) width * tp));
-        }
-        return name;
+        return shard(logical, chip, DType.F32, shape, TensorRole.STATE, 1, width, (long) width * tp);
     }
 
     /**
@@ -98,11 +86,20 @@ final class BoundTensors {
         if (tp == 1) {
             return replicatedWeight(logical, chip, Shape.of(k, n));
         }
+        return shard(logical, chip, wdt, Shape.of(height, n), TensorRole.WEIGHT, 0, height, k);
+    }
+
+    /**
+     * Chip {@code chip}'s slice {@code [chip*width, (chip+1)*width)} along {@code axis} of the
+     * logical tensor (of {@code extent} along that axis), declared once: its binding to the
+     * logical tensor and its shard declaration for the certificate.
+     */
+    private String shard(String logical, int chip, DType dtype, Shape shape, TensorRole role, int axis, int width, long extent) {
         String name = logical + ".c" + chip;
         if (b.tensorDecl(name) == null) {
-            b.tensor(name, wdt, Shape.of(height, n), chip, TensorRole.WEIGHT);
-            bindings.put(name, new Binding(logical, 0, chip * height, (chip + 1) * height));
-            shards.add(new ShardDecl(name, logical, 0, (long) chip * height, (long) (chip + 1) * height, k));
+            b.tensor(name, dtype, shape, chip, role);
+            bindings.put(name, new Binding(logical, axis, chip * width, (chip + 1) * width));
+            shards.add(new ShardDecl(name, logical, axis, (long) chip * width, (long) (chip + 1) * width, extent));
         }
         return name;
     }
