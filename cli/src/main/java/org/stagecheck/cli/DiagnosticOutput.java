@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.util.List;
 import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.diag.DiagnosticJson;
 import org.stagecheck.spec.json.Pos;
 
 /** Renders diagnostics as text for people and as JSON objects for machines. */
@@ -18,18 +19,7 @@ final class DiagnosticOutput {
     static void json(JsonGenerator g, Diagnostic d, Locator locator) throws IOException {
         g.writeStartObject();
         g.writeStringField("code", d.code());
-        if (d.stageIndex() >= 0) {
-            g.writeNumberField("stageIndex", d.stageIndex());
-        }
-        if (d.stageId() != null) {
-            g.writeStringField("stageId", d.stageId());
-        }
-        if (d.field() != null) {
-            g.writeStringField("field", d.field());
-        }
-        if (d.buffer() != null) {
-            g.writeStringField("buffer", d.buffer());
-        }
+        DiagnosticJson.writeLocation(g, d);
         Locator.Where where = locator.locate(d.field());
         g.writeStringField("file", where.file());
         Pos pos = where.pos();

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import org.stagecheck.spec.diag.Diagnostic;
+import org.stagecheck.spec.diag.DiagnosticJson;
 import org.stagecheck.verifier.Code;
 import org.stagecheck.verifier.ObligationResult;
 import org.stagecheck.verifier.VerifyReport;
@@ -74,18 +75,7 @@ public final class ReportJson {
         if (code != null) {
             g.writeStringField("obligation", code.obligation().jsonName());
         }
-        if (d.stageIndex() >= 0) {
-            g.writeNumberField("stageIndex", d.stageIndex());
-        }
-        if (d.stageId() != null) {
-            g.writeStringField("stageId", d.stageId());
-        }
-        if (d.field() != null) {
-            g.writeStringField("field", d.field());
-        }
-        if (d.buffer() != null) {
-            g.writeStringField("buffer", d.buffer());
-        }
+        DiagnosticJson.writeLocation(g, d);
         g.writeStringField("message", d.message());
         g.writeArrayFieldStart("trail");
         for (String step : d.trail()) {
