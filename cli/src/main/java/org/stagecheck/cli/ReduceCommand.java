@@ -121,6 +121,9 @@ final class ReduceCommand implements Callable<Integer> {
     /** What decides, and how the golden case of the result is recorded. */
     private record Oracle(FailureOracle oracle, RecordOptions record, String describe, FailureReport report) {}
 
+    /** What the shell says when the test command itself cannot be run: 126 not executable, 127 not found. */
+    private static final java.util.Set<String> CANNOT_RUN = java.util.Set.of("exit 126", "exit 127", "cannot run the test command");
+
     @Override
     public Integer call() throws IOException {
         PrintWriter stdout = spec.commandLine().getOut();
@@ -165,6 +168,15 @@ final class ReduceCommand implements Callable<Integer> {
             try {
                 Oracle o = fromReport != null ? fromReport
                         : new Oracle(new CommandOracle(test, pattern, tmp.resolve("work"), testTimeout), RecordOptions.defaults(), "the test command", null);
+                if (fromReport == null) {
+                    // a test command the shell cannot find or run "fails" every candidate alike: that is bad input, not a failure to keep
+                    Verdict first = o.oracle().judge(original);
+                    if (first instanceof Verdict.Fails f && CANNOT_RUN.contains(f.signature().split(" / ")[0])) {
+                        throw new BadInputException("the test command could not be run (" + f.signature().split(" / ")[0]
+                                + (f.signature().startsWith("exit 127") ? ": command not found" : f.signature().startsWith("exit 126")
+                                ? ": not executable" : "") + "): " + f.detail());
+                    }
+                }
                 if (fromReport != null) {
                     Verdict first = o.oracle().judge(original);
                     String notLike = first instanceof Verdict.Fails f ? o.report().disagreement(f) : "it passes";

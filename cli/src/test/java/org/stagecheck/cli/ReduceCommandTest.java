@@ -89,4 +89,22 @@ class ReduceCommandTest {
         CliRunner noTest = CliRunner.run("reduce", program, "--inputs", inputs, "--out", dir.resolve("z").toString());
         assertThat(noTest.exit()).isEqualTo(2);
     }
+
+    @Test
+    void aTestCommandTheShellCannotRunIsBadInputNotAFailureToShrink() throws Exception {
+        String program = dir.resolve("decode/program.json").toString();
+        String inputs = dir.resolve("decode").toString();
+        CliRunner missing = CliRunner.run("reduce", program, "--inputs", inputs, "--test", "no-such-check-command-xyz",
+                "--out", dir.resolve("m").toString());
+        assertThat(missing.exit()).isEqualTo(2);
+        assertThat(missing.err()).contains("the test command could not be run (exit 127: command not found)");
+        assertThat(dir.resolve("m")).doesNotExist();
+        Path script = dir.resolve("not-executable.sh");
+        Files.writeString(script, "exit 1\n");
+        CliRunner notExecutable = CliRunner.run("reduce", program, "--inputs", inputs, "--test", script.toString(),
+                "--out", dir.resolve("n").toString(), "--json");
+        assertThat(notExecutable.exit()).isEqualTo(2);
+        assertThat(notExecutable.out()).contains("\"outcome\" : \"bad-input\"", "not executable");
+        assertThat(dir.resolve("n")).doesNotExist();
+    }
 }
