@@ -28,6 +28,13 @@ import picocli.CommandLine.Model.CommandSpec;
         description = "Measure the evaluator, the verifier's scaling, or the time per token of an authored decode step.",
         subcommands = {BenchCommand.Interp.class, BenchCommand.Verifier.class, BenchCommand.Decode.class, BenchCompareCommand.class})
 final class BenchCommand implements Runnable {
+    /** The largest weight dimension a bench takes (16384 x 16384 f32 is 1 GiB). */
+    static final int MAX_SIZE = 16384;
+    /** The most timed repetitions: a bench that would run for days is a typo, refused. */
+    static final int MAX_REPEATS = 1000;
+    /** The most evaluator threads a bench starts (each is a platform thread). */
+    static final int MAX_THREADS = 1024;
+
     @Spec
     CommandSpec spec;
 
@@ -37,7 +44,7 @@ final class BenchCommand implements Runnable {
     }
 
     /** The report as text, or with --json as one document {"command", "holds", "status", "exitCode", "report"}. */
-    private static void emit(CommandSpec spec, boolean json, String report) {
+    static void emit(CommandSpec spec, boolean json, String report) {
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             Json.print(out, g -> {
@@ -93,8 +100,16 @@ final class BenchCommand implements Runnable {
 
         @Override
         public Integer call() {
-            if (size < 1 || rows < 1 || repeats < 1 || (threads != null && threads < 1) || (long) size * size > Integer.MAX_VALUE / 2) {
-                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "sizes, rows, threads and repeats must be positive, and size*size must fit in memory");
+            if (size < 1 || size > MAX_SIZE || rows < 1 || rows > MAX_SIZE || repeats < 1 || repeats > MAX_REPEATS
+                    || (threads != null && (threads < 1 || threads > MAX_THREADS))) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--size and --rows must be in [1, " + MAX_SIZE
+                        + "], --repeats in [1, " + MAX_REPEATS + "] and --threads in [1, " + MAX_THREADS + "]");
+            }
+            // the weight in f32 and bf16, the input, output and copy arrays: refused before anything is allocated
+            long bytes = 6L * size * size + 16L * rows * size;
+            if (bytes > Runtime.getRuntime().maxMemory() * 0.85) {
+                return Reply.badInput(spec.commandLine(), json, "the bench holds about " + (bytes >> 20) + " MiB and this JVM may use "
+                        + (Runtime.getRuntime().maxMemory() >> 20) + " MiB; give more with STAGECHECK_JAVA_OPTS=-Xmx<size> or use a smaller --size");
             }
             int t = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
             emit(spec, json, EvaluatorBench.run(new BenchOptions(size, rows, t, repeats, null)).toTable());
@@ -152,11 +167,11 @@ final class BenchCommand implements Runnable {
 
         @Override
         public Integer call() {
-            if (steps < 1 || steps + 2 > ctx) {
+            if (steps < 1 || steps + 2L > ctx) {
                 return Reply.badInput(spec.commandLine(), json, "--steps must be at least 1 and steps + 2 warm-up tokens must fit in --ctx");
             }
-            if ((threads != null && threads < 1) || matvecSize < 1 || matvecSize > 16384) {
-                return Reply.badInput(spec.commandLine(), json, "--threads must be at least 1 and --matvec-size in [1, 16384]");
+            if ((threads != null && (threads < 1 || threads > MAX_THREADS)) || matvecSize < 1 || matvecSize > MAX_SIZE) {
+                return Reply.badInput(spec.commandLine(), json, "--threads must be in [1, " + MAX_THREADS + "] and --matvec-size in [1, " + MAX_SIZE + "]");
             }
             ModelSpec m;
             try {

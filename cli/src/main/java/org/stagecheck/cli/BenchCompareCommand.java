@@ -32,20 +32,25 @@ final class BenchCompareCommand implements Callable<Integer> {
     @Option(names = "--work", paramLabel = "DIR", description = "where numpy's copy of the data is written (default: the system's temporary directory)")
     Path work;
 
+    @Option(names = "--json", description = "print one JSON document instead of text")
+    boolean json;
+
     @Override
     public Integer call() throws Exception {
-        if (mib < 1 || tensors < 1 || repeats < 1 || (long) mib * (1 << 20) / 4 / tensors < 1 || (long) mib * (1 << 20) / 4 / tensors > Integer.MAX_VALUE - 8) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--mib, --tensors and --repeats must be positive, each tensor at most 2^31 elements");
+        if (mib < 1 || tensors < 1 || repeats < 1 || repeats > BenchCommand.MAX_REPEATS || (long) mib * (1 << 20) / 4 / tensors < 1 || (long) mib * (1 << 20) / 4 / tensors > Integer.MAX_VALUE - 8) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--mib, --tensors and --repeats must be positive, --repeats at most " + BenchCommand.MAX_REPEATS + ", each tensor at most 2^31 elements");
+        }
+        if (work != null && !java.nio.file.Files.isDirectory(work)) {
+            return Reply.badInput(spec.commandLine(), json, "--work " + work + " is not a directory");
         }
         long needed = 3L * mib << 20;
         if (needed > Runtime.getRuntime().maxMemory() * 0.85) {
-            spec.commandLine().getErr().println("error: the bench holds " + (needed >> 20) + " MiB; give more with STAGECHECK_JAVA_OPTS=-Xmx<size> or use a smaller --mib");
-            return ExitCode.BAD_INPUT;
+            return Reply.badInput(spec.commandLine(), json, "the bench holds " + (needed >> 20)
+                    + " MiB; give more with STAGECHECK_JAVA_OPTS=-Xmx<size> or use a smaller --mib");
         }
         Path dir = work != null ? work : Path.of(System.getProperty("java.io.tmpdir"));
         CompareBench.Result r = CompareBench.run((long) mib << 20, tensors, repeats, dir, !noNumpy);
-        spec.commandLine().getOut().print(CompareBench.table(r));
-        spec.commandLine().getOut().flush();
+        BenchCommand.emit(spec, json, CompareBench.table(r));
         return ExitCode.OK;
     }
 }

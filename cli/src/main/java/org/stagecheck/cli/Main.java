@@ -39,6 +39,7 @@ public final class Main implements Runnable {
         CommandLine cl = new CommandLine(new Main());
         cl.setOut(out);
         cl.setErr(err);
+        cl.registerConverter(java.nio.file.Path.class, new PathArgument());
         cl.setExitCodeExceptionMapper(e -> ExitCode.BAD_INPUT);
         cl.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();
@@ -60,8 +61,13 @@ public final class Main implements Runnable {
             c.getErr().flush();
             return code;
         });
-        cl.setExecutionStrategy(parseResult -> json && helpRequested(parseResult)
-                ? printHelpAsJson(parseResult) : new CommandLine.RunLast().execute(parseResult));
+        cl.setExecutionStrategy(parseResult -> {
+            if (json && helpRequested(parseResult)) {
+                return printHelpAsJson(parseResult);
+            }
+            RepeatedKeys.refuse(parseResult);
+            return new CommandLine.RunLast().execute(parseResult);
+        });
         try {
             return cl.execute(args);
         } catch (OutOfMemoryError e) {

@@ -199,7 +199,7 @@ class HostileInputTest {
     }
 
     /** Every file under {@code root} (links not followed) with a digest of its bytes. */
-    private static Map<String, String> snapshot(Path root) throws IOException {
+    static Map<String, String> snapshot(Path root) throws IOException {
         Map<String, String> files = new TreeMap<>();
         try (Stream<Path> s = Files.walk(root)) {
             for (Path p : s.toList()) {
@@ -222,7 +222,7 @@ class HostileInputTest {
         }
     }
 
-    private static List<Path> leftovers(Path dir) throws IOException {
+    static List<Path> leftovers(Path dir) throws IOException {
         try (Stream<Path> s = Files.walk(dir)) {
             return s.filter(p -> p.getFileName().toString().contains("stagecheck-tmp") || p.getFileName().toString().contains("stagecheck-probe")).toList();
         }

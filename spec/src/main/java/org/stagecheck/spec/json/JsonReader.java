@@ -76,6 +76,10 @@ public final class JsonReader {
         if (Files.isDirectory(file)) {
             throw new JsonFormatException("", Pos.UNKNOWN, file + " is a directory, not a JSON file");
         }
+        if (!Files.isRegularFile(file)) {
+            // opening a pipe with no writer blocks for ever, and a device may never end: read only files
+            throw new JsonFormatException("", Pos.UNKNOWN, file + " is not a regular file (a pipe, device or socket); write it to a file first");
+        }
         if (size > MAX_FILE_BYTES) {
             throw new JsonFormatException("", Pos.UNKNOWN,
                     file + " is " + size + " bytes; the limit for a JSON file is " + MAX_FILE_BYTES + " bytes");

@@ -62,6 +62,7 @@ public final class Npy {
      */
     public static Tensor read(Path file, org.stagecheck.spec.ir.DType declared) throws TensorFileException {
         String name = file.toString();
+        requireRegularFile(file, name);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             NpyFormat.Header header = header(ch, name, declared);
             ch.position(header.dataStart());
@@ -84,6 +85,7 @@ public final class Npy {
     /** As {@link #readHeader(Path)}; {@code declared} as in {@link #read(Path, org.stagecheck.spec.ir.DType)}. */
     public static NpyHeader readHeader(Path file, org.stagecheck.spec.ir.DType declared) throws TensorFileException {
         String name = file.toString();
+        requireRegularFile(file, name);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             NpyFormat.Header h = header(ch, name, declared);
             return new NpyHeader(h.dtype(), h.f64(), h.shape(), h.dataBytes());
@@ -91,6 +93,18 @@ public final class Npy {
             throw new TensorFileException(name + ": no such file.", e);
         } catch (IOException e) {
             throw new TensorFileException(name + ": cannot be read: " + IoMessages.describe(e), e);
+        }
+    }
+
+    /**
+     * Refuses what is not a regular file before it is opened: opening a pipe that has no writer
+     * blocks for ever, and a device such as {@code /dev/zero} never ends. A missing file and a
+     * link loop are left to the open, which names them.
+     */
+    private static void requireRegularFile(Path file, String name) throws TensorFileException {
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new TensorFileException(name + (Files.isDirectory(file) ? ": is a directory, not a .npy file."
+                    : ": is not a regular file (a pipe, device or socket); write it to a file first."));
         }
     }
 
@@ -133,6 +147,7 @@ public final class Npy {
      */
     public static Map<String, Tensor> readNpz(Path file, java.util.function.Function<String, org.stagecheck.spec.ir.DType> declared) throws TensorFileException {
         String name = file.toString();
+        requireRegularFile(file, name);
         Map<String, Tensor> out = new LinkedHashMap<>();
         long total = 0;
         try (InputStream in = new java.io.BufferedInputStream(Files.newInputStream(file)); ZipInputStream zip = new ZipInputStream(in)) {
