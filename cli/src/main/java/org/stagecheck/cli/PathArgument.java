@@ -19,6 +19,9 @@ final class PathArgument implements CommandLine.ITypeConverter<Path> {
 
     @Override
     public Path convert(String value) {
+        if (value.isEmpty()) {
+            throw new CommandLine.TypeConversionException("an empty string is not a file name");
+        }
         Path path;
         try {
             path = Path.of(value);
