@@ -20,7 +20,7 @@ final class PathArgument implements CommandLine.ITypeConverter<Path> {
     @Override
     public Path convert(String value) {
         if (value.isEmpty()) {
-            throw new CommandLine.TypeConversionException("an empty string is not a file name");
+            throw new CommandLine.TypeConversionException("needs a path, not an empty string");
         }
         Path path;
         try {
