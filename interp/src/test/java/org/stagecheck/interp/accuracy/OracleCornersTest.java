@@ -281,4 +281,32 @@ class OracleCornersTest {
         assertBits(r.trace().get("mm2").getFirst().toFloats()[0], 1.0, "second chain from the spill");
         assertThat((float) ((float) (-1e8f + 1f) + 1e8f)).isZero();
     }
+
+    @Test
+    void inFloat64ModeACastToI32StillTruncatesSaturatesAndSendsNaNToZeroAndRemIsExact() {
+        double[] x = {Double.NaN, 3e9, -3e9, -2.75, 2147483647.9, Double.NEGATIVE_INFINITY, 1e300};
+        Tensor in = Tensor.fromDoubles(DType.F32, Shape.of(x.length), x);
+        RunResult r = Fixtures.program().input("t", in).buffer("X", DType.F32, x.length).loadAll("l", "t", "X", CORE)
+                .buffer("N", DType.I32, x.length).generic("g", List.of("X"), "N", parse("i32(in0)"))
+                .buffer("R", DType.F32, x.length).generic("rem", List.of("X"), "R", parse("rem(in0, 0.75)"))
+                .run(org.stagecheck.interp.RunOptions.defaults().withTrace(true).withPrecision(org.stagecheck.interp.Precision.F64));
+        assertThat(r.faults()).isEmpty();
+        assertThat(r.trace().get("g").getFirst().toInts()).containsExactly(0, Integer.MAX_VALUE, Integer.MIN_VALUE, -2, Integer.MAX_VALUE,
+                Integer.MIN_VALUE, Integer.MAX_VALUE);
+        // in float64 mode nothing is rounded to f32: rem is the exact remainder of the doubles (1e300 mod 0.75 included)
+        double[] rem = r.trace().get("rem").getFirst().toDoubles();
+        for (int i = 0; i < x.length; i++) {
+            double expected = Double.isNaN(x[i]) || Double.isInfinite(x[i]) ? Double.NaN
+                    : new BigDecimal(x[i]).subtract(new BigDecimal(x[i]).divideToIntegralValue(new BigDecimal("0.75")).multiply(new BigDecimal("0.75"))).doubleValue();
+            assertThat(Double.compare(rem[i], expected) == 0 || (expected == 0 && rem[i] == 0)).as("rem(" + x[i] + ", 0.75) = " + rem[i] + " vs " + expected).isTrue();
+        }
+    }
+
+    private static org.stagecheck.spec.ir.Expr parse(String expr) {
+        try {
+            return ExprSyntax.parse(expr);
+        } catch (Exception e) {
+            throw new IllegalArgumentException(expr, e);
+        }
+    }
 }
