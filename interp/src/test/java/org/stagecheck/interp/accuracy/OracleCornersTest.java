@@ -22,6 +22,8 @@ import org.stagecheck.tensor.Tensor;
  * i32 cast to bf16, one-element and signed-zero reductions, argmax ties, a fully masked softmax,
  * and where a MatMul's bias and spill enter its chain (catastrophic cancellation makes each order
  * visible). Expected values are worked here from docs/semantics.md, not from the evaluator.
+ * A little over 300 lines: one short test per corner with its worked values, sharing three
+ * program helpers; split by area they would each need their own copy.
  */
 class OracleCornersTest {
 
