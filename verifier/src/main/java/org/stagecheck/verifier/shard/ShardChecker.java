@@ -78,6 +78,7 @@ public final class ShardChecker {
         outputsAgree();
         if (parent != null) {
             st.notes.addAll(new UnsplitOutputs(parent, st).check());
+            Precision.compare(unsplit, st.index.program(), st.decls, st.findings);
         }
         return List.copyOf(st.notes);
     }
@@ -174,7 +175,7 @@ public final class ShardChecker {
         for (Map.Entry<String, List<TensorMemory>> e : byLogical.entrySet()) {
             TensorMemory first = e.getValue().getFirst();
             for (TensorMemory m : e.getValue()) {
-                if (m.content.id() == first.content.id()) {
+                if (m.content.id() == first.content.id() || OutputTiling.sameValue(first, m)) {
                     continue;
                 }
                 if (st.reportDemotions(List.of(first.content, m.content), Code.PARTIAL_STORE)) {
