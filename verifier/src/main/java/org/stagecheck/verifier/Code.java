@@ -27,6 +27,7 @@ public enum Code {
     PARTIAL_RELOAD_MIXED(Obligation.UNREDUCED_SHARD, "A load reads a region that overlaps stored partial values without being a region stored as one (or through a strided or indirect pattern), so which slices it holds cannot be told."),
     LOAD_UNWRITTEN_REGION(Obligation.UNREDUCED_SHARD, "A load reads a region of a scratch or output tensor that no store wrote, though other regions of it were written."),
     OUTPUT_CHIPS_DIFFER(Obligation.UNREDUCED_SHARD, "Tensors declared to hold parts of one logical output or state tensor end up holding different logical values on different chips."),
+    OUTPUT_WINDOWS_GAP(Obligation.UNREDUCED_SHARD, "The tensors declared windows of one logical output or state tensor leave part of it held by no chip."),
     STORE_FULL_AS_PARTIAL(Obligation.UNREDUCED_SHARD, "A full value is stored to a tensor declared to hold a partial, so a later reduce counts it once per shard."),
     REDUCE_OF_FULL(Obligation.UNREDUCED_SHARD, "An all-reduce takes a value that is not a partial: a full value under a sum (counted once per chip), or a shard under any pool (unrelated slices combined)."),
     ALLREDUCE_OVERLAP(Obligation.UNREDUCED_SHARD, "The inputs of an all-reduce hold overlapping slices of the contraction axis (a slice is counted twice)."),
