@@ -58,40 +58,7 @@ public final class ShardDecls {
                         "The certificate declares tensor '" + d.tensor() + "' a shard more than once; the first declaration is used.");
             }
         }
-        out.boundShardsCover(decls, index, findings);
         return out;
-    }
-
-    /**
-     * The shards of one logical tensor bound before the run (input, weight, state), declared on
-     * one axis, must together hold all of its declared extent: a slice no chip holds is a slice no
-     * chip contracts, and an extent larger than what the chips hold is a certificate that
-     * disagrees with the program (the contraction's other operand is only as long as the shards).
-     */
-    private void boundShardsCover(List<ShardDecl> decls, ProgramIndex index, Findings findings) {
-        Map<String, Slices> held = new java.util.LinkedHashMap<>();
-        Map<String, Integer> axis = new HashMap<>();
-        Map<String, Integer> firstAt = new HashMap<>();
-        for (int i = 0; i < decls.size(); i++) {
-            ShardDecl d = decls.get(i);
-            TensorDecl t = index.tensor(d.tensor());
-            if (byTensor.get(d.tensor()) != d || t == null || !t.role().isBoundBeforeRun()) {
-                continue;
-            }
-            firstAt.putIfAbsent(d.logical(), i);
-            if (axis.merge(d.logical(), d.axis(), (a, b) -> a.equals(b) ? a : -1) == -1) {
-                continue; // shards on different axes (a tile grid): not judged here
-            }
-            held.merge(d.logical(), Slices.of(d.start(), d.end()), Slices::union);
-        }
-        held.forEach((logical, slices) -> {
-            long extent = extentByLogical.get(logical);
-            if (axis.get(logical) >= 0 && !slices.equals(Slices.of(0, extent))) {
-                findings.atField(Code.SHARD_DECL_EXTENT, "cert:/shards/" + firstAt.get(logical), null, "The certificate gives logical tensor "
-                        + logical + " extent " + extent + " on axis " + axis.get(logical) + ", but its shards hold only " + slices
-                        + " of it: the rest is held by no chip.");
-            }
-        });
     }
 
     /**
