@@ -376,6 +376,65 @@ def write(path, doc):
     with open(path, "w") as f:
         f.write('{\n' + ',\n'.join(lines) + '\n}\n')
 
+# ---- column-parallel output: each chip stores its columns of h = x @ w1, no all-reduce
+def colpar(variant):
+    t, b, st, sh = [], [], [], []
+    f = F // 2
+    for k in (0, 1):
+        s = [k, 0, 0]
+        t += [T(f"x.{k}", [R, D], k, "input"), T(f"w1.{k}", [D, f], k, "weight"), T(f"h.{k}", [R, f], k, "output")]
+        hstart = (1 - k) * f if variant == "swapped-output-windows" else k * f
+        sh += [sd(f"x.{k}", "x", 0, 0, R, R), sd(f"w1.{k}", "w1", 1, k * f, (k + 1) * f, F), sd(f"h.{k}", "h", 1, hstart, hstart + f, F)]
+        b += [B(f"x.{k}", [R, D], s), B(f"w1.{k}", [D, f], s), B(f"h.{k}", [R, f], s)]
+        st += [load(f"lx.{k}", s, f"x.{k}", f"x.{k}", [0, 0], [R, D]), load(f"lw1.{k}", s, f"w1.{k}", f"w1.{k}", [0, 0], [D, f]),
+               mm(f"mm1.{k}", s, [f"x.{k}", f"w1.{k}"], f"h.{k}"), store(f"sh.{k}", s, f"h.{k}", f"h.{k}", [0, 0], [R, f])]
+    s0 = [0, 0, 0]
+    u = prog("colpar-unsplit", 1, [T("x", [R, D], 0, "input"), T("w1", [D, F], 0, "weight"), T("h", [R, F], 0, "output")],
+             [B("x", [R, D], s0), B("w1", [D, F], s0), B("h", [R, F], s0)],
+             [load("lx", s0, "x", "x", [0, 0], [R, D]), load("lw1", s0, "w1", "w1", [0, 0], [D, F]), mm("mm1", s0, ["x", "w1"], "h"), store("sh", s0, "h", "h", [0, 0], [R, F])])
+    return prog("colpar", 2, t, b, st), cert(sh), u
+p, c, u = colpar("ok"); case("right/column-parallel-output", "holds", p, c, par=u)
+p, c, u = colpar("swapped-output-windows"); case("wrong/column-parallel-output-windows-swapped", "reject", p, c, par=u)
+# ---- transposed weight layout (the parent uses transposeB too), shards on axis 1
+def transposed(variant):
+    p, c = split()
+    u = unsplit()
+    for t in u["tensors"]:
+        if t["name"] == "w2": t["shape"] = [D, F]
+    for bb in u["buffers"]:
+        if bb["name"] == "w2": bb["shape"] = [D, F]
+    st_by_id(u, "lw2")["kind"]["pattern"] = blk([0, 0], [D, F]); st_by_id(u, "mm2")["kind"]["op"]["transposeB"] = True
+    for k in (0, 1):
+        for t in p["tensors"]:
+            if t["name"] == f"w2.{k}": t["shape"] = [D, F // 2]
+        for bb in p["buffers"]:
+            if bb["name"] == f"w2.{k}": bb["shape"] = [D, F // 2]
+        st_by_id(p, f"lw2.{k}")["kind"]["pattern"] = blk([0, 0], [D, F // 2]); st_by_id(p, f"mm2.{k}")["kind"]["op"]["transposeB"] = True
+        start = k * 4 if variant == "ok" else 0
+        c["shards"] = [sd(f"w2.{k}", "w2", 1, start, start + 4, F) if x["tensor"] == f"w2.{k}" else x for x in c["shards"]]
+    return p, c, u
+p, c, u = transposed("ok"); case("right/transposed-weight-shards-on-axis-1", "holds", p, c, par=u)
+p, c, u = transposed("both-claim-first-half"); case("wrong/transposed-weight-both-chips-claim-the-first-half", "reject", p, c, par=u)
+# ---- partials stored to outputs declared partial, never reduced
+p, c = split()
+ar = st_by_id(p, "ar"); p["stages"].remove(ar)
+for k in (0, 1):
+    st_by_id(p, f"addb.{k}")["ins"] = [f"p.{k}", f"b.{k}"]
+c["shards"] = [sd(x["tensor"], "w2", 0, 4 * int(x["tensor"][-1]), 4 * int(x["tensor"][-1]) + 4, F) if x["tensor"].startswith("y.") else x for x in c["shards"]]
+case("wrong/partials-stored-to-outputs-declared-partial", "reject", p, c)
+p, c = split(); ar = st_by_id(p, "ar"); p["stages"].remove(ar)
+for k in (0, 1):
+    st_by_id(p, f"addb.{k}")["ins"] = [f"p.{k}", f"b.{k}"]
+case("wrong/all-reduce-left-out", "reject", p, c)
+# ---- streamed load of a shard's rows
+def streamed(stride):
+    p, c = split()
+    l = st_by_id(p, "lw2.1")
+    l["kind"]["pattern"] = {"type": "streamed", "origin": [0, 0], "block": [2, D], "axis": 0, "stride": stride}; l["kind"]["numBlocks"] = 2
+    return p, c
+p, c = streamed(2); case("right/shard-rows-streamed-in-two-blocks", "holds", p, c)
+p, c = streamed(1); case("wrong/shard-rows-streamed-with-stride-one-short", "reject", p, c)
+
 for name, (expect, program, certificate, parent, note) in cases.items():
     d = os.path.join(OUT, name); os.makedirs(d, exist_ok=True)
     write(os.path.join(d, "program.json"), program)
