@@ -1,5 +1,16 @@
-import json, os, copy, sys
-OUT = sys.argv[1] if len(sys.argv) > 1 else '/tmp/advv/cases'
+"""Writes the verifier's adversarial corpus (docs/verifier.md, "Adversarial corpus").
+
+Each case is a directory right/NAME, wrong/NAME or limit/NAME beside this script holding
+program.json (the split), certificate.json and parent.json (the unsplit program it claims to
+compute). Most cases are edits of a 2-chip (or 4-chip) tensor-parallel split of
+y = tanh(x W1) W2 + b2 (W1 column-, W2 row-parallel, one sum all-reduce); a few use other shapes
+(data-parallel rows, column-parallel outputs, a KV-cache row at a parameter). The expected
+verdicts and codes live in AdversarialCorpusTest, not here.
+
+Usage (from this directory): python3 generate.py [OUT_DIR]   (default: this directory)
+"""
+import json, os, sys
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 R, D, F = 2, 8, 8   # rows, model, hidden
 def blk(o, b): return {"type": "block", "origin": o, "block": b}
 def load(i, site, out, t, o, b, **kw):
@@ -220,9 +231,9 @@ def scratch(variant):
 p, c = scratch("ok"); case("right/partial-scratch-round-trip", "holds", p, c)
 p, c = scratch("read-before-write"); case("wrong/partial-scratch-read-before-write", "reject", p, c)
 # ---- params: a decode position that decides a cache row
-def cache(split_off, parent_off="pos", chip1_off=None):
+def cache(split_off, parent_off="pos", chip1_off=None, top=3):
     p, c = split()
-    p["params"] = [{"name": "pos", "min": 0, "max": 3}]
+    p["params"] = [{"name": "pos", "min": 0, "max": top}]
     for k in (0, 1):
         s = [k, 0, 0]
         p["tensors"].append(T(f"kv.{k}", [4, D], k, "state")); c["shards"].append(sd(f"kv.{k}", "kv", 0, 0, 4, 4))
@@ -231,7 +242,7 @@ def cache(split_off, parent_off="pos", chip1_off=None):
         off = chip1_off if (k == 1 and chip1_off) else split_off
         p["stages"][i + 1:i + 1] = [{"id": f"sl.{k}", "site": s, "ins": [f"y.{k}"], "outs": [f"row.{k}"], "kind": {"type": "Compute", "op": {"type": "slice", "starts": [0, 0]}}},
                                     store(f"skv.{k}", s, f"row.{k}", f"kv.{k}", [off, 0], [1, D])]
-    u = unsplit(); u["params"] = [{"name": "pos", "min": 0, "max": 3}]; u["tensors"].append(T("kv", [4, D], 0, "state")); u["buffers"].append(B("row", [1, D], [0, 0, 0]))
+    u = unsplit(); u["params"] = [{"name": "pos", "min": 0, "max": top}]; u["tensors"].append(T("kv", [4, D], 0, "state")); u["buffers"].append(B("row", [1, D], [0, 0, 0]))
     u["stages"] += [{"id": "sl", "site": [0, 0, 0], "ins": ["y"], "outs": ["row"], "kind": {"type": "Compute", "op": {"type": "slice", "starts": [0, 0]}}},
                     store("skv", [0, 0, 0], "row", "kv", [parent_off, 0], [1, D])]
     return p, c, u
@@ -434,6 +445,19 @@ def streamed(stride):
     return p, c
 p, c = streamed(2); case("right/shard-rows-streamed-in-two-blocks", "holds", p, c)
 p, c = streamed(1); case("wrong/shard-rows-streamed-with-stride-one-short", "reject", p, c)
+
+p, c, u = cache("pos + pos", top=1); case("wrong/cache-row-at-pos-plus-pos-in-bounds", "reject", p, c, par=u)
+
+# ---- dead stages: values computed and never used
+p, c = split()
+for k in (0, 1):
+    s_ = [k, 0, 0]
+    p["buffers"] += [B(f"dp.{k}", [R, D], s_), B(f"ds.{k}", [R, D], s_)]
+    p["tensors"].append(T(f"dead.{k}", [R, D], k, "scratch"))
+i = p["stages"].index(st_by_id(p, "ar"))
+p["stages"][i + 1:i + 1] = [gen("deadnl.0", [0, 0, 0], ["p.0"], "dp.0", "tanh(in0)"), gen("deadnl.1", [1, 0, 0], ["p.1"], "dp.1", "exp(in0)"),
+                            store("deadst.0", [0, 0, 0], "p.0", "dead.0", [0, 0], [R, D]), store("deadst.1", [1, 0, 0], "dp.1", "dead.1", [0, 0], [R, D])]
+case("right/dead-stages-on-partials", "holds", p, c)
 
 for name, (expect, program, certificate, parent, note) in cases.items():
     d = os.path.join(OUT, name); os.makedirs(d, exist_ok=True)
