@@ -459,6 +459,35 @@ p["stages"][i + 1:i + 1] = [gen("deadnl.0", [0, 0, 0], ["p.0"], "dp.0", "tanh(in
                             store("deadst.0", [0, 0, 0], "p.0", "dead.0", [0, 0], [R, D]), store("deadst.1", [1, 0, 0], "dp.1", "dead.1", [0, 0], [R, D])]
 case("right/dead-stages-on-partials", "holds", p, c)
 
+# ---- a dead all-reduce of replicated values, and a first hierarchical level used as if complete
+p, c = split()
+for k in (0, 1):
+    p["buffers"].append(B(f"dx.{k}", [R, D], [k, 0, 0]))
+i = p["stages"].index(st_by_id(p, "ar"))
+p["stages"].insert(i + 1, allred("deadar", [0, 0, 0], ["x.0", "x.1"], ["dx.0", "dx.1"], "x", "add(in0, in1)"))
+case("limit/dead-allreduce-of-replicated-values", "reject", p, c)
+p, c = hier([(0, 1), (2, 3)], [])
+for k in range(4):
+    st_by_id(p, f"addb.{k}")["ins"] = [f"q.{k}", f"b.{k}"]
+case("wrong/hierarchical-first-level-used-as-complete", "reject", p, c)
+# ---- no split at all: every chip computes the whole y from replicated weights
+def replicated():
+    t, b, st, sh = [], [], [], []
+    for k in (0, 1):
+        s = [k, 0, 0]
+        t += [T(f"x.{k}", [R, D], k, "input"), T(f"w1.{k}", [D, F], k, "weight"), T(f"w2.{k}", [F, D], k, "weight"), T(f"b2.{k}", [1, D], k, "weight"), T(f"y.{k}", [R, D], k, "output")]
+        sh += [sd(f"x.{k}", "x", 0, 0, R, R), sd(f"w1.{k}", "w1", 0, 0, D, D), sd(f"w2.{k}", "w2", 0, 0, F, F), sd(f"b2.{k}", "b2", 0, 0, 1, 1), sd(f"y.{k}", "y", 0, 0, R, R)]
+        b += [B(f"x.{k}", [R, D], s), B(f"w1.{k}", [D, F], s), B(f"h.{k}", [R, F], s), B(f"a.{k}", [R, F], s), B(f"w2.{k}", [F, D], s), B(f"p.{k}", [R, D], s), B(f"b.{k}", [1, D], s), B(f"y.{k}", [R, D], s)]
+        st += [load(f"lx.{k}", s, f"x.{k}", f"x.{k}", [0, 0], [R, D]), load(f"lw1.{k}", s, f"w1.{k}", f"w1.{k}", [0, 0], [D, F]), mm(f"mm1.{k}", s, [f"x.{k}", f"w1.{k}"], f"h.{k}"),
+               gen(f"act.{k}", s, [f"h.{k}"], f"a.{k}", "tanh(in0)"), load(f"lw2.{k}", s, f"w2.{k}", f"w2.{k}", [0, 0], [F, D]), mm(f"mm2.{k}", s, [f"a.{k}", f"w2.{k}"], f"p.{k}"),
+               load(f"lb.{k}", s, f"b.{k}", f"b2.{k}", [0, 0], [1, D]), gen(f"addb.{k}", s, [f"p.{k}", f"b.{k}"], f"y.{k}", "add(in0, in1)"), store(f"sy.{k}", s, f"y.{k}", f"y.{k}", [0, 0], [R, D])]
+    return prog("mlp-replicated", 2, t, b, st), cert(sh)
+p, c = replicated(); case("right/replicated-on-every-chip", "holds", p, c)
+p, c = replicated(); p["stages"] = [x for x in p["stages"] if not x["id"].endswith(".1")]
+p["tensors"] = [x for x in p["tensors"] if not x["name"].endswith(".1")]; p["buffers"] = [x for x in p["buffers"] if not x["name"].endswith(".1")]
+c["shards"] = [x for x in c["shards"] if not x["tensor"].endswith(".1")]
+case("right/all-on-chip-0-chip-1-idle", "holds", p, c)
+
 for name, (expect, program, certificate, parent, note) in cases.items():
     d = os.path.join(OUT, name); os.makedirs(d, exist_ok=True)
     write(os.path.join(d, "program.json"), program)

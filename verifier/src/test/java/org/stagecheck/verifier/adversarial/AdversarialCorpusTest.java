@@ -49,6 +49,8 @@ class AdversarialCorpusTest {
 
     static final List<Row> ROWS = List.of(
             row("limit/allreduce-names-another-tensor", "holds", "holds", AGREES, "the all-reduce's tensor field names w1, its inputs are partials of w2: the field is a label the evaluator ignores and the checker derives what the inputs hold, so the right sum is accepted (ALLREDUCE_MIXED is not reported)"),
+            row("limit/dead-allreduce-of-replicated-values", "REDUCE_OF_FULL", "REDUCE_OF_FULL", AGREES, "a sum all-reduce of values every chip holds whole, its result never used: rejected (REDUCE_OF_FULL is a rule about the stage, not about whether its result is read); the outputs are right"),
+            row("right/all-on-chip-0-chip-1-idle", "holds", "holds", AGREES, ""),
             row("right/base", "holds", "holds", AGREES, ""),
             row("right/base-tp4", "holds", "holds", AGREES, ""),
             row("right/bias-commuted", "holds", "holds", AGREES, ""),
@@ -70,6 +72,7 @@ class AdversarialCorpusTest {
             row("right/reassociated-combine-tp4", "holds", "holds", AGREES, ""),
             row("right/redundant-recompute", "holds", "holds", AGREES, ""),
             row("right/renamed-buffers", "holds", "holds", AGREES, ""),
+            row("right/replicated-on-every-chip", "holds", "holds", AGREES, ""),
             row("right/replicated-weight-rows-at-constant-offset", "holds", "holds", AGREES, ""),
             row("right/replicated-weight-rows-at-param-fixed-to-1", "holds", "holds", AGREES, ""),
             row("right/row-sum-over-column-shards", "holds", "holds", AGREES, ""),
@@ -120,6 +123,7 @@ class AdversarialCorpusTest {
             row("wrong/data-parallel-rows-chip1-other-activation", "OUTPUT_CHIPS_DIFFER", "LOGICAL_OUTPUT_DIFFERS,OUTPUT_CHIPS_DIFFER", DIFFERS, ""),
             row("wrong/data-parallel-rows-output-windows-leave-a-gap", "OUTPUT_CHIPS_DIFFER,OUTPUT_WINDOWS_GAP", "LOGICAL_OUTPUT_DIFFERS,OUTPUT_CHIPS_DIFFER,OUTPUT_WINDOWS_GAP", DIFFERS, ""),
             row("wrong/hierarchical-allreduce-same-groups-twice", "ALLREDUCE_OVERLAP", "ALLREDUCE_OVERLAP", DIFFERS, ""),
+            row("wrong/hierarchical-first-level-used-as-complete", "ALLREDUCE_GAP,PARTIAL_STORE", "ALLREDUCE_GAP,PARTIAL_STORE", DIFFERS, ""),
             row("wrong/k-tile-read-one-row-early", "ALLREDUCE_VIEW_MISMATCH", "ALLREDUCE_VIEW_MISMATCH", DIFFERS, ""),
             row("wrong/k-tile-read-one-tile-early", "ALLREDUCE_VIEW_MISMATCH", "ALLREDUCE_VIEW_MISMATCH", DIFFERS, ""),
             row("wrong/multicast-recv-before-load", "RECV_BEFORE_LOAD,RECV_MISSING", "RECV_BEFORE_LOAD,RECV_MISSING", DIFFERS, ""),
