@@ -488,6 +488,44 @@ p["tensors"] = [x for x in p["tensors"] if not x["name"].endswith(".1")]; p["buf
 c["shards"] = [x for x in c["shards"] if not x["tensor"].endswith(".1")]
 case("right/all-on-chip-0-chip-1-idle", "holds", p, c)
 
+# ---- chip 1 splits its contraction over two cores, the second core's share through a scratch tensor
+def two_cores(variant):
+    p, c = split()
+    p["machine"]["width"] = 2
+    m = st_by_id(p, "mm2.1"); i = p["stages"].index(m)
+    s0, s1 = [1, 0, 0], [1, 1, 0]
+    p["tensors"].append(T("half.1", [R, D], 1, "scratch"))
+    p["buffers"] += [B("a0.1", [R, 2], s0), B("wt0.1", [2, D], s0), B("pp0.1", [R, D], s0), B("got.1", [R, D], s0),
+                     B("ac.1", [R, 4], s1), B("a1.1", [R, 2], s1), B("wt1.1", [2, D], s1), B("pp1.1", [R, D], s1), B("xc.1", [R, D], s1), B("w1c.1", [D, 4], s1), B("hc.1", [R, 4], s1)]
+    second = [2, 0] if variant == "ok" else [0, 0]
+    p["stages"][i:i + 1] = [
+        {"id": "sa0.1", "site": s0, "ins": ["a.1"], "outs": ["a0.1"], "kind": {"type": "Compute", "op": {"type": "slice", "starts": [0, 0]}}},
+        load("lwt0.1", s0, "wt0.1", "w2.1", [0, 0], [2, D]), mm("mmt0.1", s0, ["a0.1", "wt0.1"], "pp0.1"),
+        load("lxc.1", s1, "xc.1", "x.1", [0, 0], [R, D]), load("lw1c.1", s1, "w1c.1", "w1.1", [0, 0], [D, 4]), mm("mm1c.1", s1, ["xc.1", "w1c.1"], "hc.1"),
+        gen("actc.1", s1, ["hc.1"], "ac.1", "tanh(in0)"),
+        {"id": "sa1.1", "site": s1, "ins": ["ac.1"], "outs": ["a1.1"], "kind": {"type": "Compute", "op": {"type": "slice", "starts": [0, 2]}}},
+        load("lwt1.1", s1, "wt1.1", "w2.1", second, [2, D]), mm("mmt1.1", s1, ["a1.1", "wt1.1"], "pp1.1"),
+        store("shalf.1", s1, "pp1.1", "half.1", [0, 0], [R, D]), load("lhalf.1", s0, "got.1", "half.1", [0, 0], [R, D]),
+        gen("acc.1", s0, ["pp0.1", "got.1"], "p.1", "add(in0, in1)")]
+    p["stages"].remove(st_by_id(p, "lw2.1")); p["buffers"] = [b for b in p["buffers"] if b["name"] != "w2.1"]
+    return p, c
+p, c = two_cores("ok"); case("right/contraction-over-two-cores-through-scratch", "holds", p, c)
+p, c = two_cores("second-core-reads-the-first-tile"); case("wrong/contraction-over-two-cores-second-reads-first-tile", "reject", p, c)
+# ---- chip 1 computes its partial in two column tiles joined by a concat
+def col_tiles(second_start):
+    p, c = split()
+    m = st_by_id(p, "mm2.1"); i = p["stages"].index(m)
+    s = [1, 0, 0]
+    p["buffers"] += [B("wc0.1", [4, 4], s), B("wc1.1", [4, 4], s), B("pc0.1", [R, 4], s), B("pc1.1", [R, 4], s)]
+    p["stages"][i:i + 1] = [
+        {"id": "sw0.1", "site": s, "ins": ["w2.1"], "outs": ["wc0.1"], "kind": {"type": "Compute", "op": {"type": "slice", "starts": [0, 0]}}},
+        {"id": "sw1.1", "site": s, "ins": ["w2.1"], "outs": ["wc1.1"], "kind": {"type": "Compute", "op": {"type": "slice", "starts": [0, second_start]}}},
+        mm("mmc0.1", s, ["a.1", "wc0.1"], "pc0.1"), mm("mmc1.1", s, ["a.1", "wc1.1"], "pc1.1"),
+        {"id": "cat.1", "site": s, "ins": ["pc0.1", "pc1.1"], "outs": ["p.1"], "kind": {"type": "Compute", "op": {"type": "concat", "axis": 1}}}]
+    return p, c
+p, c = col_tiles(4); case("right/partial-in-two-column-tiles", "holds", p, c)
+p, c = col_tiles(3); case("wrong/partial-column-tile-one-column-off", "reject", p, c)
+
 for name, (expect, program, certificate, parent, note) in cases.items():
     d = os.path.join(OUT, name); os.makedirs(d, exist_ok=True)
     write(os.path.join(d, "program.json"), program)
