@@ -50,6 +50,7 @@ class ReadmeFiguresTest {
             new Quote("**Both halves together, on a quiet machine**", "bench.md"),
             new Quote("So on a quiet machine the `small` step", "bench.md"),
             new Quote("**Verifier mutation corpus and campaign**", "verifier.md"),
+            new Quote("**Verifier adversarial corpus**", "verifier.md"),
             new Quote("**Golden comparison**", "golden.md"),
             new Quote("two f32 tensor sets of 1.00 GiB each", "golden.md"),
             new Quote("Measured on the shared 2-core development machine while other builds ran", "golden.md"),

@@ -27,6 +27,7 @@ public enum Code {
     PARTIAL_RELOAD_MIXED(Obligation.UNREDUCED_SHARD, "A load reads a region that overlaps stored partial values without being a region stored as one (or through a strided or indirect pattern), so which slices it holds cannot be told."),
     LOAD_UNWRITTEN_REGION(Obligation.UNREDUCED_SHARD, "A load reads a region of a scratch or output tensor that no store wrote, though other regions of it were written."),
     OUTPUT_CHIPS_DIFFER(Obligation.UNREDUCED_SHARD, "Tensors declared to hold parts of one logical output or state tensor end up holding different logical values on different chips."),
+    OUTPUT_WINDOWS_GAP(Obligation.UNREDUCED_SHARD, "The tensors declared windows of one logical output or state tensor leave part of it held by no chip."),
     STORE_FULL_AS_PARTIAL(Obligation.UNREDUCED_SHARD, "A full value is stored to a tensor declared to hold a partial, so a later reduce counts it once per shard."),
     REDUCE_OF_FULL(Obligation.UNREDUCED_SHARD, "An all-reduce takes a value that is not a partial: a full value under a sum (counted once per chip), or a shard under any pool (unrelated slices combined)."),
     ALLREDUCE_OVERLAP(Obligation.UNREDUCED_SHARD, "The inputs of an all-reduce hold overlapping slices of the contraction axis (a slice is counted twice)."),
@@ -37,6 +38,7 @@ public enum Code {
     ALLREDUCE_COMBINE(Obligation.UNREDUCED_SHARD, "An all-reduce's combine is not the fold of its pool over its operand count."),
     // ---- UnreducedShard against the unsplit parent: the split computes the parent's logical program
     LOGICAL_OUTPUT_DIFFERS(Obligation.UNREDUCED_SHARD, "An output or state tensor of the split does not hold what the unsplit parent's tensor of that logical name holds (another expression, other elements, or none), so the split computes another program."),
+    PRECISION_NARROWED(Obligation.UNREDUCED_SHARD, "An output or state tensor of the split is computed through a narrower float format (a buffer, cast or tensor dtype) than the unsplit parent's tensor of that logical name, e.g. f32 partials summed in bf16."),
     UNSPLIT_PARENT_INVALID(Obligation.UNREDUCED_SHARD, "The unsplit parent given is not well-formed, so the split cannot be compared with it."),
     // ---- buffer remap
     REMAP_PARENT_HASH(Obligation.BUFFER_REMAP, "The parent program given is not the one the certificate's remap was made from."),

@@ -63,6 +63,9 @@ public final class Verifier {
                         + "' is not well-formed (stagecheck validate says why), so the split was not compared with it.");
                 against = null;
             }
+            if (against != null) {
+                ShardDecls.checkAgainstParent(cert.shards(), index, against, findings);
+            }
             compared[0] = against != null;
             remarks.addAll(new ShardChecker(index, decls, findings, against).run());
         });
@@ -71,7 +74,7 @@ public final class Verifier {
             if (parent != null && unsplit == null) {
                 new RemapChecker(program, parent, cert.remap(), findings).run();
             } else if (cert.remap() != null) {
-                new RemapChecker.MapOnly(cert.remap(), findings).run();
+                new RemapChecker.MapOnly(program, cert.remap(), findings).run();
             }
         });
         guarded(findings, "multicast", () -> new FlowChecker(index, findings).run());

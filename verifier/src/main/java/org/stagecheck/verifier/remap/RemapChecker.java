@@ -57,9 +57,18 @@ public final class RemapChecker {
     }
 
     /** Without a parent only the map itself can be judged: that it is injective. */
-    public record MapOnly(BufferRemap remap, Findings findings) {
+    public record MapOnly(Program child, BufferRemap remap, Findings findings) {
         public void run() {
             injective(remap, findings);
+            // what the map sends a parent buffer to must be a buffer of this program, parent or not
+            Set<String> declared = new java.util.HashSet<>();
+            child.buffers().forEach(b -> declared.add(b.name()));
+            for (var e : remap.map().entrySet()) {
+                if (!declared.contains(e.getValue())) {
+                    findings.atField(Code.REMAP_DECLS_DIFFER, "cert:/remap/map/" + e.getKey(), e.getValue(), "The remap sends parent buffer '"
+                            + e.getKey() + "' to '" + e.getValue() + "', but this program declares no buffer '" + e.getValue() + "'.");
+                }
+            }
         }
     }
 

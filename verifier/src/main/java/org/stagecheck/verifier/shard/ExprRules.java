@@ -387,6 +387,11 @@ final class ExprRules {
             Expr e = k < body.results().size() ? body.results().get(k) : new Expr.IntConst(0);
             String text = Expr.print(e);
             Term t = st.terms.of("sc:" + text + "(" + inputs + ")", text, "", dims, sources.toArray(Term[]::new));
+            org.stagecheck.spec.ir.BufferDecl decl = st.index.buffer(st.stage.outs().get(k));
+            Affine position = decl != null && decl.dtype().isInteger() ? Affine.of(e, ins, st.affine, st.fixedParams, 0) : null;
+            if (position != null) {
+                st.affine.put(t.id(), position);
+            }
             out.add(new Val.Exact(t, Region.at0(dims)));
         }
         return out;

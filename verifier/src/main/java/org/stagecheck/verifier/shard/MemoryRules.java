@@ -42,25 +42,35 @@ final class MemoryRules {
 
     // ------------------------------------------------------------------ positions
 
-    /** An offset as a position: its constant, and its other terms named by what they read. */
+    /**
+     * An offset as a position: its constant, and its other terms named by what they read, in one
+     * canonical affine form (a parameter fixed by its range is its value; a one-element buffer a
+     * {@code Scalar} stage filled with an affine function of parameters is that function).
+     */
     Sym position(Offset o) {
         if (o.isConstant()) {
             return Sym.of(o.constant());
         }
-        java.util.TreeSet<String> parts = new java.util.TreeSet<>();
-        for (Offset.Term t : o.terms()) {
-            String src = switch (t) {
-                case Offset.Term.OfParam p -> "p:" + p.param();
-                case Offset.Term.OfBuffer b -> switch (st.value(b.buffer())) {
-                    case Val.Exact e -> "v:" + e.term().id() + e.region().key() + e.hiddenKey();
-                    case null -> "unwritten#" + st.here() + ":" + b.buffer();
-                    case Val.Partial p -> "partial#" + st.here() + ":" + b.buffer();
-                    case Val.Tainted x -> "tainted#" + st.here() + ":" + b.buffer();
+        try {
+            Affine at = Affine.of(o.constant());
+            for (Offset.Term t : o.terms()) {
+                Affine source = switch (t) {
+                    case Offset.Term.OfParam p -> st.fixedParams.containsKey(p.param())
+                            ? Affine.of(st.fixedParams.get(p.param())) : Affine.source("p:" + p.param(), 1);
+                    case Offset.Term.OfBuffer b -> switch (st.value(b.buffer())) {
+                        case Val.Exact e -> e.hidden() == null && st.affine.containsKey(e.term().id()) ? st.affine.get(e.term().id())
+                                : Affine.source("v:" + e.term().id() + e.region().key() + e.hiddenKey(), 1);
+                        case null -> Affine.source("unwritten#" + st.here() + ":" + b.buffer(), 1);
+                        case Val.Partial p -> Affine.source("partial#" + st.here() + ":" + b.buffer(), 1);
+                        case Val.Tainted x -> Affine.source("tainted#" + st.here() + ":" + b.buffer(), 1);
+                    };
                 };
-            };
-            parts.add(t.coefficient() + "*" + src);
+                at = at.plus(source.times(t.coefficient()));
+            }
+            return at.sym();
+        } catch (ArithmeticException overflow) {
+            return new Sym(0, "overflow#" + st.here()); // a position nothing else shares
         }
-        return new Sym(o.constant(), String.join("+", parts));
     }
 
     private Sym[] origin(List<Offset> offsets, int rank) {

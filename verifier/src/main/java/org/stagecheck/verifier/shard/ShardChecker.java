@@ -78,6 +78,7 @@ public final class ShardChecker {
         outputsAgree();
         if (parent != null) {
             st.notes.addAll(new UnsplitOutputs(parent, st).check());
+            Precision.compare(unsplit, st.index.program(), st.decls, st.findings);
         }
         return List.copyOf(st.notes);
     }
@@ -158,6 +159,29 @@ public final class ShardChecker {
     }
 
     /**
+     * The windows declared of one logical output or state tensor must together hold all of it on
+     * their axis: an element no chip holds is an element nobody computes (the unsplit parent, when
+     * given, also checks this against its shape). Windows on different axes are not judged here.
+     */
+    private void coverage(String logical, List<TensorMemory> parts) {
+        Slices held = null;
+        ShardDecl first = st.decls.of(parts.getFirst().tensor.name());
+        for (TensorMemory m : parts) {
+            ShardDecl d = st.decls.of(m.tensor.name());
+            if (d.axis() != first.axis()) {
+                return;
+            }
+            Slices s = Slices.of(d.start(), d.end());
+            held = held == null ? s : held.union(s);
+        }
+        if (held != null && !held.equals(Slices.of(0, first.extent()))) {
+            st.findings.atField(Code.OUTPUT_WINDOWS_GAP, "/tensors", null, "The tensors " + parts.stream().map(m -> "'" + m.tensor.name() + "'").toList()
+                    + " are declared windows of logical tensor " + logical + ", but on axis " + first.axis() + " they hold only " + held + " of [0,"
+                    + first.extent() + "): part of it is computed by no chip.");
+        }
+    }
+
+    /**
      * Every output or state tensor declared a window of a logical tensor must end up holding the
      * same logical expression as every other tensor declared a window of it: each chip computed
      * its part of one value, not a value of its own.
@@ -172,9 +196,10 @@ public final class ShardChecker {
             byLogical.computeIfAbsent(d.logical(), k -> new ArrayList<>()).add(st.memory(t));
         }
         for (Map.Entry<String, List<TensorMemory>> e : byLogical.entrySet()) {
+            coverage(e.getKey(), e.getValue());
             TensorMemory first = e.getValue().getFirst();
             for (TensorMemory m : e.getValue()) {
-                if (m.content.id() == first.content.id()) {
+                if (m.content.id() == first.content.id() || OutputTiling.sameValue(first, m)) {
                     continue;
                 }
                 if (st.reportDemotions(List.of(first.content, m.content), Code.PARTIAL_STORE)) {

@@ -4,7 +4,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.stagecheck.spec.cert.ShardDecl;
+import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.verifier.Code;
 import org.stagecheck.verifier.Findings;
 import org.stagecheck.verifier.ProgramIndex;
@@ -57,6 +59,57 @@ public final class ShardDecls {
             }
         }
         return out;
+    }
+
+    /**
+     * Checks the declarations against the unsplit parent whose tensor names they use as logical
+     * names (docs/verifier.md, "The unsplit parent"): a declaration on a bound or output tensor
+     * (not on a scratch, which holds a partial) must name a tensor of the parent, of the same rank
+     * and dtype, whose extent on the declared axis is the declared extent and whose other axes are
+     * the split tensor's. A certificate that gets the parent's shapes wrong is reported here, where
+     * it lies, not only at the output it would spoil.
+     */
+    public static void checkAgainstParent(List<ShardDecl> decls, ProgramIndex index, Program parent, Findings findings) {
+        for (int i = 0; i < decls.size(); i++) {
+            ShardDecl d = decls.get(i);
+            TensorDecl t = index.tensor(d.tensor());
+            if (t == null || t.role() == TensorRole.SCRATCH || d.axis() >= t.shape().rank()) {
+                continue; // an unknown tensor or axis is reported by check(); a scratch declares a partial, not a window
+            }
+            String at = "cert:/shards/" + i;
+            TensorDecl logical = parent.tensors().stream().filter(p -> p.name().equals(d.logical())).findFirst().orElse(null);
+            if (logical == null) {
+                findings.atField(Code.SHARD_DECL_UNKNOWN_TENSOR, at + "/logical", null, "The certificate declares tensor '" + d.tensor()
+                        + "' a window of " + d.logical() + ", but the unsplit parent has no tensor " + d.logical() + ".");
+                continue;
+            }
+            String mismatch = shapeMismatch(d, t, logical);
+            if (mismatch != null) {
+                findings.atField(Code.SHARD_DECL_EXTENT, at, null, "The certificate declares tensor '" + d.tensor() + "' (" + t.dtype().jsonName()
+                        + " " + t.shape() + ") the window [" + d.start() + "," + d.end() + ") on axis " + d.axis() + " of " + d.logical()
+                        + " (extent " + d.extent() + "), but the unsplit parent's " + d.logical() + " is " + logical.dtype().jsonName() + " "
+                        + logical.shape() + ": " + mismatch + ".");
+            }
+        }
+    }
+
+    private static String shapeMismatch(ShardDecl d, TensorDecl t, TensorDecl logical) {
+        if (logical.shape().rank() != t.shape().rank()) {
+            return "the ranks differ";
+        }
+        if (logical.dtype() != t.dtype()) {
+            return "the dtypes differ";
+        }
+        if (logical.shape().dim(d.axis()) != d.extent()) {
+            return "its axis " + d.axis() + " has " + logical.shape().dim(d.axis()) + " elements, not " + d.extent();
+        }
+        for (int a = 0; a < t.shape().rank(); a++) {
+            if (a != d.axis() && logical.shape().dim(a) != t.shape().dim(a)) {
+                return "axis " + a + " has " + logical.shape().dim(a) + " elements there and " + t.shape().dim(a) + " here, and only axis "
+                        + d.axis() + " is declared split";
+            }
+        }
+        return null;
     }
 
     /** No declarations: every tensor is a logical tensor of its own (an unsplit program). */

@@ -34,6 +34,10 @@ final class ShardState {
     final Map<String, Val> inFlight = new HashMap<>();
     /** What each tensor holds, once a stage touched it. */
     final Map<String, TensorMemory> memories = new HashMap<>();
+    /** The affine form (over parameters) of the integer values that {@code Scalar} stages computed, by term id. */
+    final Map<Integer, Affine> affine = new HashMap<>();
+    /** Parameters whose declared range holds one value: that value. */
+    final Map<String, Long> fixedParams = new HashMap<>();
     /** Remarks that are not findings (a combine folded in another order), for the obligation's note. */
     final List<String> notes = new ArrayList<>();
     int stageIndex;
@@ -46,6 +50,11 @@ final class ShardState {
         this.terms = terms;
         this.phase = phase;
         this.ops = new Ops(terms);
+        index.program().params().forEach(p -> {
+            if (p.min() == p.max()) {
+                fixedParams.put(p.name(), p.min());
+            }
+        });
     }
 
     /** The current stage in keys of terms that stand for "this stage's own value", distinct between the two programs. */

@@ -36,7 +36,7 @@ final class UnsplitOutputs {
         this.child = child;
     }
 
-    /** Compares; returns notes (outputs of the split that the parent does not have). */
+    /** Compares; every difference, an output of either program without a counterpart included, is a finding. */
     List<String> check() {
         Map<String, List<TensorDecl>> byLogical = new LinkedHashMap<>();
         for (TensorDecl t : child.index.program().tensors()) {
@@ -61,11 +61,16 @@ final class UnsplitOutputs {
                 }
             }
         }
-        List<String> notes = new ArrayList<>();
-        if (!byLogical.isEmpty()) {
-            notes.add("The split's outputs " + byLogical.keySet() + " have no counterpart in the unsplit program and were not compared.");
+        // an output or state tensor the unsplit program does not have: the split computes (or claims) another program
+        for (Map.Entry<String, List<TensorDecl>> e : byLogical.entrySet()) {
+            for (TensorDecl c : e.getValue()) {
+                String named = child.decls.of(c.name()) != null ? "declared a window of logical tensor '" + e.getKey() + "'" : "named so";
+                child.findings.atField(Code.LOGICAL_OUTPUT_DIFFERS, "/tensors", null, "Tensor '" + c.name() + "' (chip " + c.chip() + ") is an "
+                        + c.role().jsonName() + " " + named + ", but the unsplit program has no output or state tensor '" + e.getKey()
+                        + "': the split writes what its unsplit program does not.");
+            }
         }
-        return notes;
+        return List.of();
     }
 
     private static boolean persistent(TensorDecl t) {
@@ -239,7 +244,7 @@ final class UnsplitOutputs {
         return true;
     }
 
-    private static String shift(Sym value, Sym where) {
+    static String shift(Sym value, Sym where) {
         Long d = value.minus(where);
         return d != null ? Long.toString(d) : value.key() + "-" + where.key();
     }
@@ -249,7 +254,7 @@ final class UnsplitOutputs {
      * Null when they cannot be compared (a region that is not a box, overlaps the checker cannot
      * order, too many stores).
      */
-    private static List<TensorMemory.Write> visible(TensorMemory m) {
+    static List<TensorMemory.Write> visible(TensorMemory m) {
         if (m.history.size() > MAX_STORES) {
             return null;
         }
@@ -304,7 +309,7 @@ final class UnsplitOutputs {
         return r.origin(ax).equals(whole.origin(ax)) && r.extent(ax) == whole.extent(ax);
     }
 
-    private static long volume(Region r) {
+    static long volume(Region r) {
         long v = 1;
         for (int a = 0; a < r.rank(); a++) {
             v *= r.extent(a);
