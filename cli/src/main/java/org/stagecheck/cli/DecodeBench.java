@@ -84,7 +84,7 @@ final class DecodeBench {
         List<Double> cpu = new ArrayList<>();
         List<Integer> fed = new ArrayList<>();
         List<Integer> next = new ArrayList<>();
-        int jitRuns = warmUpJit(step, a, bound);
+        int jitRuns = warmUpJit(step, a, bound, steps + WARMUP);
         long allocated = 0;
         int token = 1;
         for (int pos = 0; pos < steps + WARMUP; pos++) {
@@ -156,7 +156,7 @@ final class DecodeBench {
     }
 
     /**
-     * Runs the step from its initial state at position 0, results discarded, so that the JIT has
+     * Runs the step from its initial state at the positions the timed tokens take, results discarded, so that the JIT has
      * compiled the evaluator before the timed tokens (which otherwise measure the JVM's bytecode
      * interpreter and its first compilations; the Vector API kernels are many times slower until
      * the optimising compiler has compiled them, which on a busy machine can take seconds): in
@@ -164,7 +164,7 @@ final class DecodeBench {
      * batch is no longer 3% faster than the fastest before it, or for at most
      * {@code JIT_WARMUP_NANOS}; returns how many ran.
      */
-    private static int warmUpJit(PreparedProgram step, AuthorOutcome.Authored a, Map<String, Tensor> bound) {
+    private static int warmUpJit(PreparedProgram step, AuthorOutcome.Authored a, Map<String, Tensor> bound, int positions) {
         Map<String, Tensor> first = new LinkedHashMap<>(bound);
         for (TensorDecl t : a.program().tensors()) {
             if (t.name().startsWith("tokens") && t.role() == TensorRole.INPUT) {
@@ -177,7 +177,8 @@ final class DecodeBench {
         while (System.nanoTime() - start < JIT_WARMUP_NANOS) {
             long b0 = System.nanoTime();
             for (int i = 0; i < JIT_WARMUP_BATCH; i++) {
-                step.run(first, Map.of("pos", 0L));
+                // the positions the timed tokens take, so that the JIT's profile is theirs
+                step.run(first, Map.of("pos", (long) ((runs + i) % positions)));
             }
             long batch = System.nanoTime() - b0;
             runs += JIT_WARMUP_BATCH;
