@@ -160,7 +160,7 @@ final class DecodeBench {
      * compiled the evaluator before the timed tokens (which otherwise measure the JVM's bytecode
      * interpreter and its first compilations; the Vector API kernels are many times slower until
      * the optimising compiler has compiled them, which on a busy machine can take seconds): in
-     * batches of {@code JIT_WARMUP_BATCH} runs, at least {@code JIT_WARMUP_RUNS} runs and until a
+     * batches of {@code JIT_WARMUP_BATCH} runs, at least {@code JIT_WARMUP_RUNS} runs and 3 s, and until a
      * batch is no longer 3% faster than the fastest before it, or for at most
      * {@code JIT_WARMUP_NANOS}; returns how many ran.
      */
@@ -184,7 +184,7 @@ final class DecodeBench {
             runs += JIT_WARMUP_BATCH;
             boolean improving = batch < fastestBatch * 0.97;
             fastestBatch = Math.min(fastestBatch, batch);
-            if (runs >= JIT_WARMUP_RUNS && !improving) {
+            if (runs >= JIT_WARMUP_RUNS && System.nanoTime() - start >= JIT_WARMUP_MIN_NANOS && !improving) {
                 break;
             }
         }
@@ -193,6 +193,8 @@ final class DecodeBench {
 
     private static final int JIT_WARMUP_RUNS = 300;
     private static final int JIT_WARMUP_BATCH = 50;
+    /** The compiler threads may still be compiling after the runs stop getting faster: at least this long. */
+    private static final long JIT_WARMUP_MIN_NANOS = 3_000_000_000L;
     private static final long JIT_WARMUP_NANOS = 30_000_000_000L;
 
     /**
