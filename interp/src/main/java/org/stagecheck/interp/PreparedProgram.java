@@ -123,7 +123,9 @@ public final class PreparedProgram {
         }
         Map<Object, Integer> uses = new IdentityHashMap<>();
         for (Tensor t : bound.values()) {
-            uses.merge(backingArray(t), 1, Integer::sum);
+            if (t != null) { // a null binding is no value (a tensor that starts zeroed), as in bindTensors
+                uses.merge(backingArray(t), 1, Integer::sum);
+            }
         }
         Set<String> owned = new HashSet<>();
         for (String name : donated) {

@@ -76,6 +76,24 @@ class DonatedStateTest {
         assertThat(donated.toFloats()).containsExactly(11, 21, 11, 21, 11, 21);
     }
 
+    /**
+     * A binding map may hold null for a tensor that needs no value (an output starts zeroed):
+     * donating another tensor changes nothing about that, and the run is not an exception.
+     */
+    @Test
+    void aNullBindingOfAnOutputBesideADonatedState_RunsAsWithoutDonation() {
+        Fixtures f = program(zeros(), zeros());
+        PreparedProgram prepared = new Interpreter(RunOptions.defaults()).prepare(f.build());
+        Map<String, Tensor> bound = new HashMap<>(Map.of("cache", zeros(), "old", zeros(), "x", f.bound().get("x")));
+        bound.put("y", null);
+        RunResult plain = prepared.run(bound, Map.of("pos", 1L));
+        RunResult donated = prepared.run(bound, Map.of("pos", 1L), Set.of("cache"));
+        assertThat(plain.faults()).isEmpty();
+        assertThat(donated.faults()).isEmpty();
+        assertThat(donated.tensor("cache").toFloats()).containsExactly(0, 0, 11, 21, 0, 0);
+        assertThat(donated.tensor("y").bitEquals(plain.tensor("y"))).isTrue();
+    }
+
     @Test
     void aDonatedTensorBoundUnderAnotherNameToo_IsCopied() {
         Fixtures f = program(zeros(), zeros());
