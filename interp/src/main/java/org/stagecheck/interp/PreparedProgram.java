@@ -50,6 +50,13 @@ public final class PreparedProgram {
     private final StagePlans plans;
     /** The arena between runs; a run takes it (leaving null) and puts it back when done. */
     private final AtomicReference<BufferArena> idleArena = new AtomicReference<>();
+    /** Runs so far: past {@link #WARM_RUNS} the program counts as run again and again (a decode loop, a property test). */
+    private final java.util.concurrent.atomic.AtomicLong runs = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * Runs after which small products take the compiled vector kernel: a program run this often
+     * pays its warm-up back, a program run once or twice does not (the values are the same).
+     */
+    private static final int WARM_RUNS = 20;
 
     PreparedProgram(Program program, RunOptions options, Parallel parallel) {
         this.program = program;
@@ -152,6 +159,9 @@ public final class PreparedProgram {
         Map<String, List<Tensor>> trace = new LinkedHashMap<>();
         RunState state = new RunState(program, buffers, tensors, groups, shapes, arena, plans, options.precision(), parallel,
                 params);
+        if (runs.incrementAndGet() > WARM_RUNS) {
+            state.markWarm();
+        }
         for (Map.Entry<String, Tensor> e : initial.entrySet()) {
             if (e.getValue() == bound.get(e.getKey()) && !owned.contains(e.getKey())) {
                 state.putSharedTensor(e.getKey(), e.getValue());

@@ -135,12 +135,12 @@ final class MatMulEval {
                     System.arraycopy(av, aOff, ap, 0, m * k);
                 }
                 System.arraycopy(acc, p * m * n, chunk, 0, m * n);
+                boolean vector = MatMulKernel.vectorFor((long) m * k * n, s.warm());
                 if (bLd >= 0) {
-                    MatMulKernel.multiply(ap, b, bView.offset(), bLd, mm.transposeB(), chunk, m, k, n, s.parallel(),
-                            MatMulKernel.VECTOR);
+                    MatMulKernel.multiply(ap, b, bView.offset(), bLd, mm.transposeB(), chunk, m, k, n, s.parallel(), vector);
                 } else {
                     MatMulKernel.multiply(ap, b, batchB.length > 0 ? p * k * n : 0, mm.transposeB(), chunk, m, k, n,
-                            s.parallel());
+                            s.parallel(), vector);
                 }
                 System.arraycopy(chunk, 0, acc, p * m * n, m * n);
             }
@@ -180,15 +180,16 @@ final class MatMulEval {
     /** One product (no batch axes, A not transposed) accumulated into {@code acc}, B read in place when it is a view. */
     private static void multiplyInto(float[] a, Tensor b, BlockView bView, int bLd, boolean transposeB, float[] acc, int m,
                                      int k, int n, RunState s) {
+        boolean vector = MatMulKernel.vectorFor((long) m * k * n, s.warm());
         int off = bLd >= 0 ? bView.offset() : 0;
         int ld = bLd >= 0 ? bLd : transposeB ? k : n;
         if (!MatMulKernel.packsAlone(b, transposeB, m, k, n)) {
-            MatMulKernel.multiply(a, b, off, ld, transposeB, acc, m, k, n, s.parallel(), MatMulKernel.VECTOR, null);
+            MatMulKernel.multiply(a, b, off, ld, transposeB, acc, m, k, n, s.parallel(), vector, null);
             return;
         }
         // the packed panel of a product the calling thread runs alone comes from the run's working columns
         float[] spare = (float[]) s.scratch().column(ColType.F, 0, MatMulKernel.panelSize(k, n));
-        MatMulKernel.multiply(a, b, off, ld, transposeB, acc, m, k, n, s.parallel(), MatMulKernel.VECTOR, spare);
+        MatMulKernel.multiply(a, b, off, ld, transposeB, acc, m, k, n, s.parallel(), vector, spare);
     }
 
     private static void intMatMul(Stage st, ComputeOp.MatMul mm, RunState s, Tensor a, Tensor b, int m, int k, int n,

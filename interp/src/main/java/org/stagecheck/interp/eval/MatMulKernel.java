@@ -30,6 +30,25 @@ public final class MatMulKernel {
     }
 
     /**
+     * Products smaller than this many multiply-adds take the vector kernel only in a program that
+     * runs again and again ({@link #vectorFor}). Compiled, the vector kernel is 4-7x faster than
+     * the plain {@code Math.fma} loop even on a few hundred multiply-adds (the JIT does not
+     * vectorize that loop: k = 64, N = 16 took 0.9 us against 0.2 us); but until the optimising
+     * compiler has compiled it, Vector API code runs many times slower than the plain loop, so a
+     * program run once (a CI gate) ran about twice as long with it. The values are the same.
+     */
+    static final long VECTOR_MIN_FMAS = 1L << 12;
+
+    /**
+     * Whether a product of {@code fmas} multiply-adds takes the vector kernel: when the module is
+     * there and the product is large, or the program has run often enough ({@code warm}) that the
+     * compiled kernel pays for its warm-up.
+     */
+    static boolean vectorFor(long fmas, boolean warm) {
+        return VECTOR && (warm || fmas >= VECTOR_MIN_FMAS);
+    }
+
+    /**
      * Products smaller than this many multiply-adds run on the calling thread: handing a task to
      * another thread costs more than such a product (the result is the same either way).
      */
@@ -69,8 +88,6 @@ public final class MatMulKernel {
     static void multiply(float[] a, Tensor b, int bOff, int ldb, boolean bT, float[] acc, int m, int k, int n,
                          Parallel par, boolean vector, float[] spare) {
         long fmas = (long) m * k * n;
-        // the vector kernel at every size: a plain Math.fma loop is not vectorized by the JIT, and
-        // was 4-7x slower even on products of a few hundred multiply-adds (k = 64, N = 16: 0.9 us vs 0.2 us)
         boolean useVector = vector && VECTOR;
         if (fmas < PARALLEL_MIN_FMAS) {
             tile(useVector, a, b, bOff, ldb, bT, acc, m, k, n, 0, m, 0, n, spare);

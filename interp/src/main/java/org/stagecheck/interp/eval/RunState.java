@@ -45,6 +45,7 @@ public final class RunState {
 
     private final ShapeCache shapes;
     private Scratch scratch;
+    private boolean warm;
     /** Storage kept from run to run for the values stages write, or null: every value fresh. */
     private final BufferArena arena;
     /** Per stage, what resolves the same in every run (see {@link StagePlans}), or null: resolved every time. */
@@ -89,6 +90,19 @@ public final class RunState {
         this.tensorDecls = tensors;
         this.groups = groups;
         this.shapes = shapes;
+    }
+
+    /**
+     * Whether this run's program has run often enough that kernels worth compiling for it are
+     * taken at every size (see {@code MatMulKernel.vectorFor}); false for a program run once.
+     */
+    boolean warm() {
+        return warm;
+    }
+
+    /** Marks this run as one of a program run again and again (set before the first stage). */
+    public void markWarm() {
+        warm = true;
     }
 
     /** Index arrays that depend only on shapes, shared by the runs of one prepared program. */
