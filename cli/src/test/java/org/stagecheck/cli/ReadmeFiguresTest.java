@@ -47,7 +47,7 @@ class ReadmeFiguresTest {
             new Quote("Loads of weight tiles are now views", "bench.md"),
             new Quote("**Kernels of the decode step**", "bench.md"),
             new Quote("By the profile, MatMul went from", "bench.md"),
-            new Quote("**Both halves together, on a quiet machine**", "bench.md"),
+            new Quote("**The decode step now, on a quiet machine**", "bench.md"),
             new Quote("So on a quiet machine the `small` step", "bench.md"),
             new Quote("**Verifier mutation corpus and campaign**", "verifier.md"),
             new Quote("**Verifier adversarial corpus**", "verifier.md"),
