@@ -2,15 +2,9 @@ package org.stagecheck.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -144,39 +138,6 @@ class HostileInputSiblingsTest {
     @MethodSource("rows")
     @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aClearAnswerAndTheRightExitCodeNeverAHang(int exit, String command) throws Exception {
-        Map<String, String> before = HostileInputTest.snapshot(fixtures);
-        for (boolean json : List.of(false, true)) {
-            Path out = Files.createTempDirectory(scratch, "case").resolve("out");
-            List<String> args = new ArrayList<>();
-            for (String word : command.split(" ")) {
-                args.add(word.replace("$", fixtures.toString()).replace("OUT", out.toString()).replace('_', ' '));
-            }
-            if (json) {
-                args.add("--json");
-            }
-            CliRunner r = CliRunner.run(args.toArray(String[]::new));
-            String all = r.out() + r.err();
-            assertThat(r.exit()).as(all).isEqualTo(exit);
-            assertThat(all).doesNotContain("\tat ").doesNotContain("Exception").doesNotContain("internal error")
-                    .doesNotContain("OutOfMemory");
-            if (json) {
-                JsonNode doc = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(r.out());
-                assertThat(doc.isObject()).as(r.out()).isTrue();
-                assertThat(doc.get("holds")).as(r.out()).isNotNull();
-                assertThat(doc.get("holds").asBoolean()).as(r.out()).isEqualTo(exit == 0);
-                assertThat(doc.get("exitCode")).as(r.out()).isNotNull();
-                assertThat(doc.get("exitCode").asInt()).isEqualTo(exit);
-                if (exit == 2) {
-                    assertThat(doc.get("status").asText()).isIn("bad-input", "usage-error");
-                    assertThat(doc.get("error").asText()).isNotBlank();
-                }
-            }
-            if (exit == 2) {
-                assertThat(r.err().startsWith("error: ") || r.out().contains("bad input")).as(all).isTrue();
-                assertThat(Files.exists(out, LinkOption.NOFOLLOW_LINKS)).as("nothing written to " + out).isFalse();
-            }
-            assertThat(HostileInputTest.leftovers(out.getParent())).as("temporary files left").isEmpty();
-        }
-        assertThat(HostileInputTest.snapshot(fixtures)).as("the inputs are unchanged").isEqualTo(before);
+        HostileInputTest.checkRow(exit, command, fixtures, scratch);
     }
 }

@@ -161,6 +161,16 @@ class HostileInputTest {
     @ParameterizedTest(name = "[{index}] exit {0}: {1}")
     @MethodSource("rows")
     void aClearAnswerAndTheRightExitCodeNeverAStackTrace(int exit, String command) throws Exception {
+        checkRow(exit, command, fixtures, scratch);
+    }
+
+    /**
+     * Runs one row ({@code $} the fixtures, {@code OUT} a fresh output path, {@code _} a space)
+     * plain and with {@code --json}: the exit code, no stack trace, one JSON document that says
+     * the outcome, a one-line error for bad input with nothing written, no temporary files left
+     * and the inputs unchanged. Shared with {@link HostileInputSiblingsTest}.
+     */
+    static void checkRow(int exit, String command, Path fixtures, Path scratch) throws Exception {
         Map<String, String> before = snapshot(fixtures);
         for (boolean json : List.of(false, true)) {
             Path out = Files.createTempDirectory(scratch, "case").resolve("out");
