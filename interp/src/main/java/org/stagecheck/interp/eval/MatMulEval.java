@@ -183,7 +183,7 @@ final class MatMulEval {
         boolean vector = MatMulKernel.vectorFor((long) m * k * n, s.warm());
         int off = bLd >= 0 ? bView.offset() : 0;
         int ld = bLd >= 0 ? bLd : transposeB ? k : n;
-        if (!MatMulKernel.packsAlone(b, transposeB, m, k, n)) {
+        if (!MatMulKernel.packsAlone(b, transposeB, m, k, n, vector)) {
             MatMulKernel.multiply(a, b, off, ld, transposeB, acc, m, k, n, s.parallel(), vector, null);
             return;
         }

@@ -147,11 +147,19 @@ public final class MatMulKernel {
 
     /**
      * Whether a product runs on the calling thread alone through a packed panel (so that a spare
-     * array for it saves an allocation): B transposed, not f32, or four rows and more.
+     * array for it saves an allocation): B transposed, bf16 without the vector kernel, another
+     * dtype, or four rows and more; {@code vector} as the product is multiplied with.
      */
-    static boolean packsAlone(Tensor b, boolean bT, int m, int k, int n) {
-        boolean streamed = !bT && m < 4 && (b.dtype() == DType.F32 || VECTOR && b.dtype() == DType.BF16);
-        return !streamed && (long) m * k * n < PARALLEL_MIN_FMAS;
+    static boolean packsAlone(Tensor b, boolean bT, int m, int k, int n, boolean vector) {
+        return !streams(b, bT, m, vector && VECTOR) && (long) m * k * n < PARALLEL_MIN_FMAS;
+    }
+
+    /**
+     * Whether a tile of {@code rows} rows streams B without a packed panel: a row or three read
+     * f32 B in place, or widen bf16 B in registers (vector kernel only).
+     */
+    private static boolean streams(Tensor b, boolean bT, int rows, boolean useVector) {
+        return !bT && rows < 4 && (b.dtype() == DType.F32 || useVector && b.dtype() == DType.BF16);
     }
 
     private static void tile(boolean useVector, float[] a, Tensor b, int bOff, int ldb, boolean bT, float[] acc, int m,
@@ -159,8 +167,8 @@ public final class MatMulKernel {
         int w = j1 - j0;
         // a row or three read B in place (f32) or widen it in registers (bf16); larger tiles pack a
         // contiguous, widened k-chunk panel that the register-blocked loop reuses for every row
-        boolean direct = b.dtype() == DType.F32 && !bT && i1 - i0 < 4;
-        boolean stream16 = useVector && b.dtype() == DType.BF16 && !bT && i1 - i0 < 4;
+        boolean direct = b.dtype() == DType.F32 && streams(b, bT, i1 - i0, useVector);
+        boolean stream16 = b.dtype() == DType.BF16 && streams(b, bT, i1 - i0, useVector);
         int panelSize = panelSize(k, w);
         float[] panel = direct || stream16 ? null : spare != null && spare.length >= panelSize ? spare : new float[panelSize];
         int chunk = direct || stream16 ? streamChunk(i1 - i0, w, k) : KC;
