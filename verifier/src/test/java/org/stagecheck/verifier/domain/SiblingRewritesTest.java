@@ -23,7 +23,6 @@ import org.stagecheck.verifier.corpus.Plant;
 import org.stagecheck.verifier.corpus.TpCase;
 import org.stagecheck.verifier.corpus.TpSpec;
 import org.stagecheck.verifier.shard.SplitEdits;
-import org.stagecheck.verifier.soundness.Outcome;
 import org.stagecheck.verifier.soundness.TpRuns;
 
 /**
@@ -84,20 +83,11 @@ class SiblingRewritesTest {
         return new Verifier().verify(c.program(), c.certificate(), c.unsplit());
     }
 
-    private static boolean agrees(TpCase c) {
-        for (long in = 1; in <= 4; in++) {
-            if (TpRuns.run(c, in).kind() != Outcome.Kind.AGREES) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     @Test
     void a_max_over_each_chips_columns_completed_by_a_max_all_reduce_is_the_row_max() {
         TpCase right = withRowMax(new MaxPath(Expr.in(0), ReducePool.MAX));
         assertThat(verify(right).codes()).as(verify(right).diagnostics().toString()).isEmpty();
-        assertThat(agrees(right)).isTrue();
+        assertThat(TpRuns.agrees(right)).isTrue();
     }
 
     @Test
@@ -105,14 +95,14 @@ class SiblingRewritesTest {
         // every chip: max(-m_c) over chips = -min_c m_c, not anything the unsplit program computes
         TpCase wrong = withRowMax(new MaxPath(Expr.apply(Fn.NEG, Expr.in(0)), ReducePool.MAX));
         assertThat(verify(wrong).codes()).contains("PARTIAL_NONLINEAR");
-        assertThat(agrees(wrong)).isFalse();
+        assertThat(TpRuns.agrees(wrong)).isFalse();
     }
 
     @Test
     void a_max_partial_summed_by_a_sum_all_reduce_is_rejected() {
         TpCase wrong = withRowMax(new MaxPath(Expr.in(0), ReducePool.SUM));
         assertThat(verify(wrong).codes()).containsExactly("ALLREDUCE_POOL");
-        assertThat(agrees(wrong)).isFalse();
+        assertThat(TpRuns.agrees(wrong)).isFalse();
     }
 
     @Test
@@ -120,7 +110,7 @@ class SiblingRewritesTest {
         // 2 * max(h_c) on every chip is consistent, and 2 * max(h) is another program; the checker refuses a scaled max-partial
         TpCase scaled = withRowMax(new MaxPath(Expr.apply(Fn.MUL, Expr.in(0), Expr.f(2.0)), ReducePool.MAX));
         assertThat(verify(scaled).holds()).isFalse();
-        assertThat(agrees(scaled)).isFalse();
+        assertThat(TpRuns.agrees(scaled)).isFalse();
     }
 
     @Test
@@ -129,7 +119,7 @@ class SiblingRewritesTest {
         TpCase shifted = withRowMax(new MaxPath(Expr.apply(Fn.ADD, Expr.in(0), Expr.f(1.0)), ReducePool.MAX));
         assertThat(new Verifier().verify(shifted.program(), shifted.certificate(), null).holds()).as("the split alone").isFalse();
         assertThat(verify(shifted).holds()).isFalse();
-        assertThat(agrees(shifted)).isFalse();
+        assertThat(TpRuns.agrees(shifted)).isFalse();
     }
 
     /** Each chip joins its partial with x (a full value) and takes one half back before the all-reduce. */
@@ -155,9 +145,9 @@ class SiblingRewritesTest {
     void a_concat_with_a_full_value_then_sliced_back_is_rejected_though_right_and_the_full_half_is_rejected() {
         TpCase right = concatThenSlice(S.model());
         assertThat(verify(right).codes()).containsExactly("PARTIAL_PLUS_FULL");
-        assertThat(agrees(right)).isTrue();
+        assertThat(TpRuns.agrees(right)).isTrue();
         TpCase wrong = concatThenSlice(0); // x, a full value, summed once per chip
         assertThat(verify(wrong).codes()).containsExactly("PARTIAL_PLUS_FULL");
-        assertThat(agrees(wrong)).isFalse();
+        assertThat(TpRuns.agrees(wrong)).isFalse();
     }
 }

@@ -26,7 +26,6 @@ import org.stagecheck.verifier.corpus.TpSpec;
 import org.stagecheck.verifier.fuzz.Mutation;
 import org.stagecheck.verifier.fuzz.Mutator;
 import org.stagecheck.verifier.shard.SplitEdits;
-import org.stagecheck.verifier.soundness.Outcome;
 import org.stagecheck.verifier.soundness.TpRuns;
 
 /**
@@ -46,15 +45,6 @@ class UnsplitParentTest {
         return new Verifier().verify(c.program(), c.certificate(), c.unsplit());
     }
 
-    private static boolean agrees(TpCase c) {
-        for (long in = 1; in <= 4; in++) {
-            if (TpRuns.run(c, in).kind() != Outcome.Kind.AGREES) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private static String render(VerifyReport r) {
         return r.diagnostics().stream().map(d -> d.render()).collect(Collectors.joining("\n"));
     }
@@ -67,7 +57,7 @@ class UnsplitParentTest {
             assertThat(r.codes()).as("%s", s).isEmpty();
             assertThat(r.obligations()).filteredOn(o -> o.obligation() == Obligation.UNREDUCED_SHARD).singleElement()
                     .extracting(ObligationResult::note).asString().contains("compared with the unsplit parent's");
-            assertThat(agrees(c)).isTrue();
+            assertThat(TpRuns.agrees(c)).isTrue();
         }
     }
 
@@ -86,7 +76,7 @@ class UnsplitParentTest {
                 mut.apply(m);
                 applied++;
                 assertThat(verify(e.asCase()).codes()).as("%s on %s", m, s).isEmpty();
-                assertThat(agrees(e.asCase())).as("%s on %s agrees", m, s).isTrue();
+                assertThat(TpRuns.agrees(e.asCase())).as("%s on %s agrees", m, s).isTrue();
             }
         }
         assertThat(applied).isPositive();
@@ -103,7 +93,7 @@ class UnsplitParentTest {
                     .extracting(ObligationResult::note).asString().contains("the logical program was NOT checked");
             VerifyReport withParent = verify(e.asCase());
             assertThat(withParent.codes()).as("%s", s).isNotEmpty().containsOnly("LOGICAL_OUTPUT_DIFFERS").hasSize(s.tp());
-            assertThat(agrees(e.asCase())).isFalse();
+            assertThat(TpRuns.agrees(e.asCase())).isFalse();
         }
     }
 
@@ -130,7 +120,7 @@ class UnsplitParentTest {
             }
             assertThat(e.verify().codes()).as("consistent without the parent").isEmpty();
             assertThat(verify(e.asCase()).codes()).as("%s", s).containsOnly("LOGICAL_OUTPUT_DIFFERS").hasSize(s.tp());
-            assertThat(agrees(e.asCase())).isFalse();
+            assertThat(TpRuns.agrees(e.asCase())).isFalse();
         }
     }
 
@@ -160,7 +150,7 @@ class UnsplitParentTest {
         // b2 + (x + r) where the parent computes (r + b2) + x
         TpCase c = splitWithResidual(PLAIN, Expr.apply(Fn.ADD, Expr.in(1), Expr.apply(Fn.ADD, Expr.in(2), Expr.in(0))));
         assertThat(verify(c).codes()).isEmpty();
-        assertThat(agrees(c)).isTrue();
+        assertThat(TpRuns.agrees(c)).isTrue();
     }
 
     @Test
@@ -168,12 +158,12 @@ class UnsplitParentTest {
         TpCase twice = splitWithResidual(PLAIN, Expr.apply(Fn.ADD, Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)), Expr.apply(Fn.ADD, Expr.in(2), Expr.in(2))));
         assertThat(verify(twice).codes()).containsExactly("LOGICAL_OUTPUT_DIFFERS", "LOGICAL_OUTPUT_DIFFERS");
         assertThat(render(verify(twice))).contains("summands the split adds: x; summands it leaves out: none");
-        assertThat(agrees(twice)).isFalse();
+        assertThat(TpRuns.agrees(twice)).isFalse();
 
         TpCase dropped = splitWithResidual(PLAIN, Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)));
         assertThat(verify(dropped).codes()).containsExactly("LOGICAL_OUTPUT_DIFFERS", "LOGICAL_OUTPUT_DIFFERS");
         assertThat(render(verify(dropped))).contains("summands the split adds: none; summands it leaves out: x");
-        assertThat(agrees(dropped)).isFalse();
+        assertThat(TpRuns.agrees(dropped)).isFalse();
     }
 
     @Test

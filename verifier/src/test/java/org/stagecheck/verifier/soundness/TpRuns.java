@@ -35,6 +35,16 @@ public final class TpRuns {
         return compareAll(reference, split, s.tp());
     }
 
+    /** Whether the split agrees with its unsplit reference on the inputs of seeds 1 to 4 (the evaluator's verdict on it). */
+    public static boolean agrees(TpCase c) {
+        for (long in = 1; in <= 4; in++) {
+            if (run(c, in).kind() != Outcome.Kind.AGREES) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Every chip's y.c (each holds the whole result) against the unsplit y; the worst of them. */
     private static Outcome compareAll(RunResult reference, RunResult split, int tp) {
         Outcome worst = null;
