@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.derive.DerivedBounds;
+import org.stagecheck.golden.derive.DerivedTolerance;
 import org.stagecheck.golden.store.CasePaths;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.golden.store.ManifestCodec;
@@ -57,9 +58,9 @@ final class Recorder {
             throw new GoldenException(null, null, "the reference run faulted at stage '" + ref.stoppedAtStage() + "': "
                     + ref.faults().get(0).render() + "; nothing was recorded");
         }
-        DerivedBounds.Result bounds;
+        DerivedTolerance.Result bounds;
         try {
-            bounds = DerivedBounds.compute(program, bound, params, options.mathMode());
+            bounds = DerivedTolerance.compute(program, bound, params, options.mathMode(), options.ensemble());
         } catch (DerivedBounds.BoundException e) {
             throw new GoldenException(null, null, e.getMessage());
         }
@@ -113,7 +114,7 @@ final class Recorder {
     }
 
     private static Manifest writeFiles(Path dir, Program program, Map<String, Tensor> bound, Map<String, Long> params,
-                                       RecordOptions options, RunResult ref, DerivedBounds.Result bounds) throws IOException {
+                                       RecordOptions options, RunResult ref, DerivedTolerance.Result bounds) throws IOException {
         ProgramCodec codec = new ProgramCodec();
         Files.write(dir.resolve(PROGRAM_FILE), codec.write(program));
         List<Manifest.TensorFile> inputs = new ArrayList<>();
@@ -133,11 +134,13 @@ final class Recorder {
             String f = CasePaths.fileName("expected", k, d.name());
             write(dir, f, ref.tensor(d.name()));
             String tol = null;
+            String basis = null;
             if (d.dtype().isFloating()) {
                 tol = CasePaths.fileName("tolerance", k, d.name());
-                write(dir, tol, Golden.toleranceOf(bounds.bounds().get(d.name())));
+                write(dir, tol, bounds.tolerances().get(d.name()));
+                basis = bounds.bases().get(d.name()).describe();
             }
-            outputs.add(new Manifest.Output(d.name(), f, d.dtype(), d.shape(), options.policyOf(d.name()), tol));
+            outputs.add(new Manifest.Output(d.name(), f, d.dtype(), d.shape(), options.policyOf(d.name()), tol, basis));
         }
         List<Manifest.TraceFile> trace = new ArrayList<>();
         if (options.trace()) {
@@ -156,8 +159,8 @@ final class Recorder {
             orderedParams.put(p.name(), params.get(p.name()));
         }
         Manifest m = new Manifest(PROGRAM_FILE, codec.hash(program),
-                new Manifest.Provenance(Golden.STAGECHECK_VERSION, "interp f32", options.mathMode().spelling()),
-                orderedParams, inputs, outputs, trace, bounds.warnings());
+                new Manifest.Provenance(Golden.STAGECHECK_VERSION, "interp f32", options.mathMode().spelling(), bounds.method()),
+                orderedParams, inputs, outputs, trace, bounds.notes());
         // the manifest last: a directory without one is never taken for a case
         Files.write(dir.resolve(Manifest.FILE_NAME), ManifestCodec.write(m));
         return m;

@@ -89,24 +89,13 @@ public final class DerivedBounds {
         try (Parallel par = new Parallel(1)) {
             RunState val = new RunState(program, Precision.F64, par, params);
             RunState err = new RunState(program, Precision.F64, par, params);
-            for (TensorDecl d : program.tensors()) {
-                Tensor t = bound.get(d.name());
-                if (d.dtype().isFloating()) {
-                    val.putTensor(d.name(), t == null ? Tensor.zerosFloat64(d.dtype(), d.shape())
-                            : Tensor.wrapDoubles(d.dtype(), d.shape(), t.toDoubles()));
-                    err.putTensor(d.name(), Tensor.zerosFloat64(d.dtype(), d.shape()));
-                } else {
-                    Tensor v = t == null ? Tensor.zeros(d.dtype(), d.shape()) : Tensor.wrapInts(d.shape(), t.toInts());
-                    val.putTensor(d.name(), v);
-                    err.putTensor(d.name(), Tensor.wrapInts(d.shape(), v.toInts()));
-                }
-            }
+            bind(program, bound, val, err);
             List<String> warnings = new ArrayList<>();
             List<Stage> stages = program.stages();
             for (int i = 0; i < stages.size(); i++) {
                 Stage st = stages.get(i);
                 try {
-                    step(st, val, err, params, mode, warnings);
+                    step(st, val, err, params, mode, warnings, true);
                     listener.stage(i, st, read(val, st.outs()), read(err, st.outs()));
                 } catch (Fault f) {
                     throw new BoundException("stage " + i + " '" + st.id() + "' faulted in the float64 evaluation: " + f.getMessage());
@@ -125,18 +114,50 @@ public final class DerivedBounds {
         }
     }
 
-    static void step(Stage st, RunState val, RunState err, Map<String, Long> params, MathMode mode, List<String> warnings) throws Fault {
+    /**
+     * Binds every DRAM tensor: its value (float64-mode for a floating dtype, zeros when unbound)
+     * into {@code val}, and into {@code err} (when not null) a zero bound for a floating tensor or
+     * the true integers for an i32 one.
+     */
+    static void bind(Program program, Map<String, Tensor> bound, RunState val, RunState err) {
+        for (TensorDecl d : program.tensors()) {
+            Tensor t = bound.get(d.name());
+            if (d.dtype().isFloating()) {
+                val.putTensor(d.name(), t == null ? Tensor.zerosFloat64(d.dtype(), d.shape())
+                        : Tensor.wrapDoubles(d.dtype(), d.shape(), t.toDoubles()));
+                if (err != null) {
+                    err.putTensor(d.name(), Tensor.zerosFloat64(d.dtype(), d.shape()));
+                }
+            } else {
+                Tensor v = t == null ? Tensor.zeros(d.dtype(), d.shape()) : Tensor.wrapInts(d.shape(), t.toInts());
+                val.putTensor(d.name(), v);
+                if (err != null) {
+                    err.putTensor(d.name(), Tensor.wrapInts(d.shape(), v.toInts()));
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs stage {@code st} on the true values and bounds it.
+     *
+     * @param narrow whether a floating output narrower than f32 adds the rounding to its dtype
+     *               (false: the bound of the f32 result before that rounding, which
+     *               {@link Ensemble} applies itself)
+     */
+    static void step(Stage st, RunState val, RunState err, Map<String, Long> params, MathMode mode, List<String> warnings,
+                     boolean narrow) throws Fault {
         switch (st.kind()) {
             case StageKind.Load l -> moved(st, val, err);
             case StageKind.Store s -> moved(st, val, err);
             case StageKind.Recv r -> moved(st, val, err);
-            case StageKind.AllReduce a -> expression(st, a.combine(), false, val, err, params, mode, warnings);
-            case StageKind.Scalar sc -> scalar(st, sc, val, err, params, mode, warnings);
+            case StageKind.AllReduce a -> expression(st, a.combine(), false, val, err, params, mode, warnings, narrow);
+            case StageKind.Scalar sc -> scalar(st, sc, val, err, params, mode, warnings, narrow);
             case StageKind.Compute c -> {
                 switch (c.op()) {
-                    case ComputeOp.Generic g -> expression(st, g, false, val, err, params, mode, warnings);
-                    case ComputeOp.MatMul m -> matmul(st, m, val, err, mode);
-                    case ComputeOp.Reduce r -> reduce(st, r, val, err, mode, warnings);
+                    case ComputeOp.Generic g -> expression(st, g, false, val, err, params, mode, warnings, narrow);
+                    case ComputeOp.MatMul m -> matmul(st, m, val, err, mode, narrow);
+                    case ComputeOp.Reduce r -> reduce(st, r, val, err, mode, warnings, narrow);
                     case ComputeOp.Reshape r -> moved(st, val, err);
                     case ComputeOp.Transpose t -> moved(st, val, err);
                     case ComputeOp.Slice s -> moved(st, val, err);
@@ -161,26 +182,26 @@ public final class DerivedBounds {
     }
 
     private static void expression(Stage st, ComputeOp.Generic g, boolean scalar, RunState val, RunState err,
-                                   Map<String, Long> params, MathMode mode, List<String> warnings) throws Fault {
+                                   Map<String, Long> params, MathMode mode, List<String> warnings, boolean narrow) throws Fault {
         List<Tensor> vs = read(val, st.ins());
         List<Tensor> es = read(err, st.ins());
         StageEvaluator.run(st, val);
         BufferDecl first = val.bufferDecl(st.outs().get(0));
         BoundCol c = new ExprBounds(first.shape().toArray(), vs, es, params, scalar, mode).eval(g.expr());
         for (String out : st.outs()) {
-            writeBound(st, out, c.v(), c.e(), val, err, mode, warnings);
+            writeBound(st, out, c.v(), c.e(), val, err, mode, warnings, narrow);
         }
     }
 
     private static void scalar(Stage st, StageKind.Scalar k, RunState val, RunState err, Map<String, Long> params,
-                               MathMode mode, List<String> warnings) throws Fault {
+                               MathMode mode, List<String> warnings, boolean narrow) throws Fault {
         List<Tensor> vs = read(val, st.ins());
         List<Tensor> es = read(err, st.ins());
         StageEvaluator.run(st, val);
         for (int r = 0; r < st.outs().size(); r++) {
             BufferDecl bd = val.bufferDecl(st.outs().get(r));
             BoundCol c = new ExprBounds(bd.shape().toArray(), vs, es, params, true, mode).eval(k.body().results().get(r));
-            writeBound(st, bd.name(), c.v(), c.e(), val, err, mode, warnings);
+            writeBound(st, bd.name(), c.v(), c.e(), val, err, mode, warnings, narrow);
         }
     }
 
@@ -190,7 +211,7 @@ public final class DerivedBounds {
      * where they may differ).
      */
     private static void writeBound(Stage st, String out, double[] v, double[] e, RunState val, RunState err, MathMode mode,
-                                   List<String> warnings) throws Fault {
+                                   List<String> warnings, boolean narrow) throws Fault {
         BufferDecl bd = val.bufferDecl(out);
         if (bd.dtype().isInteger()) {
             err.write(out, val.read(out));
@@ -204,7 +225,7 @@ public final class DerivedBounds {
         }
         double[] b = new double[e.length];
         FloatFormat f = FloatFormat.of(bd.dtype());
-        boolean narrows = bd.dtype() != DType.F32;
+        boolean narrows = narrow && bd.dtype() != DType.F32;
         double floor = Math.max(f.minSubnormal() / 2, mode.flushFloor());
         for (int i = 0; i < b.length; i++) {
             b[i] = narrows ? e[i] + f.unitRoundoff() * (Math.abs(v[i]) + e[i]) + floor : e[i];
@@ -212,7 +233,7 @@ public final class DerivedBounds {
         err.write(out, Tensor.wrapDoubles(bd.dtype(), bd.shape(), b));
     }
 
-    private static void matmul(Stage st, ComputeOp.MatMul mm, RunState val, RunState err, MathMode mode) throws Fault {
+    private static void matmul(Stage st, ComputeOp.MatMul mm, RunState val, RunState err, MathMode mode, boolean narrow) throws Fault {
         Tensor a = val.read(st.ins().get(0));
         Tensor b = val.read(st.ins().get(1));
         Tensor ea = err.read(st.ins().get(0));
@@ -250,10 +271,11 @@ public final class DerivedBounds {
                 e[o] = p + ExprBounds.U32 * (Math.abs(v[o]) + p) + mode.flushFloor();
             }
         }
-        writeBound(st, od.name(), v, e, val, err, mode, new ArrayList<>());
+        writeBound(st, od.name(), v, e, val, err, mode, new ArrayList<>(), narrow);
     }
 
-    private static void reduce(Stage st, ComputeOp.Reduce r, RunState val, RunState err, MathMode mode, List<String> warnings) throws Fault {
+    private static void reduce(Stage st, ComputeOp.Reduce r, RunState val, RunState err, MathMode mode, List<String> warnings,
+                               boolean narrow) throws Fault {
         Tensor x = val.read(st.ins().get(0));
         Tensor ex = x.dtype().isFloating() ? err.read(st.ins().get(0)) : Tensor.zerosFloat64(DType.F32, x.shape());
         StageEvaluator.run(st, val);
@@ -273,6 +295,6 @@ public final class DerivedBounds {
         if (b.argmaxUncertain()) {
             warnings.add("stage '" + st.id() + "': argmax's top values are within their bounds of each other; another conforming implementation may pick another index");
         }
-        writeBound(st, out, b.value(), b.error(), val, err, mode, warnings);
+        writeBound(st, out, b.value(), b.error(), val, err, mode, warnings, narrow);
     }
 }

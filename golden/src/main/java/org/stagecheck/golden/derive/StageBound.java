@@ -59,7 +59,7 @@ public final class StageBound {
                 }
             }
             List<String> warnings = new ArrayList<>();
-            DerivedBounds.step(stage, val, err, params, mode, warnings);
+            DerivedBounds.step(stage, val, err, params, mode, warnings, true);
             List<Tensor> values = new ArrayList<>();
             List<Tensor> bounds = new ArrayList<>();
             for (String out : stage.outs()) {

@@ -33,8 +33,14 @@ public record Manifest(String programFile, String programHash, Provenance proven
      * @param stagecheck the version that recorded the case
      * @param evaluation how the expected values were made, e.g. {@code interp f32}
      * @param mathMode   the function budgets of the derived tolerances ({@code precise} or {@code fast})
+     * @param tolerance  how the derived tolerances were made (e.g. the ensemble's sample count and
+     *                   safety factor), or null for a case recorded before it was written down
      */
-    public record Provenance(String stagecheck, String evaluation, String mathMode) {}
+    public record Provenance(String stagecheck, String evaluation, String mathMode, String tolerance) {
+        public Provenance(String stagecheck, String evaluation, String mathMode) {
+            this(stagecheck, evaluation, mathMode, null);
+        }
+    }
 
     /** A bound tensor and its file. */
     public record TensorFile(String tensor, String file, DType dtype, Shape shape) {}
@@ -44,8 +50,14 @@ public record Manifest(String programFile, String programHash, Provenance proven
      *
      * @param tolerance the file of the per-element derived tolerance (f32, rounded up), or null
      *                  for an integer output (compared exactly by {@code derived})
+     * @param basis     what set the derived tolerance's elements (e.g. {@code ensemble 60, analytic
+     *                  4, exact 0}), or null
      */
-    public record Output(String tensor, String file, DType dtype, Shape shape, Policy policy, String tolerance) {}
+    public record Output(String tensor, String file, DType dtype, Shape shape, Policy policy, String tolerance, String basis) {
+        public Output(String tensor, String file, DType dtype, Shape shape, Policy policy, String tolerance) {
+            this(tensor, file, dtype, shape, policy, tolerance, null);
+        }
+    }
 
     /** One traced stage output. */
     public record TraceFile(String stage, int port, String file, DType dtype, Shape shape) {}

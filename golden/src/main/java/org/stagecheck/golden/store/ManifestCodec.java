@@ -48,6 +48,9 @@ public final class ManifestCodec {
             g.writeStringField("stagecheck", m.provenance().stagecheck());
             g.writeStringField("evaluation", m.provenance().evaluation());
             g.writeStringField("mathMode", m.provenance().mathMode());
+            if (m.provenance().tolerance() != null) {
+                g.writeStringField("tolerance", m.provenance().tolerance());
+            }
             g.writeEndObject();
             g.writeObjectFieldStart("params");
             for (var e : m.params().entrySet()) {
@@ -72,6 +75,9 @@ public final class ManifestCodec {
                 g.writeStringField("policy", o.policy().spelling());
                 if (o.tolerance() != null) {
                     g.writeStringField("tolerance", o.tolerance());
+                }
+                if (o.basis() != null) {
+                    g.writeStringField("toleranceBasis", o.basis());
                 }
                 g.writeEndObject();
             }
@@ -130,7 +136,8 @@ public final class ManifestCodec {
         String hash = r.string(program, "/program", "hash");
         JNode.JObject prov = r.object(r.field(o, "", "provenance"), "/provenance");
         Manifest.Provenance provenance = new Manifest.Provenance(r.string(prov, "/provenance", "stagecheck"),
-                r.string(prov, "/provenance", "evaluation"), r.string(prov, "/provenance", "mathMode"));
+                r.string(prov, "/provenance", "evaluation"), r.string(prov, "/provenance", "mathMode"),
+                prov.fields().containsKey("tolerance") ? r.string(prov, "/provenance", "tolerance") : null);
         Map<String, Long> params = new LinkedHashMap<>();
         JNode.JObject ps = r.object(r.field(o, "", "params"), "/params");
         for (String k : ps.fields().keySet()) {
@@ -149,7 +156,7 @@ public final class ManifestCodec {
         for (int i = 0; i < outs.size(); i++) {
             String at = "/outputs/" + i;
             JNode.JObject t = r.object(outs.get(i), at);
-            r.only(t, at, Set.of("tensor", "file", "dtype", "shape", "policy", "tolerance"));
+            r.only(t, at, Set.of("tensor", "file", "dtype", "shape", "policy", "tolerance", "toleranceBasis"));
             Policy policy;
             try {
                 policy = Policy.parse(r.string(t, at, "policy"));
@@ -157,7 +164,8 @@ public final class ManifestCodec {
                 throw new GoldenException(file, at + "/policy", e.getMessage());
             }
             String tol = t.fields().containsKey("tolerance") ? r.string(t, at, "tolerance") : null;
-            outputs.add(new Manifest.Output(r.string(t, at, "tensor"), r.string(t, at, "file"), r.dtype(t, at), r.shape(t, at), policy, tol));
+            String basis = t.fields().containsKey("toleranceBasis") ? r.string(t, at, "toleranceBasis") : null;
+            outputs.add(new Manifest.Output(r.string(t, at, "tensor"), r.string(t, at, "file"), r.dtype(t, at), r.shape(t, at), policy, tol, basis));
         }
         List<Manifest.TraceFile> trace = new ArrayList<>();
         if (o.fields().containsKey("trace")) {
