@@ -26,7 +26,8 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Measure the evaluator, the verifier's scaling, or the time per token of an authored decode step.",
-        subcommands = {BenchCommand.Interp.class, BenchCommand.Verifier.class, BenchCommand.Decode.class, BenchCompareCommand.class})
+        subcommands = {BenchCommand.Interp.class, BenchCommand.Verifier.class, BenchCommand.Decode.class, BenchCompareCommand.class,
+                BenchRecordCommand.class})
 final class BenchCommand implements Runnable {
     /** The largest weight dimension a bench takes (16384 x 16384 f32 is 1 GiB). */
     static final int MAX_SIZE = 16384;
@@ -40,7 +41,7 @@ final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "name a bench: interp, verifier, decode or compare");
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "name a bench: interp, verifier, decode, compare or record");
     }
 
     /** The report as text, or with --json as one document {"command", "holds", "status", "exitCode", "report"}. */

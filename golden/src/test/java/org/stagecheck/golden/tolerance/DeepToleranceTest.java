@@ -165,7 +165,7 @@ class DeepToleranceTest {
             return; // a filtered run: the table would be partial
         }
         StringBuilder t = new StringBuilder();
-        t.append("| case | toleranced elements | logits: median tolerance / |value| |");
+        t.append("| case | toleranced elements | logits: median tolerance / abs(value) |");
         for (Float64Decoder.Bug bug : Float64Decoder.Bug.values()) {
             t.append(' ').append(bug.label()).append(" |");
         }
