@@ -23,11 +23,13 @@ import org.stagecheck.tensor.Tensor;
 
 /**
  * A run walked stage by stage in float64 with the derived bound of every value
- * ({@link BoundStep}), into which a backend's recorded values are substituted as exact (bound 0):
- * what the stage-derived judgement (docs/debugging.md, "Beyond rounding") compares each recorded
- * stage with. After a substitution the bound of everything computed from it grows only through the
- * stages the backend did not record, so a recorded stage whose producers were all recorded gets
- * its own one-stage bound, and one behind fused stages the bound of that short chain.
+ * ({@link BoundStep}), into which a backend's recorded values are substituted, each with the
+ * bound of its own rounding to its dtype (half an ulp: the backend may have used the value before
+ * rounding it for the record): what the stage-derived judgement (docs/debugging.md, "Beyond
+ * rounding") compares each recorded stage with. After a substitution the bound of everything
+ * computed from it grows only through the stages the backend did not record, so a recorded stage
+ * whose producers were all recorded gets its own one-stage bound (its rounding, and its inputs'
+ * half ulps carried through it), and one behind fused stages the bound of that short chain.
  *
  * <p>DRAM comes from one of two places:
  * <ul>
@@ -219,13 +221,14 @@ final class BoundWalk implements AutoCloseable {
     }
 
     /**
-     * Replaces buffer {@code name} with {@code value}, taken as exact, when it fits the declaration
-     * (dtype and element count); returns whether it did. A multicast Load's output is delivered to
+     * Replaces buffer {@code name} with {@code value} (float64-mode values too, as a float64 run
+     * writes them), known to within its dtype's rounding, when it fits the declaration (dtype and
+     * element count); returns whether it did. A multicast Load's output is delivered to
      * the group again, as the backend's receivers get what it loaded.
      */
     boolean substitute(String name, Tensor value, Stage writer) throws Fault {
         BufferDecl d = val.bufferDecl(name);
-        if (value.dtype() != d.dtype() || value.size() != d.shape().elementCount() || value.isFloat64()) {
+        if (value.dtype() != d.dtype() || value.size() != d.shape().elementCount()) {
             return false;
         }
         Shape sh = d.shape();
@@ -248,7 +251,7 @@ final class BoundWalk implements AutoCloseable {
      */
     boolean substituteTensor(String name, Tensor value) {
         TensorDecl d = program.tensorsByName().get(name);
-        if (reference != null || d == null || value.dtype() != d.dtype() || !value.shape().equals(d.shape()) || value.isFloat64()) {
+        if (reference != null || d == null || value.dtype() != d.dtype() || !value.shape().equals(d.shape())) {
             return false;
         }
         putTensor(d, value);

@@ -10,9 +10,10 @@ import org.stagecheck.golden.compare.Policy;
  * <ul>
  *   <li>{@link StageDerived}, the default: a stage diverges when its output is further from the
  *       float64 evaluation of that stage <em>on the inputs the backend fed it</em> than
- *       {@code factor} times the stage's own derived bound (its rounding, with those inputs taken
- *       as exact). A chain of rounding differences upstream is not a divergence, so the first
- *       stage that diverges is the first whose own error is beyond rounding.</li>
+ *       {@code factor} times the stage's own derived bound (its rounding, with those inputs known
+ *       to within their own rounding to their dtype). A chain of rounding differences upstream
+ *       is not a divergence, so the first stage that diverges is the first whose own error is
+ *       beyond rounding.</li>
  *   <li>{@link ByPolicy}: the stage's output against the reference's f32 value under a value policy
  *       ({@code exact}, {@code ulp N}, {@code allclose}, {@code pcc}): {@code exact} finds the first
  *       bit of difference, rounding or not.</li>

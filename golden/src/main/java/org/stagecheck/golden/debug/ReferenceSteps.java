@@ -45,12 +45,7 @@ final class ReferenceSteps implements AutoCloseable {
      * before the run without a value, or a value that does not fit its declaration.
      */
     static void check(Program program, Map<String, Tensor> bound, Map<String, Long> params) throws DebugInputException {
-        for (Param p : program.params()) {
-            Long v = params.get(p.name());
-            if (v == null || v < p.min() || v > p.max()) {
-                throw new DebugInputException("parameter '" + p.name() + "' needs a value in [" + p.min() + ", " + p.max() + "]");
-            }
-        }
+        checkParams(program, params);
         for (TensorDecl d : program.tensors()) {
             Tensor t = bound.get(d.name());
             if (t == null && d.role().isBoundBeforeRun()) {
@@ -58,6 +53,16 @@ final class ReferenceSteps implements AutoCloseable {
             }
             if (t != null && (t.dtype() != d.dtype() || !t.shape().equals(d.shape()) || t.isFloat64())) {
                 throw new DebugInputException("tensor '" + d.name() + "' is " + d.dtype() + d.shape() + " but its value is " + t.dtype() + t.shape());
+            }
+        }
+    }
+
+    /** Refuses a parameter of the program without a value in its range. */
+    static void checkParams(Program program, Map<String, Long> params) throws DebugInputException {
+        for (Param p : program.params()) {
+            Long v = params.get(p.name());
+            if (v == null || v < p.min() || v > p.max()) {
+                throw new DebugInputException("parameter '" + p.name() + "' needs a value in [" + p.min() + ", " + p.max() + "]");
             }
         }
     }

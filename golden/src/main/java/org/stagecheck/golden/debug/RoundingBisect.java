@@ -21,7 +21,7 @@ import org.stagecheck.tensor.Tensor;
  * Bisection under the stage-derived judgement (docs/debugging.md, "Bisecting beyond rounding"):
  * the backend runs {@link CutProgram prefixes} of the program, and a <em>segment</em> of stages
  * {@code (lo, hi]} is judged by substituting the backend's own values at cut {@code lo} into a
- * {@link BoundWalk} (as exact), walking stages {@code lo+1..hi} in float64 with bounds, and
+ * {@link BoundWalk} (to within their rounding), walking stages {@code lo+1..hi} in float64 with bounds, and
  * comparing the backend's values at cut {@code hi} with them, each within the judge's factor times
  * its bound. A segment of one stage is exactly that stage's own judgement; a longer one bounds
  * the rounding of the whole chain, which grows with its length.

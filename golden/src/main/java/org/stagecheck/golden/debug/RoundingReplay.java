@@ -17,7 +17,7 @@ import org.stagecheck.tensor.Tensor;
  * The stage-derived judgement of what a backend recorded (docs/debugging.md, "Beyond rounding"):
  * a {@link BoundWalk} runs the program in float64 with bounds, and every stage the backend
  * recorded is judged against the walk's value within the judge's factor times the walk's bound,
- * then the backend's value replaces the walk's, as exact. So a recorded stage whose producers
+ * then the backend's value replaces the walk's (to within its rounding). So a recorded stage whose producers
  * were recorded is judged on its own rounding from the inputs the backend fed it; one behind
  * unrecorded (fused) stages on the rounding of that chain from the nearest recorded values. The
  * DRAM tensors the backend wrote are judged after the last stage the same way.
@@ -88,6 +88,10 @@ final class RoundingReplay {
             Stage st = stages.get(i);
             verdicts.add(new StageVerdict(i, st.id(), TraceDiff.kindName(st), StageVerdict.Verdict.NOT_TRACED, List.of(),
                     "not replayed (stopped at a fault)"));
+        }
+        if (backend.stages().isEmpty()) {
+            notes.add("the backend recorded only its outputs: they are judged against the rounding of the whole run from the inputs, "
+                    + "which grows with depth and may hide a bug; trace stages, or bisect (re-run the backend on prefixes)");
         }
         Dataflow flow = Dataflow.of(program);
         IntPredicate recorded = p -> backend.stages().containsKey(stages.get(p).id());

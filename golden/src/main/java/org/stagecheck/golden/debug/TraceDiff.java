@@ -67,14 +67,11 @@ public final class TraceDiff {
         return switch (judge) {
             case Judge.ByPolicy p -> byPolicy(program, reference, backend, p, params, mode);
             case Judge.StageDerived s -> {
-                for (Map.Entry<String, Long> e : params.entrySet()) {
-                    if (program.params().stream().noneMatch(q -> q.name().equals(e.getKey()))) {
-                        throw new DebugInputException("the program has no parameter '" + e.getKey() + "'");
-                    }
-                }
-                if (program.params().stream().anyMatch(q -> !params.containsKey(q.name()))) {
-                    throw new DebugInputException("the stage-derived judgement evaluates stages, which needs every parameter of the program "
-                            + "(give the run's inputs.json with --inputs, or --param NAME=VALUE)");
+                try {
+                    ReferenceSteps.checkParams(program, params);
+                } catch (DebugInputException e) {
+                    throw new DebugInputException(e.getMessage() + ": the stage-derived judgement evaluates the stages, so it needs the "
+                            + "run's parameters (diff --inputs DIR with the run's inputs.json, or --param NAME=VALUE; or judge by --policy exact)");
                 }
                 try (BoundWalk walk = BoundWalk.fromTrace(program, reference, params, mode)) {
                     yield RoundingReplay.run(DiffResult.Mode.TRACES, program, walk, backend, s, params, mode);
