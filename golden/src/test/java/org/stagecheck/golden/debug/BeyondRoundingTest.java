@@ -110,9 +110,11 @@ class BeyondRoundingTest {
         DiffResult traces = TraceDiff.diff(p, StageTrace.of(p, ref), StageTrace.of(p, back), Judge.defaults(), s.params(), MathMode.PRECISE);
         DiffResult replay = Replay.replay(p, s.bound(), s.params(), StageTrace.of(p, back), Judge.defaults(), MathMode.PRECISE);
         DiffResult partial = Replay.replay(p, s.bound(), s.params(), partial(p, back, p.stages().get(1).id()), Judge.defaults(), MathMode.PRECISE);
+        DiffResult partialTraces = TraceDiff.diff(p, StageTrace.of(p, ref), partial(p, back, p.stages().get(1).id()), Judge.defaults(),
+                s.params(), MathMode.PRECISE);
         DiffResult outputs = Replay.replay(p, s.bound(), s.params(), StageTrace.finalOnly(p, back), Judge.defaults(), MathMode.PRECISE);
         DiffResult bisect = CutBisect.bisect(p, s.bound(), s.params(), backend, Judge.defaults(), MathMode.PRECISE);
-        for (DiffResult r : List.of(traces, replay, partial, outputs, bisect)) {
+        for (DiffResult r : List.of(traces, replay, partial, partialTraces, outputs, bisect)) {
             assertThat(r.agrees()).as(r.mode() + ": " + DiffText.of(r)).isTrue();
             assertThat(r.judge()).isEqualTo(new Judge.StageDerived(1));
         }
@@ -164,8 +166,12 @@ class BeyondRoundingTest {
         }
 
         DiffResult partial = Replay.replay(p, s.bound(), s.params(), partial(p, back, target), Judge.defaults(), MathMode.PRECISE);
-        assertThat(partial.divergence().stageId()).as(DiffText.headline(partial)).isEqualTo(target);
-        assertThat(partial.divergence().suspects()).contains(target);
+        DiffResult partialTraces = TraceDiff.diff(p, StageTrace.of(p, ref), partial(p, back, target), Judge.defaults(), s.params(),
+                MathMode.PRECISE);
+        for (DiffResult r : List.of(partial, partialTraces)) {
+            assertThat(r.divergence().stageId()).as(r.mode() + ": " + DiffText.headline(r)).isEqualTo(target);
+            assertThat(r.divergence().suspects()).contains(target);
+        }
 
         DiffResult bisect = CutBisect.bisect(p, s.bound(), s.params(), backend, Judge.defaults(), MathMode.PRECISE);
         assertThat(bisect.divergence()).as(DiffText.of(bisect)).isNotNull();
