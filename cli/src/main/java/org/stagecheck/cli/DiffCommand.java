@@ -31,9 +31,11 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code stagecheck diff}: where a backend's run first departs from the reference, and whether it is rounding or a bug. */
 @Command(name = "diff", mixinStandardHelpOptions = true,
-        description = {"Name the first stage where a backend's run diverges from the reference beyond what rounding explains, with a",
-                "verdict per stage and, for that stage, a three-way comparison against float64: within rounding, beyond its bound,",
-                "or ill-conditioned. Each stage is judged on the inputs the backend fed it (--policy exact: the first bit of difference).",
+        description = {"Name the first stage where a backend's run departs from the reference beyond",
+                "what rounding explains (each stage judged on the inputs the backend fed it;",
+                "--policy exact: the first bit of difference), with a verdict per stage and,",
+                "for that stage, a three-way comparison against float64: within rounding,",
+                "beyond its bound, or ill-conditioned.",
                 "  diff REF_DIR BACKEND_DIR --program P    two traces as 'run --trace --out DIR' writes them (the backend's",
                 "                                          may hold only some stages)",
                 "  diff --replay --program P --inputs DIR --actual DIR",
@@ -71,9 +73,9 @@ final class DiffCommand implements Callable<Integer> {
     Map<String, Long> paramOverrides = new LinkedHashMap<>();
 
     @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "stage-derived",
-            description = {"how stage values are judged: stage-derived (default: beyond the rounding of the stage's own evaluation on",
-                    "the inputs the backend fed it; 'stage-derived F' allows F times that bound), or against the reference's",
-                    "value: exact, 'ulp N', 'allclose [RTOL ATOL]', 'pcc MIN'"})
+            description = "how stage values are judged: stage-derived (default: beyond the rounding of the stage's own evaluation on "
+                    + "the inputs the backend fed it; 'stage-derived F' allows F times that bound), or against the reference's value: "
+                    + "exact, 'ulp N', 'allclose [RTOL ATOL]', 'pcc MIN'")
     String policyText;
 
     @Option(names = "--math", paramLabel = "MODE", defaultValue = "precise",
