@@ -210,25 +210,24 @@ final class RoundingBisect {
                     + "' on the backend's values: " + f.getMessage(), null, null);
         }
         Map<String, Comparison> cs = new LinkedHashMap<>();
-        boolean within = true;
         boolean conclusive = !uncertain;
         try {
             for (Map.Entry<String, String> e : at.cut().buffers().entrySet()) {
                 Tensor[] vb = walk.buffer(e.getKey());
-                conclusive &= judge(e.getKey(), vb, at.values().get(e.getValue()), uncertain, cs);
+                conclusive &= judgeValue(e.getKey(), vb, at.values().get(e.getValue()), uncertain, cs);
             }
             for (String t : at.cut().tensors()) {
-                conclusive &= judge(t, walk.tensor(t), at.values().get(t), uncertain, cs);
+                conclusive &= judgeValue(t, walk.tensor(t), at.values().get(t), uncertain, cs);
             }
         } catch (Fault f) {
             throw new DebugInputException("the float64 evaluation cannot read a live value at stage '" + stages.get(hi).id() + "': " + f.getMessage());
         }
-        within = cs.values().stream().allMatch(Comparison::passed);
+        boolean within = cs.values().stream().allMatch(Comparison::passed);
         return new Segment(lo, hi, within, conclusive, cs, null, inputs, hi == lo + 1 ? last : null);
     }
 
     /** Judges one live value into {@code cs}; returns whether its bound is tight enough to be conclusive. */
-    private boolean judge(String name, Tensor[] vb, Tensor backend, boolean uncertain, Map<String, Comparison> cs) {
+    private boolean judgeValue(String name, Tensor[] vb, Tensor backend, boolean uncertain, Map<String, Comparison> cs) {
         if (vb == null) {
             return true;
         }

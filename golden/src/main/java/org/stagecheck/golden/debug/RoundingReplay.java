@@ -57,7 +57,7 @@ final class RoundingReplay {
                     first = first < 0 ? i : first;
                     break;
                 }
-                StageVerdict v = judge(i, st, s, back, judge);
+                StageVerdict v = verdict(i, st, s, back, judge);
                 verdicts.add(v);
                 if (v.verdict() == StageVerdict.Verdict.DIVERGES && first < 0) {
                     first = i;
@@ -124,7 +124,7 @@ final class RoundingReplay {
     }
 
     /** One stage's verdict: each port the backend recorded within the factor times its bound of the walk's value. */
-    private static StageVerdict judge(int i, Stage st, BoundWalk.Step s, List<Tensor> back, Judge.StageDerived judge) {
+    private static StageVerdict verdict(int i, Stage st, BoundWalk.Step s, List<Tensor> back, Judge.StageDerived judge) {
         String kind = TraceDiff.kindName(st);
         if (st.outs().isEmpty()) {
             return new StageVerdict(i, st.id(), kind, StageVerdict.Verdict.NO_OUTPUTS, List.of(), null);
