@@ -9,12 +9,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import org.stagecheck.golden.compare.Policy;
 import org.stagecheck.golden.debug.CutBisect;
 import org.stagecheck.golden.debug.DebugInputException;
 import org.stagecheck.golden.debug.DiffReports;
 import org.stagecheck.golden.debug.DiffResult;
 import org.stagecheck.golden.debug.DiffText;
+import org.stagecheck.golden.debug.Judge;
 import org.stagecheck.golden.debug.Replay;
 import org.stagecheck.golden.debug.StageTrace;
 import org.stagecheck.golden.debug.TraceDiff;
@@ -31,8 +31,11 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code stagecheck diff}: where a backend's run first departs from the reference, and whether it is rounding or a bug. */
 @Command(name = "diff", mixinStandardHelpOptions = true,
-        description = {"Name the first stage where a backend's run diverges from the reference, with a verdict per stage and,",
-                "for that stage, a three-way comparison against float64: within rounding, beyond its bound, or ill-conditioned.",
+        description = {"Name the first stage where a backend's run departs from the reference beyond",
+                "what rounding explains (each stage judged on the inputs the backend fed it;",
+                "--policy exact: the first bit of difference), with a verdict per stage and,",
+                "for that stage, a three-way comparison against float64: within rounding,",
+                "beyond its bound, or ill-conditioned.",
                 "  diff REF_DIR BACKEND_DIR --program P    two traces as 'run --trace --out DIR' writes them (the backend's",
                 "                                          may hold only some stages)",
                 "  diff --replay --program P --inputs DIR --actual DIR",
@@ -69,8 +72,10 @@ final class DiffCommand implements Callable<Integer> {
     @Option(names = "--param", paramLabel = "NAME=VALUE", description = "bind a program parameter (repeatable; overrides inputs.json)")
     Map<String, Long> paramOverrides = new LinkedHashMap<>();
 
-    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "exact",
-            description = "how stage values are judged: exact (default), 'ulp N', 'allclose [RTOL ATOL]', 'pcc MIN'")
+    @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "stage-derived",
+            description = "how stage values are judged: stage-derived (default: beyond the rounding of the stage's own evaluation on "
+                    + "the inputs the backend fed it; 'stage-derived F' allows F times that bound), or against the reference's value: "
+                    + "exact, 'ulp N', 'allclose [RTOL ATOL]', 'pcc MIN'")
     String policyText;
 
     @Option(names = "--math", paramLabel = "MODE", defaultValue = "precise",
@@ -90,7 +95,7 @@ final class DiffCommand implements Callable<Integer> {
         String backendName;
         String programHash;
         try {
-            Policy policy = parsePolicy();
+            Judge judge = parseJudge();
             // report paths are checked before any work, as every output path is
             OutputPaths.OutputFile htmlOut = html == null ? null : OutputPaths.file("--html", html);
             OutputPaths.OutputFile divergentOut = html == null ? null : OutputPaths.file("--html", divergentPage());
@@ -122,7 +127,7 @@ final class DiffCommand implements Callable<Integer> {
                 Map<String, Long> params = new LinkedHashMap<>(manifest.params());
                 params.putAll(paramOverrides);
                 backendName = "files " + traces.get(1);
-                r = TraceDiff.diff(program, StageTrace.read(traces.get(0), program), StageTrace.read(traces.get(1), program), policy, params, mode);
+                r = TraceDiff.diff(program, StageTrace.read(traces.get(0), program), StageTrace.read(traces.get(1), program), judge, params, mode);
             } else {
                 if (!traces.isEmpty()) {
                     throw new BadInputException("--replay takes no trace directories; give the backend's with --actual DIR");
@@ -138,10 +143,10 @@ final class DiffCommand implements Callable<Integer> {
                         throw new BadInputException(actual + ": holds neither output tensors of the program nor a trace");
                     }
                     backendName = "files " + actual;
-                    r = Replay.replay(program, bound, params, recorded, policy, mode);
+                    r = Replay.replay(program, bound, params, recorded, judge, mode);
                 } else {
                     backendName = backend;
-                    r = CutBisect.bisect(program, bound, params, Backends.named(backend), policy, mode);
+                    r = CutBisect.bisect(program, bound, params, Backends.named(backend), judge, mode);
                 }
             }
             writeHtml(r, backendName, htmlOut, divergentOut);
@@ -167,9 +172,9 @@ final class DiffCommand implements Callable<Integer> {
         return result.exitCode();
     }
 
-    private Policy parsePolicy() throws BadInputException {
+    private Judge parseJudge() throws BadInputException {
         try {
-            return Policy.parse(policyText);
+            return Judge.parse(policyText);
         } catch (IllegalArgumentException e) {
             throw new BadInputException("--policy: " + e.getMessage());
         }

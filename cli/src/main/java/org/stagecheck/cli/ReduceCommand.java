@@ -236,7 +236,7 @@ final class ReduceCommand implements Callable<Integer> {
             record = record.withPolicy(e.getKey(), e.getValue());
         }
         return new Oracle(new FailsLikeOracle(new Interpreter(RunOptions.defaults()), b, j), record,
-                "backend " + name + " under policy " + j.policy().spelling(), failureReport);
+                "backend " + name + " under policy " + j.spelling(), failureReport);
     }
 
     /** {@code oracle}, printing a progress line to {@code err} when {@link #HEARTBEAT_SECONDS} pass between lines. */

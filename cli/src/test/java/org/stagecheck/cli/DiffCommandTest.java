@@ -96,7 +96,7 @@ class DiffCommandTest {
         assertThat(html).contains("<tr class=\"diverges first\">").contains("href=\"diff.divergent.html\"");
         assertThat(Files.readString(tmp.resolve("report/diff.divergent.html"))).contains(victim).contains("FAIL");
 
-        CliRunner json = CliRunner.run("diff", ref.toString(), back.toString(), "--program", program.toString(), "--json");
+        CliRunner json = CliRunner.run("diff", ref.toString(), back.toString(), "--program", program.toString(), "--inputs", dir.toString(), "--json");
         assertThat(json.exit()).isEqualTo(1);
         JsonNode doc = new ObjectMapper().readTree(json.out());
         assertThat(doc.get("firstDivergentStage").get("id").asText()).isEqualTo(victim);
@@ -119,6 +119,79 @@ class DiffCommandTest {
         assertThat(same.out()).contains("everything recorded agrees");
         CliRunner bisect = CliRunner.run("diff", "--replay", "--program", program.toString(), "--inputs", dir.toString(), "--backend", "interp");
         assertThat(bisect.exit()).as(bisect.out() + bisect.err()).isZero();
+    }
+
+    /**
+     * An independent correct backend: the reference run in float64 ({@code run --f64 --trace}),
+     * every value it wrote rounded to f32, as a float64 forward of the model written as f32 would
+     * be. With {@code times} not null, the trace file whose name contains it is multiplied by 1.25
+     * (a bug in that stage alone: later stages keep their values).
+     */
+    private Path float64Backend(Path into, String times) throws Exception {
+        Path f64 = tmp.resolve("f64-run");
+        if (!Files.exists(f64)) {
+            CliRunner r = CliRunner.run("run", program.toString(), "--inputs", dir.toString(), "--out", f64.toString(), "--trace", "--f64");
+            assertThat(r.exit()).as(r.err()).isZero();
+        }
+        Files.createDirectories(into.resolve("trace"));
+        try (Stream<Path> files = Stream.concat(Files.list(f64), Files.list(f64.resolve("trace")))) {
+            for (Path f : files.filter(x -> x.toString().endsWith(".npy")).toList()) {
+                Tensor t = Npy.read(f);
+                float[] v = t.toFloats();
+                boolean scaled = times != null && f.getFileName().toString().contains(times);
+                for (int i = 0; scaled && i < v.length; i++) {
+                    v[i] *= 1.25f;
+                }
+                Tensor rounded = t.isFloat64() ? Tensor.fromFloats(t.dtype(), t.shape(), v) : t;
+                Npy.write((f.getParent().equals(f64) ? into : into.resolve("trace")).resolve(f.getFileName()), rounded);
+            }
+        }
+        return into;
+    }
+
+    @Test
+    void aFloat64RunRoundedToF32HasNoDivergenceByDefaultWhereExactStopsAtTheFirstRoundingDifference() throws Exception {
+        Path back = float64Backend(tmp.resolve("f64-back"), null);
+        CliRunner traces = CliRunner.run("diff", ref.toString(), back.toString(), "--program", program.toString(), "--inputs", dir.toString());
+        assertThat(traces.exit()).as(traces.out() + traces.err()).isZero();
+        assertThat(traces.out()).contains("policy stage-derived").contains("everything recorded agrees");
+        CliRunner replay = CliRunner.run("diff", "--replay", "--program", program.toString(), "--inputs", dir.toString(), "--actual", back.toString());
+        assertThat(replay.exit()).as(replay.out() + replay.err()).isZero();
+
+        CliRunner exact = CliRunner.run("diff", ref.toString(), back.toString(), "--program", program.toString(), "--policy", "exact", "--json");
+        assertThat(exact.exit()).as(exact.out()).isEqualTo(1);
+        JsonNode doc = new ObjectMapper().readTree(exact.out());
+        assertThat(doc.get("policy").asText()).isEqualTo("exact");
+        assertThat(doc.get("threeWay").get("verdict").asText()).isEqualTo("within_rounding");
+    }
+
+    @Test
+    void aBugInTheHeadBehindRoundingIsTheFirstDivergentStageByDefault() throws Exception {
+        Path back = float64Backend(tmp.resolve("f64-bug"), "logits.t2_2");
+        CliRunner r = CliRunner.run("diff", ref.toString(), back.toString(), "--program", program.toString(), "--inputs", dir.toString(), "--json");
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(1);
+        JsonNode doc = new ObjectMapper().readTree(r.out());
+        assertThat(doc.get("policy").asText()).isEqualTo("stage-derived");
+        assertThat(doc.get("firstDivergentStage").get("id").asText()).isEqualTo("logits.t2_2");
+        assertThat(doc.get("threeWay").get("verdict").asText()).isEqualTo("beyond_bound");
+        // a looser judgement is a stated multiple of the bound; the scale is far beyond any
+        CliRunner loose = CliRunner.run("diff", ref.toString(), back.toString(), "--program", program.toString(), "--inputs", dir.toString(),
+                "--policy", "stage-derived 8");
+        assertThat(loose.exit()).as(loose.out() + loose.err()).isEqualTo(1);
+        assertThat(loose.out()).contains("policy stage-derived 8").contains("'logits.t2_2'");
+    }
+
+    @Test
+    void theStageDerivedJudgementOfTwoTracesNeedsTheRunsParameters() throws Exception {
+        CliRunner r = CliRunner.run("diff", ref.toString(), ref.toString(), "--program", program.toString(), "--json");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(new ObjectMapper().readTree(r.out()).get("error").asText()).contains("parameter").contains("--inputs");
+        assertThat(CliRunner.run("diff", ref.toString(), ref.toString(), "--program", program.toString(), "--param", "pos=0").exit()).isZero();
+        assertThat(CliRunner.run("diff", ref.toString(), ref.toString(), "--program", program.toString(), "--policy", "exact").exit()).isZero();
+        CliRunner below = CliRunner.run("diff", ref.toString(), ref.toString(), "--program", program.toString(), "--param", "pos=0",
+                "--policy", "stage-derived 0.5");
+        assertThat(below.exit()).isEqualTo(2);
+        assertThat(below.err()).contains("--policy").contains("at least 1").doesNotContain("Exception");
     }
 
     @Test

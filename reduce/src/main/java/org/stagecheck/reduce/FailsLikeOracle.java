@@ -11,6 +11,12 @@ import org.stagecheck.golden.compare.Comparator;
 import org.stagecheck.golden.compare.Comparison;
 import org.stagecheck.golden.compare.Policy;
 import org.stagecheck.golden.debug.CutProgram;
+import org.stagecheck.golden.debug.DebugInputException;
+import org.stagecheck.golden.debug.DiffResult;
+import org.stagecheck.golden.debug.DiffText;
+import org.stagecheck.golden.debug.Divergence;
+import org.stagecheck.golden.debug.Judge;
+import org.stagecheck.golden.debug.StageTrace;
 import org.stagecheck.golden.debug.TraceDiff;
 import org.stagecheck.golden.derive.DerivedBounds;
 import org.stagecheck.golden.derive.MathMode;
@@ -51,18 +57,40 @@ public final class FailsLikeOracle implements FailureOracle {
     /**
      * How values are judged.
      *
-     * @param policy    the policy of every stage's outputs and of every tensor not in {@code perOutput}
-     * @param perOutput policies of single output tensors, by name
-     * @param mathMode  the function budgets a derived tolerance allows the backend
+     * @param policy       the policy of every stage's outputs and of every tensor not in {@code perOutput}
+     * @param perOutput    policies of single output tensors, by name
+     * @param mathMode     the function budgets a derived tolerance allows the backend
+     * @param stageDerived when not null, stages are judged as {@code diff} judges them by default
+     *                     ({@link Judge.StageDerived}: beyond the rounding of each stage on the
+     *                     backend's own inputs, tensors likewise) instead of by {@code policy};
+     *                     {@code policy} is then the derived policy the reduced case is recorded with
      */
-    public record Judging(Policy policy, Map<String, Policy> perOutput, MathMode mathMode) {
+    public record Judging(Policy policy, Map<String, Policy> perOutput, MathMode mathMode, Judge.StageDerived stageDerived) {
         public Judging {
             perOutput = Map.copyOf(perOutput);
+        }
+
+        /** Stages and tensors judged by policies. */
+        public Judging(Policy policy, Map<String, Policy> perOutput, MathMode mathMode) {
+            this(policy, perOutput, mathMode, null);
         }
 
         /** One policy for every value. */
         public static Judging of(Policy policy, MathMode mathMode) {
             return new Judging(policy, Map.of(), mathMode);
+        }
+
+        /** As a diff report judged: by {@code judge}, a value policy or the stage-derived judgement. */
+        public static Judging of(Judge judge, MathMode mathMode) {
+            return switch (judge) {
+                case Judge.ByPolicy p -> of(p.policy(), mathMode);
+                case Judge.StageDerived s -> new Judging(new Policy.Derived(1), Map.of(), mathMode, s);
+            };
+        }
+
+        /** The judgement's spelling: the stage-derived one's, or the policy's. */
+        public String spelling() {
+            return stageDerived != null ? stageDerived.spelling() : policy.spelling();
         }
 
         Policy policyOf(String tensor) {
@@ -107,6 +135,9 @@ public final class FailsLikeOracle implements FailureOracle {
             }
             return new Verdict.Fails("fault " + code, got.faults().getFirst().message());
         }
+        if (judging.stageDerived() != null) {
+            return stageDerived(c, ref, got);
+        }
         Tolerances tol = tolerances(c);
         if (tol == null) {
             return new Verdict.Passes(); // no bound can be derived: nothing can be judged under derived
@@ -119,6 +150,27 @@ public final class FailsLikeOracle implements FailureOracle {
         return tensor == null ? new Verdict.Passes() : new Verdict.Fails("diverges in tensors", tensor);
     }
 
+    /** The verdict of the stage-derived judgement: the diff of both traces, as {@code diff} makes it by default. */
+    private Verdict stageDerived(Candidate c, RunResult ref, RunResult got) {
+        DiffResult r = stageDiff(c, ref, got);
+        if (r == null || r.agrees()) {
+            return new Verdict.Passes(); // nothing beyond rounding (or the float64 evaluation cannot judge it)
+        }
+        Divergence d = r.divergence();
+        return d.stageIndex() >= 0 ? new Verdict.Fails("diverges at " + d.kind(), DiffText.headline(r))
+                : new Verdict.Fails("diverges in tensors", DiffText.headline(r));
+    }
+
+    /** The stage-derived diff of the backend's traced run against the reference's, or null when it cannot be made. */
+    private DiffResult stageDiff(Candidate c, RunResult ref, RunResult got) {
+        try {
+            return TraceDiff.diff(c.program(), StageTrace.of(c.program(), ref), StageTrace.of(c.program(), got), judging.stageDerived(),
+                    c.params(), judging.mathMode());
+        } catch (DebugInputException e) {
+            return null;
+        }
+    }
+
     /**
      * The program a golden case is recorded from so that its outputs show the failure: {@code c}
      * itself when the backend faults or an output or state tensor fails, else (a stage fails, but
@@ -128,6 +180,12 @@ public final class FailsLikeOracle implements FailureOracle {
      */
     public Candidate observable(Candidate c) {
         RunResult ref = reference.run(c.program(), c.bound(), c.params(), true);
+        if (judging.stageDerived() != null) {
+            RunResult got = ref.ok() ? backend.run(c.program(), c.bound(), c.params(), true) : null;
+            DiffResult r = got == null || !got.ok() ? null : stageDiff(c, ref, got);
+            int k = r == null || r.agrees() ? -1 : r.divergence().stageIndex();
+            return k < 0 ? c : new Candidate(CutProgram.prefix(c.program(), k).program(), c.bound(), c.params());
+        }
         Tolerances tol = tolerances(c);
         if (!ref.ok() || tol == null) {
             return c;

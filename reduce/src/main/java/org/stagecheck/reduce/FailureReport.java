@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.golden.debug.Judge;
 import org.stagecheck.golden.derive.MathMode;
 import org.stagecheck.spec.json.JNode;
 import org.stagecheck.spec.json.JsonFormatException;
@@ -137,13 +138,13 @@ public record FailureReport(String source, String backend, FailsLikeOracle.Judgi
         if (!(o.fields().get("firstDivergentStage") instanceof JNode.JObject d)) {
             throw new ReportException(file + ": names no first divergent stage");
         }
-        Policy policy = policy(file, string(o, "policy"));
+        Judge judge = judge(file, string(o, "policy"));
         String kind = string(d, "kind");
         boolean pinned = d.fields().get("pinned") instanceof JNode.JBool p && p.value();
         String expected = kind != null && pinned ? "diverges at " + kind : "diverges";
         String where = kind != null ? "stage '" + string(d, "id") + "' (" + kind + ")" : "tensor '" + string(d, "tensor") + "'";
-        return new FailureReport("diff", string(o, "backend"), FailsLikeOracle.Judging.of(policy, mathMode),
-                expected, kind != null && pinned, "diff (" + string(o, "mode") + ", policy " + policy.spelling() + "): first divergence at " + where);
+        return new FailureReport("diff", string(o, "backend"), FailsLikeOracle.Judging.of(judge, mathMode),
+                expected, kind != null && pinned, "diff (" + string(o, "mode") + ", policy " + judge.spelling() + "): first divergence at " + where);
     }
 
     private static Policy policy(Path file, String spelling) throws ReportException {
@@ -152,6 +153,18 @@ public record FailureReport(String source, String backend, FailsLikeOracle.Judgi
         }
         try {
             return Policy.parse(spelling);
+        } catch (IllegalArgumentException e) {
+            throw new ReportException(file + ": policy '" + spelling + "': " + e.getMessage());
+        }
+    }
+
+    /** A diff's judgement: {@code stage-derived [F]} (diff's default) or a value policy. */
+    private static Judge judge(Path file, String spelling) throws ReportException {
+        if (spelling == null) {
+            throw new ReportException(file + ": a comparison names no policy");
+        }
+        try {
+            return Judge.parse(spelling);
         } catch (IllegalArgumentException e) {
             throw new ReportException(file + ": policy '" + spelling + "': " + e.getMessage());
         }

@@ -27,6 +27,7 @@ import org.stagecheck.golden.Actuals;
 import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.golden.debug.Judge;
 import org.stagecheck.golden.derive.MathMode;
 import org.stagecheck.golden.testing.PlantedBackend;
 import org.stagecheck.golden.testing.PlantedBackend.Bug;
@@ -55,7 +56,7 @@ class FailsLikeReduceTest {
     Path dir;
 
     /** Which report shows the failure: a golden check under the default (derived) policy, or a diff under exact. */
-    enum Report { GOLDEN_CHECK_DERIVED, DIFF_EXACT }
+    enum Report { GOLDEN_CHECK_DERIVED, DIFF_EXACT, DIFF_STAGE_DERIVED }
 
     static Stream<Arguments> plantedBugs() {
         return Stream.of(
@@ -63,7 +64,10 @@ class FailsLikeReduceTest {
                 Arguments.of(Bug.GENERIC_WRONG_SIGN, "decode", Report.GOLDEN_CHECK_DERIVED, "diverges at Compute/Generic"),
                 Arguments.of(Bug.ALLREDUCE_DROPPED_MEMBER, "decode-tp2", Report.GOLDEN_CHECK_DERIVED, "diverges at AllReduce"),
                 Arguments.of(Bug.BF16_TRUNCATION, "decode-bf16", Report.DIFF_EXACT, "diverges at Compute/Generic"),
-                Arguments.of(Bug.MATMUL_K_REVERSED, "decode", Report.DIFF_EXACT, "diverges at Compute/MatMul"));
+                Arguments.of(Bug.MATMUL_K_REVERSED, "decode", Report.DIFF_EXACT, "diverges at Compute/MatMul"),
+                // diff's default report: stages judged beyond their own rounding
+                Arguments.of(Bug.GENERIC_WRONG_SIGN, "decode", Report.DIFF_STAGE_DERIVED, "diverges at Compute/Generic"),
+                Arguments.of(Bug.RESIDUAL_TWICE, "decode", Report.DIFF_STAGE_DERIVED, "diverges at Compute/Generic"));
     }
 
     static Candidate subject(String name) {
@@ -112,6 +116,7 @@ class FailsLikeReduceTest {
         return switch (kind) {
             case GOLDEN_CHECK_DERIVED -> Reports.goldenCheck(c, backend, RecordOptions.defaults(), dir.resolve("reported"));
             case DIFF_EXACT -> Reports.diff(c, backend, new Policy.Exact(), dir.resolve("reported"));
+            case DIFF_STAGE_DERIVED -> Reports.diff(c, backend, Judge.defaults(), dir.resolve("reported"));
         };
     }
 
@@ -128,7 +133,7 @@ class FailsLikeReduceTest {
 
         List<String> log = new ArrayList<>();
         ReduceResult r = new Reducer(oracle, REFERENCE, new Budget(3_000, Duration.ofMinutes(5)), log::add).reduce(decode);
-        System.out.printf(Locale.ROOT, "fails-like | %s | %s | %s | %s | %s | %d | %.1f s%n", bug, subjectName, report.judging().policy().spelling(),
+        System.out.printf(Locale.ROOT, "fails-like | %s | %s | %s | %s | %s | %d | %.1f s%n", bug, subjectName, report.judging().spelling(),
                 r.original().size(), r.minimal().size(), r.tries(), r.millis() / 1000.0);
 
         assertThat(r.failure().signature()).isEqualTo(signature);

@@ -19,6 +19,7 @@ import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.golden.compare.Policy;
 import org.stagecheck.golden.debug.DiffReports;
 import org.stagecheck.golden.debug.DiffResult;
+import org.stagecheck.golden.debug.Judge;
 import org.stagecheck.golden.debug.StageTrace;
 import org.stagecheck.golden.debug.TraceDiff;
 import org.stagecheck.golden.derive.MathMode;
@@ -54,9 +55,14 @@ final class Reports {
 
     /** Diffs full traces of {@code backend} and the reference on {@code c} under {@code policy}, writes the report to {@code dir/diff-report.json}. */
     static Path diff(Candidate c, Backend backend, Policy policy, Path dir) throws Exception {
+        return diff(c, backend, new Judge.ByPolicy(policy), dir);
+    }
+
+    /** Diffs full traces of {@code backend} and the reference on {@code c} judged by {@code judge} (diff's default: stage-derived). */
+    static Path diff(Candidate c, Backend backend, Judge judge, Path dir) throws Exception {
         RunResult ref = new Interpreter(RunOptions.defaults()).run(c.program(), c.bound(), c.params(), true);
         RunResult got = backend.run(c.program(), c.bound(), c.params(), true);
-        DiffResult r = TraceDiff.diff(c.program(), StageTrace.of(c.program(), ref), StageTrace.of(c.program(), got), policy, c.params(),
+        DiffResult r = TraceDiff.diff(c.program(), StageTrace.of(c.program(), ref), StageTrace.of(c.program(), got), judge, c.params(),
                 MathMode.PRECISE);
         assertThat(r.agrees()).as("the backend diverges").isFalse();
         Path file = dir.resolve("diff-report.json");

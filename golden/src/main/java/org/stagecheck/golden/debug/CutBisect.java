@@ -44,17 +44,40 @@ public final class CutBisect {
     }
 
     /**
-     * @param backend the backend under test; it is only asked to run programs and return their outputs
-     * @throws DebugInputException when the reference faults or the inputs do not fit the program
+     * Bisection judged by a value policy: as {@link #bisect(Program, Map, Map, Backend, Judge, MathMode)}
+     * with {@link Judge.ByPolicy}.
+     *
+     * @throws DebugInputException also for the {@code derived} policy, which a diff cannot use
      */
     public static DiffResult bisect(Program program, Map<String, Tensor> bound, Map<String, Long> params, Backend backend,
                                     Policy policy, MathMode mode) throws DebugInputException {
         TraceDiff.requireComparable(policy);
+        return bisect(program, bound, params, backend, new Judge.ByPolicy(policy), mode);
+    }
+
+    /**
+     * @param backend the backend under test; it is only asked to run programs and return their outputs
+     * @param judge   {@link Judge.StageDerived}: segments of stages judged against the rounding of
+     *                the chain from the backend's own values ({@link RoundingBisect}); or a value
+     *                policy: every live value at a cut against the reference's run of the same cut
+     * @throws DebugInputException when the reference faults or the inputs do not fit the program
+     */
+    public static DiffResult bisect(Program program, Map<String, Tensor> bound, Map<String, Long> params, Backend backend,
+                                    Judge judge, MathMode mode) throws DebugInputException {
+        return switch (judge) {
+            case Judge.ByPolicy p -> byPolicy(program, bound, params, backend, p, mode);
+            case Judge.StageDerived s -> RoundingBisect.bisect(program, bound, params, backend, s, mode);
+        };
+    }
+
+    private static DiffResult byPolicy(Program program, Map<String, Tensor> bound, Map<String, Long> params, Backend backend,
+                                       Judge.ByPolicy judge, MathMode mode) throws DebugInputException {
+        Policy policy = judge.policy();
         int n = program.stages().size();
         Map<Integer, CutRun> runs = new HashMap<>();
         List<String> notes = new ArrayList<>();
         if (n == 0 || cut(program, n - 1, bound, params, backend, policy, runs).agrees()) {
-            return result(program, policy, runs, null, null, notes, null);
+            return result(program, judge, runs, null, null, notes, null);
         }
         int lo = -1;
         int hi = n - 1;
@@ -72,7 +95,7 @@ public final class CutBisect {
         CutRun before = k == 0 ? null : cut(program, k - 1, bound, params, backend, policy, runs);
         if (at.fault() != null) {
             notes.add("the backend faulted on the prefix ending at stage '" + st.id() + "': " + at.fault());
-            return result(program, policy, runs, new Divergence(k, st.id(), TraceDiff.kindName(st), null, List.of(st.id()), false), null, notes, null);
+            return result(program, judge, runs, new Divergence(k, st.id(), TraceDiff.kindName(st), null, List.of(st.id()), false), null, notes, null);
         }
         List<Tensor> backOuts = new ArrayList<>();
         for (String o : st.outs()) {
@@ -111,7 +134,7 @@ public final class CutBisect {
         }
         notes.add("bisection over " + n + " stages took " + runs.size() + " backend run(s)");
         Divergence d = new Divergence(k, st.id(), TraceDiff.kindName(st), null, List.of(st.id()), confirmed);
-        return result(program, policy, runs, d, tw, notes, values);
+        return result(program, judge, runs, d, tw, notes, values);
     }
 
     private static CutRun cut(Program program, int k, Map<String, Tensor> bound, Map<String, Long> params, Backend backend,
@@ -147,7 +170,7 @@ public final class CutBisect {
         return r;
     }
 
-    private static DiffResult result(Program program, Policy policy, Map<Integer, CutRun> runs, Divergence d, ThreeWay tw, List<String> notes,
+    private static DiffResult result(Program program, Judge judge, Map<Integer, CutRun> runs, Divergence d, ThreeWay tw, List<String> notes,
                                      DiffResult.StageValues values) {
         List<StageVerdict> verdicts = new ArrayList<>();
         List<Stage> stages = program.stages();
@@ -171,6 +194,6 @@ public final class CutBisect {
                     : "cut after this stage: " + r.comparisons().size() + " live value(s), " + bad + " diverge";
             verdicts.add(new StageVerdict(i, st.id(), kind, r.agrees() ? StageVerdict.Verdict.AGREES : StageVerdict.Verdict.DIVERGES, own, note));
         }
-        return new DiffResult(DiffResult.Mode.BISECT, program.name(), policy, verdicts, List.of(), d, tw, runs.size(), notes, values);
+        return new DiffResult(DiffResult.Mode.BISECT, program.name(), judge, verdicts, List.of(), d, tw, runs.size(), notes, values);
     }
 }

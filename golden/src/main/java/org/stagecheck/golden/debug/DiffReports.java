@@ -13,6 +13,7 @@ import org.stagecheck.golden.compare.Comparison;
 import org.stagecheck.golden.compare.ErrorMap;
 import org.stagecheck.golden.report.HtmlReport;
 import org.stagecheck.golden.report.JsonReport;
+import org.stagecheck.tensor.Tensor;
 
 /**
  * The machine-readable and HTML forms of a {@link DiffResult}. The divergent stage's outputs are
@@ -33,8 +34,10 @@ public final class DiffReports {
         }
         List<CaseResult.OutputResult> outs = new ArrayList<>();
         for (int p = 0; p < Math.min(v.reference().size(), v.backend().size()); p++) {
-            Comparison c = org.stagecheck.golden.compare.Comparator.compare(v.reference().get(p), v.backend().get(p), r.policy());
-            ErrorMap m = ErrorMap.of(v.reference().get(p), v.backend().get(p), r.policy(), null, HEAT_MAP_SIDE);
+            Tensor bound = v.bounds() == null ? null : v.bounds().get(p);
+            Comparison c = StageJudgement.compare(r.judge(), v.reference().get(p), v.backend().get(p), bound);
+            ErrorMap m = ErrorMap.of(v.reference().get(p), v.backend().get(p), StageJudgement.policyOf(r.judge()),
+                    bound == null ? null : StageJudgement.tolerance(bound), HEAT_MAP_SIDE);
             outs.add(new CaseResult.OutputResult(v.buffers().get(p), c, m));
         }
         boolean passed = outs.stream().allMatch(o -> o.comparison().passed());
@@ -61,7 +64,7 @@ public final class DiffReports {
             g.writeStringField("programHash", programHash);
         }
         g.writeStringField("backend", backendName);
-        g.writeStringField("policy", r.policy().spelling());
+        g.writeStringField("policy", r.judge().spelling());
         g.writeBooleanField("agrees", r.agrees());
         g.writeStringField("headline", DiffText.headline(r));
         Divergence d = r.divergence();

@@ -2,14 +2,14 @@ package org.stagecheck.golden.debug;
 
 import java.util.List;
 
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.Tensor;
 
 /**
  * The outcome of localising a mismatch (docs/debugging.md).
  *
  * @param mode       how it was localised
  * @param program    the program's name
- * @param policy     the policy values were judged by
+ * @param judge      how stage values were judged ({@link Judge}: stage-derived, or a value policy)
  * @param stages     one verdict per stage, in reference order
  * @param tensors    the DRAM tensors both sides recorded, judged after the run
  * @param divergence where the fault is, or null when everything recorded agrees
@@ -20,7 +20,7 @@ import org.stagecheck.golden.compare.Policy;
  * @param divergentValues both sides' values of the divergent stage's outputs, for reports; null
  *                   when no stage diverges
  */
-public record DiffResult(Mode mode, String program, Policy policy, List<StageVerdict> stages, List<TensorVerdict> tensors,
+public record DiffResult(Mode mode, String program, Judge judge, List<StageVerdict> stages, List<TensorVerdict> tensors,
                          Divergence divergence, ThreeWay threeWay, int backendRuns, List<String> notes, StageValues divergentValues) {
     public DiffResult {
         stages = List.copyOf(stages);
@@ -45,12 +45,23 @@ public record DiffResult(Mode mode, String program, Policy policy, List<StageVer
         }
     }
 
-    /** The output ports of one stage: buffer names, the reference's values and the backend's, in port order. */
-    public record StageValues(List<String> buffers, List<org.stagecheck.tensor.Tensor> reference, List<org.stagecheck.tensor.Tensor> backend) {
+    /**
+     * The output ports of one stage, in port order: buffer names, the expected values and the
+     * backend's. Under a value policy the expected values are the reference's f32 ones and
+     * {@code bounds} is null; under {@link Judge.StageDerived} they are the stage's float64 values
+     * on the backend's inputs (float64-mode tensors) and {@code bounds} their derived bounds.
+     */
+    public record StageValues(List<String> buffers, List<Tensor> reference, List<Tensor> backend, List<Tensor> bounds) {
         public StageValues {
             buffers = List.copyOf(buffers);
             reference = List.copyOf(reference);
             backend = List.copyOf(backend);
+            bounds = bounds == null ? null : List.copyOf(bounds);
+        }
+
+        /** Values judged by a value policy: no bounds. */
+        public StageValues(List<String> buffers, List<Tensor> reference, List<Tensor> backend) {
+            this(buffers, reference, backend, null);
         }
     }
 

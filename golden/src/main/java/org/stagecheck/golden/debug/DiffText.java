@@ -56,7 +56,7 @@ public final class DiffText {
 
     /** The first line: what was compared and where the divergence starts. */
     public static String headline(DiffResult r) {
-        String how = "diff of " + r.program() + " (" + r.mode().words() + ", policy " + r.policy().spelling() + "): ";
+        String how = "diff of " + r.program() + " (" + r.mode().words() + ", policy " + r.judge().spelling() + "): ";
         Divergence d = r.divergence();
         if (d == null) {
             return how + "everything recorded agrees";

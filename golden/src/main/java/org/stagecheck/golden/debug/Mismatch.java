@@ -21,15 +21,28 @@ public final class Mismatch {
     private Mismatch() {
     }
 
+    /** As {@link #locate(Program, Map, Map, Backend, Judge, MathMode)} with a value policy. */
     public static DiffResult locate(Program program, Map<String, Tensor> bound, Map<String, Long> params, Backend backend,
                                     Policy policy, MathMode mode) throws DebugInputException {
+        TraceDiff.requireComparable(policy);
+        return locate(program, bound, params, backend, new Judge.ByPolicy(policy), mode);
+    }
+
+    /**
+     * Replays what the backend traces; bisects when that does not pin the stage. Under the
+     * stage-derived judgement a backend that traces nothing is bisected at once: its outputs alone
+     * are judged only against the rounding of the whole run, which is loose at depth.
+     */
+    public static DiffResult locate(Program program, Map<String, Tensor> bound, Map<String, Long> params, Backend backend,
+                                    Judge judge, MathMode mode) throws DebugInputException {
         RunResult run = backend.run(program, bound, params, true);
-        if (run.ok()) {
-            DiffResult replayed = Replay.replay(program, bound, params, StageTrace.of(program, run), policy, mode);
+        boolean tracesNothing = run.trace().isEmpty() && judge instanceof Judge.StageDerived;
+        if (run.ok() && !tracesNothing) {
+            DiffResult replayed = Replay.replay(program, bound, params, StageTrace.of(program, run), judge, mode);
             if (replayed.agrees() || replayed.divergence().pinned()) {
                 return replayed;
             }
         }
-        return CutBisect.bisect(program, bound, params, backend, policy, mode);
+        return CutBisect.bisect(program, bound, params, backend, judge, mode);
     }
 }

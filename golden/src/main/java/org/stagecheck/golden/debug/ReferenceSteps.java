@@ -26,29 +26,43 @@ final class ReferenceSteps implements AutoCloseable {
     private final RunState state;
 
     ReferenceSteps(Program program, Map<String, Tensor> bound, Map<String, Long> params) throws DebugInputException {
-        for (Param p : program.params()) {
-            Long v = params.get(p.name());
-            if (v == null || v < p.min() || v > p.max()) {
-                throw new DebugInputException("parameter '" + p.name() + "' needs a value in [" + p.min() + ", " + p.max() + "]");
-            }
-        }
+        check(program, bound, params);
         this.program = program;
         this.parallel = new Parallel(Runtime.getRuntime().availableProcessors());
         this.state = new RunState(program, Precision.F32, parallel, params);
         for (TensorDecl d : program.tensors()) {
             Tensor t = bound.get(d.name());
-            if (t == null && d.role().isBoundBeforeRun()) {
-                close();
-                throw new DebugInputException("tensor '" + d.name() + "' (" + d.role().jsonName() + ") has no bound value");
-            }
-            if (t != null && (t.dtype() != d.dtype() || !t.shape().equals(d.shape()) || t.isFloat64())) {
-                close();
-                throw new DebugInputException("tensor '" + d.name() + "' is " + d.dtype() + d.shape() + " but its value is " + t.dtype() + t.shape());
-            }
             if (t == null) {
                 state.putTensor(d.name(), Tensor.zeros(d.dtype(), d.shape()));
             } else {
                 state.putSharedTensor(d.name(), t);
+            }
+        }
+    }
+
+    /**
+     * Refuses a run that cannot start: a parameter unbound or out of its range, a tensor bound
+     * before the run without a value, or a value that does not fit its declaration.
+     */
+    static void check(Program program, Map<String, Tensor> bound, Map<String, Long> params) throws DebugInputException {
+        checkParams(program, params);
+        for (TensorDecl d : program.tensors()) {
+            Tensor t = bound.get(d.name());
+            if (t == null && d.role().isBoundBeforeRun()) {
+                throw new DebugInputException("tensor '" + d.name() + "' (" + d.role().jsonName() + ") has no bound value");
+            }
+            if (t != null && (t.dtype() != d.dtype() || !t.shape().equals(d.shape()) || t.isFloat64())) {
+                throw new DebugInputException("tensor '" + d.name() + "' is " + d.dtype() + d.shape() + " but its value is " + t.dtype() + t.shape());
+            }
+        }
+    }
+
+    /** Refuses a parameter of the program without a value in its range. */
+    static void checkParams(Program program, Map<String, Long> params) throws DebugInputException {
+        for (Param p : program.params()) {
+            Long v = params.get(p.name());
+            if (v == null || v < p.min() || v > p.max()) {
+                throw new DebugInputException("parameter '" + p.name() + "' needs a value in [" + p.min() + ", " + p.max() + "]");
             }
         }
     }

@@ -28,14 +28,28 @@ public final class Replay {
     }
 
     /**
-     * @param bound  the run's bound tensors (inputs, weights, state), the same the backend ran on
-     * @param backend what the backend recorded: some stages (possibly none) and its DRAM tensors
-     * @throws DebugInputException when the inputs do not fit the program, the trace names no stage
-     *                             of it, or the reference itself faults
+     * Replay judged by a value policy against the reference's f32 recomputation: as
+     * {@link #replay(Program, Map, Map, StageTrace, Judge, MathMode)} with {@link Judge.ByPolicy}.
+     *
+     * @throws DebugInputException also for the {@code derived} policy, which a diff cannot use
      */
     public static DiffResult replay(Program program, Map<String, Tensor> bound, Map<String, Long> params, StageTrace backend,
                                     Policy policy, MathMode mode) throws DebugInputException {
         TraceDiff.requireComparable(policy);
+        return replay(program, bound, params, backend, new Judge.ByPolicy(policy), mode);
+    }
+
+    /**
+     * @param bound   the run's bound tensors (inputs, weights, state), the same the backend ran on
+     * @param backend what the backend recorded: some stages (possibly none) and its DRAM tensors
+     * @param judge   how a recorded stage is judged: {@link Judge.StageDerived} (the default of
+     *                {@code diff}: beyond the rounding of the stage on the backend's inputs) or a
+     *                value policy against the reference's f32 recomputation
+     * @throws DebugInputException when the inputs do not fit the program, the trace names no stage
+     *                             of it, or the reference itself faults
+     */
+    public static DiffResult replay(Program program, Map<String, Tensor> bound, Map<String, Long> params, StageTrace backend,
+                                    Judge judge, MathMode mode) throws DebugInputException {
         Map<String, Stage> byId = new LinkedHashMap<>();
         program.stages().forEach(s -> byId.putIfAbsent(s.id(), s));
         for (String id : backend.stages().keySet()) {
@@ -43,6 +57,20 @@ public final class Replay {
                 throw new DebugInputException("the backend's trace names stage '" + id + "', which the program does not have");
             }
         }
+        return switch (judge) {
+            case Judge.ByPolicy p -> byPolicy(program, bound, params, backend, p, mode);
+            case Judge.StageDerived s -> {
+                ReferenceSteps.check(program, bound, params);
+                try (BoundWalk walk = BoundWalk.fromInputs(program, bound, params, mode)) {
+                    yield RoundingReplay.run(DiffResult.Mode.REPLAY, program, walk, backend, s, params, mode);
+                }
+            }
+        };
+    }
+
+    private static DiffResult byPolicy(Program program, Map<String, Tensor> bound, Map<String, Long> params, StageTrace backend,
+                                       Judge.ByPolicy judge, MathMode mode) throws DebugInputException {
+        Policy policy = judge.policy();
         List<StageVerdict> verdicts = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         int first = -1;
@@ -105,7 +133,7 @@ public final class Replay {
                 notes.add("tensor '" + d.tensor() + "' diverges; the backend recorded too little to pin the stage: " + d.suspects().size()
                         + " stage(s) may hold the fault. Trace more stages, or re-run the backend on prefixes of the program (CutBisect).");
             }
-            return new DiffResult(DiffResult.Mode.REPLAY, program.name(), policy, verdicts, tensors, d, null, 0, notes, null);
+            return new DiffResult(DiffResult.Mode.REPLAY, program.name(), judge, verdicts, tensors, d, null, 0, notes, null);
         }
         Stage st = program.stages().get(first);
         Dataflow.Cone cone = flow.cone(first, recorded);
@@ -120,7 +148,7 @@ public final class Replay {
         }
         List<Tensor> backOuts = backend.stages().get(st.id());
         DiffResult.StageValues values = firstRef == null || backOuts == null ? null : new DiffResult.StageValues(st.outs(), firstRef, backOuts);
-        return new DiffResult(DiffResult.Mode.REPLAY, program.name(), policy, verdicts, tensors, d, tw, 0, notes, values);
+        return new DiffResult(DiffResult.Mode.REPLAY, program.name(), judge, verdicts, tensors, d, tw, 0, notes, values);
     }
 
     /** The three-way comparison of one stage on the inputs the backend computed it from. */

@@ -35,23 +35,60 @@ public final class TraceDiff {
     }
 
     /**
-     * @param reference a full trace of the reference run
-     * @param backend   what the backend recorded (any subset of stages, and DRAM tensors)
-     * @param params    parameter values, for the three-way evaluation of a stage that reads one (may be empty)
-     * @throws DebugInputException when the reference trace lacks a stage the backend traced
+     * Two traces judged by a value policy: as {@link #diff(Program, StageTrace, StageTrace, Judge, Map, MathMode)}
+     * with {@link Judge.ByPolicy}.
+     *
+     * @throws DebugInputException also for the {@code derived} policy, which a diff cannot use
      */
     public static DiffResult diff(Program program, StageTrace reference, StageTrace backend, Policy policy,
                                   Map<String, Long> params, MathMode mode) throws DebugInputException {
         requireComparable(policy);
+        return diff(program, reference, backend, new Judge.ByPolicy(policy), params, mode);
+    }
+
+    /**
+     * @param reference a full trace of the reference run
+     * @param backend   what the backend recorded (any subset of stages, and DRAM tensors)
+     * @param judge     {@link Judge.StageDerived}: every traced stage judged against its float64
+     *                  value on the backend's own inputs (DRAM reconstructed from the reference's
+     *                  trace, so the run's inputs are not needed), as replay judges; or a value
+     *                  policy against the reference's traced value, with the first divergent stage
+     *                  the first whose inputs agree
+     * @param params    parameter values, for the three-way evaluation of a stage that reads one (may be empty)
+     * @throws DebugInputException when the reference trace lacks a stage the backend traced
+     */
+    public static DiffResult diff(Program program, StageTrace reference, StageTrace backend, Judge judge,
+                                  Map<String, Long> params, MathMode mode) throws DebugInputException {
+        for (Stage st : program.stages()) {
+            if (backend.stages().containsKey(st.id()) && !reference.stages().containsKey(st.id())) {
+                throw new DebugInputException("the reference trace lacks stage '" + st.id() + "', which the backend traced; trace the reference with run --trace");
+            }
+        }
+        return switch (judge) {
+            case Judge.ByPolicy p -> byPolicy(program, reference, backend, p, params, mode);
+            case Judge.StageDerived s -> {
+                try {
+                    ReferenceSteps.checkParams(program, params);
+                } catch (DebugInputException e) {
+                    throw new DebugInputException(e.getMessage() + ": the stage-derived judgement evaluates the stages, so it needs the "
+                            + "run's parameters (diff --inputs DIR with the run's inputs.json, or --param NAME=VALUE; or judge by --policy exact)");
+                }
+                try (BoundWalk walk = BoundWalk.fromTrace(program, reference, params, mode)) {
+                    yield RoundingReplay.run(DiffResult.Mode.TRACES, program, walk, backend, s, params, mode);
+                }
+            }
+        };
+    }
+
+    private static DiffResult byPolicy(Program program, StageTrace reference, StageTrace backend, Judge.ByPolicy judge,
+                                       Map<String, Long> params, MathMode mode) {
+        Policy policy = judge.policy();
         List<Stage> stages = program.stages();
         List<StageVerdict> verdicts = new ArrayList<>();
         for (int i = 0; i < stages.size(); i++) {
             Stage st = stages.get(i);
             List<Tensor> back = backend.stages().get(st.id());
             List<Tensor> ref = reference.stages().get(st.id());
-            if (back != null && ref == null) {
-                throw new DebugInputException("the reference trace lacks stage '" + st.id() + "', which the backend traced; trace the reference with run --trace");
-            }
             verdicts.add(judge(i, st, ref, back, policy, null));
         }
         List<DiffResult.TensorVerdict> tensors = judgeTensors(reference.tensors(), backend.tensors(), policy);
@@ -74,10 +111,10 @@ public final class TraceDiff {
                 notes.add("untraced stages stand between stage '" + v.id() + "' and the nearest traced values: localise with replay");
             }
             Stage st = stages.get(v.index());
-            return new DiffResult(DiffResult.Mode.TRACES, program.name(), policy, verdicts, tensors, d, tw, 0, notes,
+            return new DiffResult(DiffResult.Mode.TRACES, program.name(), judge, verdicts, tensors, d, tw, 0, notes,
                     new DiffResult.StageValues(st.outs(), reference.stages().get(st.id()), backend.stages().get(st.id())));
         }
-        return new DiffResult(DiffResult.Mode.TRACES, program.name(), policy, verdicts, tensors,
+        return new DiffResult(DiffResult.Mode.TRACES, program.name(), judge, verdicts, tensors,
                 tensorDivergence(program, flow, tensors, p -> verdicts.get(p).verdict() != StageVerdict.Verdict.NOT_TRACED), null, 0, notes, null);
     }
 

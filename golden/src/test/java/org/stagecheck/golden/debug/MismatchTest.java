@@ -13,6 +13,7 @@ import org.stagecheck.golden.compare.Policy;
 import org.stagecheck.golden.derive.MathMode;
 import org.stagecheck.golden.testing.PlantedBackend;
 import org.stagecheck.golden.testing.PlantedBackend.Bug;
+import org.stagecheck.golden.testing.Rounding;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.spec.ir.Program;
@@ -53,6 +54,33 @@ class MismatchTest {
         assertThat(r.mode()).isEqualTo(DiffResult.Mode.BISECT);
         assertThat(r.divergence().stageId()).isEqualTo("add_bias_clamp");
         assertThat(r.divergence().confirmed()).isTrue();
+    }
+
+    /**
+     * Under the default judgement outputs alone are judged only against the whole run's rounding:
+     * a backend that never traces is bisected at once, even where its outputs would pass that.
+     */
+    @Test
+    void underTheDefaultJudgementABackendThatNeverTracesIsBisectedAtOnce() throws Exception {
+        Subject s = Subjects.tinyCuts(false, false).stream().filter(x -> x.name().equals("tiny-decode")).findFirst().orElseThrow();
+        Backend planted = PlantedBackend.at(Bug.NORM_EPSILON, "final_norm_2").roundedElsewhere(Rounding.F64_PER_STAGE);
+        Backend outputsOnly = new Backend() {
+            @Override
+            public String name() {
+                return "outputs-only";
+            }
+
+            @Override
+            public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
+                return planted.run(program, bound, params, false);
+            }
+        };
+        DiffResult r = Mismatch.locate(s.program(), s.bound(), s.params(), outputsOnly, Judge.defaults(), MathMode.PRECISE);
+        assertThat(r.mode()).isEqualTo(DiffResult.Mode.BISECT);
+        assertThat(r.divergence().stageId()).isEqualTo("final_norm_2");
+        assertThat(r.divergence().confirmed()).isTrue();
+        assertThat(Mismatch.locate(s.program(), s.bound(), s.params(), planted, Judge.defaults(), MathMode.PRECISE).mode())
+                .isEqualTo(DiffResult.Mode.REPLAY);
     }
 
     @Test

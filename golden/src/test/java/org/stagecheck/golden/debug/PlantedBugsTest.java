@@ -62,7 +62,7 @@ class PlantedBugsTest {
      * whose output only MatMuls read writes bf16): the authored step keeps its activations f32 and
      * never rounds to bf16, so bf16 truncation needs this variant to show in the model.
      */
-    private static Subject bf16Decode() {
+    static Subject bf16Decode() {
         var a = (AuthorOutcome.Authored) Author.author(ModelSpec.tiny(),
                 Cut.decode(16), AuthorOptions.single().withWeights(DType.BF16));
         Program p = a.program();

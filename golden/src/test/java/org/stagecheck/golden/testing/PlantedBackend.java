@@ -45,8 +45,14 @@ public final class PlantedBackend implements Backend {
         ALLREDUCE_DROPPED_MEMBER,
         /** A bf16 output rounded by truncating the f32 value instead of to nearest even. */
         BF16_TRUNCATION,
-        /** A MatMul accumulates over k descending instead of ascending. */
-        MATMUL_K_REVERSED
+        /** A MatMul accumulates over k descending instead of ascending (rounding, not a bug). */
+        MATMUL_K_REVERSED,
+        /** An RMS norm's epsilon 100 times too large (1e-5 read as 1e-3): the constant added under an rsqrt. */
+        NORM_EPSILON,
+        /** A residual add {@code in0 + in1} that adds the residual stream {@code in0} twice. */
+        RESIDUAL_TWICE,
+        /** A MatMul's result multiplied by 1.25, as a scale folded into the wrong product (the logits scaled). */
+        MATMUL_SCALED
     }
 
     /**
@@ -65,31 +71,44 @@ public final class PlantedBackend implements Backend {
     private final Bug bug;
     private final int minContraction;
     private final Predicate<Stage> chosen;
+    private final Rounding elsewhere;
 
-    private PlantedBackend(Bug bug, int minContraction, Predicate<Stage> chosen) {
+    private PlantedBackend(Bug bug, int minContraction, Predicate<Stage> chosen, Rounding elsewhere) {
         this.bug = bug;
         this.minContraction = minContraction;
         this.chosen = chosen;
+        this.elsewhere = elsewhere;
     }
 
     /** The bug planted only in the stage with id {@code stageId} (one of {@link #targets}). */
     public static PlantedBackend at(Bug bug, String stageId) {
-        return new PlantedBackend(bug, TARGET_CONTRACTION, st -> st.id().equals(stageId));
+        return new PlantedBackend(bug, TARGET_CONTRACTION, st -> st.id().equals(stageId), Rounding.REFERENCE);
     }
 
     /** The bug planted in every stage it fits, as a code generator with the bug would plant it. */
     public static PlantedBackend everywhere(Bug bug) {
-        return new PlantedBackend(bug, ANY_CONTRACTION, st -> true);
+        return new PlantedBackend(bug, ANY_CONTRACTION, st -> true, Rounding.REFERENCE);
+    }
+
+    /** A correct backend: no bug anywhere, every stage evaluated {@code rounding}'s way. */
+    public static PlantedBackend correct(Rounding rounding) {
+        return new PlantedBackend(Bug.MATMUL_K_REVERSED, TARGET_CONTRACTION, st -> false, rounding);
+    }
+
+    /** This backend with the stages where no bug is planted evaluated {@code rounding}'s way instead of the reference's. */
+    public PlantedBackend roundedElsewhere(Rounding rounding) {
+        return new PlantedBackend(bug, minContraction, chosen, rounding);
     }
 
     @Override
     public String name() {
-        return "planted-" + bug.name().toLowerCase(java.util.Locale.ROOT);
+        String rounded = elsewhere == Rounding.REFERENCE ? "" : "-" + elsewhere.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        return "planted-" + bug.name().toLowerCase(java.util.Locale.ROOT) + rounded;
     }
 
     /** The ids of the stages of {@code program} that {@link #at} can plant the bug in, in reference order. */
     public static List<String> targets(Program program, Bug bug) {
-        PlantedBackend probe = new PlantedBackend(bug, TARGET_CONTRACTION, st -> true);
+        PlantedBackend probe = new PlantedBackend(bug, TARGET_CONTRACTION, st -> true, Rounding.REFERENCE);
         return program.stages().stream().filter(st -> probe.plantsIn(program, st)).map(Stage::id).toList();
     }
 
@@ -109,9 +128,15 @@ public final class PlantedBackend implements Backend {
             case ALLREDUCE_DROPPED_MEMBER -> st.kind() instanceof StageKind.AllReduce && st.ins().size() >= 2;
             case BF16_TRUNCATION -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Generic
                     && b.get(st.outs().get(0)).dtype() == DType.BF16;
-            case MATMUL_K_REVERSED -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.MatMul m
-                    && m.spill() == null && b.get(st.ins().get(0)).dtype() == DType.F32
-                    && kOf(m, b.get(st.ins().get(0)).shape()) >= minContraction;
+            case MATMUL_K_REVERSED -> Rounding.reversible(program, st) && st.kind() instanceof StageKind.Compute c
+                    && c.op() instanceof ComputeOp.MatMul m && Rounding.kOf(m, b.get(st.ins().get(0)).shape()) >= minContraction;
+            case NORM_EPSILON -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Generic g
+                    && b.get(st.outs().get(0)).dtype().isFloating() && widenEpsilon(g.expr()) != g.expr();
+            case RESIDUAL_TWICE -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Generic g
+                    && b.get(st.outs().get(0)).dtype().isFloating()
+                    && g.expr().equals(new Expr.Apply(Fn.ADD, List.of(new Expr.In(0), new Expr.In(1))));
+            case MATMUL_SCALED -> st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.MatMul
+                    && b.get(st.outs().get(0)).dtype().isFloating();
         };
     }
 
@@ -135,7 +160,7 @@ public final class PlantedBackend implements Backend {
                     if (plantsIn(program, st)) {
                         plant(program, st, s, params, par);
                     } else {
-                        StageEvaluator.run(st, s);
+                        elsewhere.run(program, st, s, params, par);
                     }
                     if (trace) {
                         List<Tensor> outs = new ArrayList<>();
@@ -195,27 +220,24 @@ public final class PlantedBackend implements Backend {
                     s.write(o, Tensor.wrapBits16(DType.BF16, s.bufferDecl(o).shape(), bits));
                 }
             }
-            case MATMUL_K_REVERSED -> {
-                // A with its k axis reversed times B with its k axis reversed is the same sum, taken
-                // over k descending: the reference's fma chain in the opposite order.
-                ComputeOp.MatMul m = (ComputeOp.MatMul) ((StageKind.Compute) st.kind()).op();
-                Tensor a = s.read(st.ins().get(0));
-                Tensor b = s.read(st.ins().get(1));
-                int ra = a.shape().rank();
-                int rb = b.shape().rank();
-                RunState alt = new RunState(program, Precision.F32, par, params);
-                for (String r : st.buffersRead()) {
-                    Tensor v = s.readOrNull(r);
-                    if (v != null) {
-                        alt.write(r, v);
-                    }
+            case MATMUL_K_REVERSED -> Rounding.reversedMatMul(program, st, s, params, par);
+            case NORM_EPSILON -> {
+                ComputeOp.Generic g = (ComputeOp.Generic) ((StageKind.Compute) st.kind()).op();
+                StageEvaluator.run(withKind(st, new StageKind.Compute(new ComputeOp.Generic(widenEpsilon(g.expr())))), s);
+            }
+            case RESIDUAL_TWICE -> {
+                Expr twice = new Expr.Apply(Fn.ADD, List.of(new Expr.Apply(Fn.ADD, List.of(new Expr.In(0), new Expr.In(1))), new Expr.In(0)));
+                StageEvaluator.run(withKind(st, new StageKind.Compute(new ComputeOp.Generic(twice))), s);
+            }
+            case MATMUL_SCALED -> {
+                StageEvaluator.run(st, s);
+                String o = st.outs().get(0);
+                Tensor v = s.read(o);
+                float[] f = v.toFloats();
+                for (int i = 0; i < f.length; i++) {
+                    f[i] *= 1.25f;
                 }
-                alt.write(st.ins().get(0), reversed(a, m.transposeA() ? ra - 2 : ra - 1));
-                alt.write(st.ins().get(1), reversed(b, m.transposeB() ? rb - 1 : rb - 2));
-                StageEvaluator.run(st, alt);
-                for (String o : st.outs()) {
-                    s.write(o, alt.read(o));
-                }
+                s.write(o, Tensor.fromFloats(v.dtype(), v.shape(), f));
             }
         }
     }
@@ -233,8 +255,29 @@ public final class PlantedBackend implements Backend {
         return -1;
     }
 
-    private static int kOf(ComputeOp.MatMul m, Shape a) {
-        return m.transposeA() ? a.dim(a.rank() - 2) : a.dim(a.rank() - 1);
+    /**
+     * {@code e} with the constant an rsqrt adds to its argument ({@code rsqrt(ms + eps)}, an RMS
+     * norm's epsilon) 100 times larger: 1e-5 read as 1e-3; {@code e} itself when it has none.
+     */
+    private static Expr widenEpsilon(Expr e) {
+        return switch (e) {
+            case Expr.Apply a when a.fn() == Fn.RSQRT && a.args().getFirst() instanceof Expr.Apply add && add.fn() == Fn.ADD
+                    && add.args().stream().anyMatch(x -> x instanceof Expr.FloatConst) -> new Expr.Apply(Fn.RSQRT, List.of(
+                    new Expr.Apply(Fn.ADD, add.args().stream().map(x -> x instanceof Expr.FloatConst f ? new Expr.FloatConst(f.value() * 100) : x).toList())));
+            case Expr.Apply a -> {
+                List<Expr> args = a.args().stream().map(PlantedBackend::widenEpsilon).toList();
+                yield args.equals(a.args()) ? a : new Expr.Apply(a.fn(), args);
+            }
+            case Expr.Cast c -> {
+                Expr y = widenEpsilon(c.arg());
+                yield y == c.arg() ? c : new Expr.Cast(c.dtype(), y);
+            }
+            case Expr.In i -> i;
+            case Expr.FloatConst f -> f;
+            case Expr.IntConst i -> i;
+            case Expr.ParamRef p -> p;
+            case Expr.Index x -> x;
+        };
     }
 
     /** {@code e} with its first add turned into a sub (or sub into add), preorder; {@code e} itself when it has neither. */
@@ -264,24 +307,5 @@ public final class PlantedBackend implements Backend {
             case Expr.ParamRef p -> p;
             case Expr.Index x -> x;
         };
-    }
-
-    /** {@code t} with axis {@code ax} reversed. */
-    private static Tensor reversed(Tensor t, int ax) {
-        Shape sh = t.shape();
-        int len = sh.dim(ax);
-        int inner = 1;
-        for (int i = ax + 1; i < sh.rank(); i++) {
-            inner *= sh.dim(i);
-        }
-        float[] v = t.toFloats();
-        float[] r = new float[v.length];
-        int outer = len == 0 ? 0 : v.length / (len * inner);
-        for (int o = 0; o < outer; o++) {
-            for (int k = 0; k < len; k++) {
-                System.arraycopy(v, (o * len + k) * inner, r, (o * len + (len - 1 - k)) * inner, inner);
-            }
-        }
-        return Tensor.fromFloats(t.dtype(), sh, r);
     }
 }
