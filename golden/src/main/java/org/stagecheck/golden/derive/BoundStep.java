@@ -27,6 +27,6 @@ public final class BoundStep {
      */
     public static void step(Stage stage, RunState val, RunState err, Map<String, Long> params, MathMode mode, List<String> warnings)
             throws Fault {
-        DerivedBounds.step(stage, val, err, params, mode, warnings);
+        DerivedBounds.step(stage, val, err, params, mode, warnings, true);
     }
 }
