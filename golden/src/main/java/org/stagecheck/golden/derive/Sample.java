@@ -48,7 +48,7 @@ final class Sample {
                     }
                     Ensemble.runStage(st, val);
                     for (Plan.Port p : plan.ports.get(i)) {
-                        perturb(plan, p, val, rng, d, explore);
+                        perturb(plan, p, val, rng, d, explore, sample);
                     }
                 } catch (Fault f) {
                     throw new SampleFault("stage " + i + " '" + st.id() + "' faulted in perturbed run " + sample
@@ -76,7 +76,7 @@ final class Sample {
     }
 
     private static void perturb(Plan plan, Plan.Port p, RunState val, SplittableRandom rng, Ensemble.Deviations d,
-                                boolean explore) throws Fault {
+                                boolean explore, int sample) throws Fault {
         double[] x = val.read(p.buffer()).toDoubles();
         double[] amp = p.amplitude();
         if (amp != null) {
@@ -105,7 +105,9 @@ final class Sample {
                         double lo = Plan.round(p.dtype(), x[j] - m);
                         double hi = Plan.round(p.dtype(), x[j] + m);
                         if (lo != hi) {
-                            r = rng.nextBoolean() ? lo : hi;
+                            // alternate by sample, offset by element: every explored element takes
+                            // each side in every pair of consecutive exploring samples
+                            r = ((sample + j) & 1) == 0 ? lo : hi;
                         }
                     }
                     x[j] = r;
