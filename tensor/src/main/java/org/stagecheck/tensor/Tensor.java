@@ -218,6 +218,9 @@ public final class Tensor {
     }
 
     public double[] toDoubles() {
+        if (storage instanceof Storage.Doubles d) {
+            return d.values().clone();
+        }
         double[] out = new double[storage.length()];
         for (int i = 0; i < out.length; i++) {
             out[i] = getDouble(i);
