@@ -196,7 +196,8 @@ final class ChunkStats {
         if (ulps > maxUlps) {
             maxUlps = ulps;
         }
-        double tolTerm = Double.isNaN(tol) ? 0 : t.scale() * tol;
+        // only derived scales the tolerance; any other policy ignores it (0 * inf would be NaN and fail the element)
+        double tolTerm = t.scale() == 0 || Double.isNaN(tol) ? 0 : t.scale() * tol;
         boolean ok = !t.bitExact() && ulps <= t.maxUlps() && d <= t.atol() + t.rtol() * ae + tolTerm;
         if (!ok) {
             mismatches++;
