@@ -73,15 +73,16 @@ public final class TextReport {
             if (m.ulps() == Long.MAX_VALUE) {
                 b.append("no tolerance (NaN/Inf disagree)");
             } else {
+                // each figure rounded toward passing (PrintedFigure): a policy copied from here passes
                 b.append("ulp ").append(m.ulps())
-                        .append(" | allclose 0 ").append(num(m.atol()))
-                        .append(" | allclose ").append(num(m.rtol())).append(" 0")
-                        .append(" | allclose ").append(num(m.rtolUsed())).append(' ').append(num(m.atolAtRtol()));
+                        .append(" | allclose 0 ").append(PrintedFigure.up(m.atol()))
+                        .append(" | allclose ").append(PrintedFigure.up(m.rtol())).append(" 0")
+                        .append(" | allclose ").append(PrintedFigure.exact(m.rtolUsed())).append(' ').append(PrintedFigure.up(m.atolAtRtol()));
                 if (!Double.isNaN(m.pcc())) {
-                    b.append(" | pcc ").append(String.format(Locale.ROOT, "%.9f", m.pcc()));
+                    b.append(" | pcc ").append(PrintedFigure.down9(m.pcc()));
                 }
                 if (!Double.isNaN(m.derivedScale())) {
-                    b.append(" | derived ").append(num(m.derivedScale()));
+                    b.append(" | derived ").append(PrintedFigure.up(m.derivedScale()));
                 }
             }
             b.append('\n');
