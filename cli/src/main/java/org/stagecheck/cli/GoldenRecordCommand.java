@@ -96,11 +96,7 @@ final class GoldenRecordCommand implements Callable<Integer> {
     }
 
     private static Policy policy(String option, String text) throws BadInputException {
-        try {
-            return Policy.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new BadInputException(option + ": " + e.getMessage());
-        }
+        return PolicyOption.parse(option, text);
     }
 
 

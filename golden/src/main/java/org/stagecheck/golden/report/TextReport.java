@@ -28,7 +28,7 @@ public final class TextReport {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "%-9s %s  (%s)", r.status().name(), r.name(), r.backend()));
         if (r.status() == CaseResult.Status.PASS) {
-            b.append("  ").append(r.outputs().size()).append(" output(s)");
+            b.append("  ").append(r.outputs().size()).append(" output(s)").append(policies(r));
         } else if (r.message() != null) {
             b.append("  ").append(r.message());
         }
@@ -44,6 +44,15 @@ public final class TextReport {
             }
         }
         return b.toString();
+    }
+
+    /**
+     * The policies the outputs were judged by, as applied (an override given at check time, else
+     * each output's recorded one): {@code , policy derived} or {@code , policies derived, ulp 1}.
+     */
+    static String policies(CaseResult r) {
+        List<String> p = r.outputs().stream().map(o -> o.comparison().policy().spelling()).distinct().toList();
+        return p.isEmpty() ? "" : (p.size() == 1 ? ", policy " : ", policies ") + String.join(", ", p);
     }
 
     /** The figures of one output comparison, indented under its case. */
