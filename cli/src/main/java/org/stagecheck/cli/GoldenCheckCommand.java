@@ -45,9 +45,9 @@ final class GoldenCheckCommand implements Callable<Integer> {
     @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run (default interp)")
     String backend;
 
-    @Option(names = "--policy", paramLabel = "P",
-            description = {"judge every output by P instead of its recorded policy: exact | 'ulp N' | 'allclose [RTOL ATOL]' | 'pcc MIN'",
-                    "| 'derived [SCALE]' (derived scales the case's recorded tolerances; an integer output is then judged exactly)"})
+    @Option(names = "--policy", paramLabel = "P", description = "judge every output by P instead of its recorded policy:"
+            + " exact | 'ulp N' | 'allclose [RTOL ATOL]' | 'pcc MIN' | 'derived [SCALE]' (derived scales the case's recorded"
+            + " tolerances; an integer output is then judged exactly)")
     String policyText;
 
     @Option(names = "--json", description = "print one JSON document instead of text")
