@@ -35,7 +35,10 @@ final class CudaRunCommand extends RunCommand {
     @Option(names = "--graphs", description = "capture the stages into segment graphs and replay them (counters are printed)")
     boolean graphs;
 
-    @Option(names = "--math", paramLabel = "MODE", description = "transcendental functions: precise (default) or fast")
+    @Option(names = "--math", paramLabel = "MODE", description = "how the generated code computes exp, log, tanh, sigmoid, sin, cos and rsqrt:"
+            + " precise (default: the double functions rounded once to f32) or fast (the f32 functions expf, logf, ...)."
+            + " Not the --math of golden record and diff, which sets the function budgets a derived tolerance allows:"
+            + " their precise budgets are the published errors of these f32 functions, their fast budgets (the intrinsics') are wider.")
     String math = "precise";
 
     @Option(names = "--segment", paramLabel = "STAGES", description = "stages per graph segment (default 64)")

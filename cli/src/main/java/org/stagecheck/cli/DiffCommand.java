@@ -78,9 +78,8 @@ final class DiffCommand implements Callable<Integer> {
                     + "exact, 'ulp N', 'allclose [RTOL ATOL]', 'pcc MIN'")
     String policyText;
 
-    @Option(names = "--math", paramLabel = "MODE", defaultValue = "precise",
-            description = "the math the derived bound allows the backend: precise (default) or fast")
-    String math;
+    @Option(names = "--math", paramLabel = "MODE", description = MathModeOption.DESCRIPTION)
+    String math = MathModeOption.DEFAULT;
 
     @Option(names = "--json", description = "print one JSON document instead of text")
     boolean json;

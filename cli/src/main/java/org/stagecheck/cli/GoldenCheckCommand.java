@@ -14,6 +14,7 @@ import org.stagecheck.golden.Actuals;
 import org.stagecheck.golden.CaseResult;
 import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.GoldenException;
+import org.stagecheck.golden.compare.Policy;
 import org.stagecheck.golden.report.HtmlReport;
 import org.stagecheck.golden.report.JsonReport;
 import org.stagecheck.golden.report.JunitReport;
@@ -28,7 +29,8 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "check", mixinStandardHelpOptions = true,
         description = {"Check golden cases: run each case's program on --backend (default interp), or read the outputs a",
                 "backend wrote as .npy from --actual DIR (DIR/<tensor>.npy; with several cases DIR/<case>/<tensor>.npy),",
-                "and compare each output under its recorded policy. A directory of cases is a suite, checked in parallel.",
+                "and compare each output under its recorded policy, or under --policy P for every output.",
+                "A directory of cases is a suite, checked in parallel.",
                 "Exit 0 all pass, 1 any mismatch or stale case, 2 bad input."})
 final class GoldenCheckCommand implements Callable<Integer> {
     @Spec
@@ -42,6 +44,11 @@ final class GoldenCheckCommand implements Callable<Integer> {
 
     @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run (default interp)")
     String backend;
+
+    @Option(names = "--policy", paramLabel = "P", description = "judge every output by P instead of its recorded policy:"
+            + " exact | 'ulp N' | 'allclose [RTOL ATOL]' | 'pcc MIN' | 'derived [SCALE]' (derived scales the case's recorded"
+            + " tolerances; an integer output is then judged exactly)")
+    String policyText;
 
     @Option(names = "--json", description = "print one JSON document instead of text")
     boolean json;
@@ -59,7 +66,9 @@ final class GoldenCheckCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
         List<CaseResult> results;
+        Policy policy;
         try {
+            policy = policyText == null ? null : PolicyOption.parse("--policy", policyText);
             if (actual != null && backend != null) {
                 throw new BadInputException("give --actual DIR or --backend NAME, not both");
             }
@@ -88,11 +97,11 @@ final class GoldenCheckCommand implements Callable<Integer> {
                 }
                 for (Path c : cases) {
                     Path dir = cases.size() == 1 ? actual : actual.resolve(c.toAbsolutePath().normalize().getFileName().toString());
-                    results.add(Golden.check(c, new Actuals.FromDirectory(dir)));
+                    results.add(Golden.check(c, new Actuals.FromDirectory(dir), policy));
                 }
             } else {
                 Supplier<Actuals> fresh = () -> new Actuals.FromBackend(backendOrThrow(name));
-                results.addAll(Golden.checkAll(cases, fresh, n));
+                results.addAll(Golden.checkAll(cases, fresh, n, policy));
             }
             if (junitOut != null) {
                 junitOut.write(JunitReport.of(results).getBytes(StandardCharsets.UTF_8));
@@ -114,6 +123,12 @@ final class GoldenCheckCommand implements Callable<Integer> {
                 g.writeBooleanField("holds", code == ExitCode.OK);
                 g.writeStringField("status", code == ExitCode.OK ? "passed" : code == ExitCode.CHECK_FAILED ? "failed" : "bad-input");
                 g.writeNumberField("exitCode", code);
+                // the policy given at check time, or null: each output's recorded one (each output's "policy" is the one applied)
+                if (policy == null) {
+                    g.writeNullField("policyOverride");
+                } else {
+                    g.writeStringField("policyOverride", policy.spelling());
+                }
                 if (code == ExitCode.BAD_INPUT) {
                     g.writeStringField("error", badInput(results));
                 }

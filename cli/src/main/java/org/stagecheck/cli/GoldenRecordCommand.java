@@ -54,8 +54,8 @@ final class GoldenRecordCommand implements Callable<Integer> {
     @Option(names = "--output-tolerance", paramLabel = "TENSOR=POLICY", description = "policy of one output (repeatable)")
     Map<String, String> outputTolerance = new LinkedHashMap<>();
 
-    @Option(names = "--math", paramLabel = "MODE", description = "function budgets the derived tolerance allows a backend: fast (default) or precise")
-    String math = "fast";
+    @Option(names = "--math", paramLabel = "MODE", description = MathModeOption.DESCRIPTION)
+    String math = MathModeOption.DEFAULT;
 
     @Option(names = "--update", description = "replace the case in --out if there is one")
     boolean update;
@@ -96,11 +96,7 @@ final class GoldenRecordCommand implements Callable<Integer> {
     }
 
     private static Policy policy(String option, String text) throws BadInputException {
-        try {
-            return Policy.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new BadInputException(option + ": " + e.getMessage());
-        }
+        return PolicyOption.parse(option, text);
     }
 
 

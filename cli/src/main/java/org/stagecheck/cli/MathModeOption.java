@@ -4,8 +4,18 @@ import java.util.Locale;
 
 import org.stagecheck.golden.derive.MathMode;
 
-/** The {@code --math} option of diff and golden record: a {@link MathMode}'s spelling, in any case. */
+/**
+ * The {@code --math} option of golden record and diff: a {@link MathMode}'s spelling, in any case;
+ * {@link MathMode#DEFAULT} when not given, one default for every command. (cuda run's
+ * {@code --math} is the backend's compile mode, another option.)
+ */
 final class MathModeOption {
+    /** The spelling of {@link MathMode#DEFAULT}: the option field's initial value, which help prints. */
+    static final String DEFAULT = MathMode.DEFAULT.spelling();
+
+    /** The option's help; picocli fills in the default from the field. */
+    static final String DESCRIPTION = "function budgets the derived bound allows a backend: precise or fast (default ${DEFAULT-VALUE})";
+
     private MathModeOption() {
     }
 

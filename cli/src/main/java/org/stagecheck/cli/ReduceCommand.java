@@ -219,7 +219,8 @@ final class ReduceCommand implements Callable<Integer> {
         String hash = new ProgramCodec().hash(program);
         FailureReport failureReport;
         try {
-            failureReport = FailureReport.read(failsLike, hash, MathMode.FAST);
+            // a report does not say which budgets its case was recorded with: golden record's default
+            failureReport = FailureReport.read(failsLike, hash, MathMode.DEFAULT);
         } catch (FailureReport.ReportException e) {
             throw new BadInputException("--fails-like " + e.getMessage());
         }

@@ -38,6 +38,7 @@ final class Checker {
         }
         Map<String, Tensor> actual;
         try {
+            refuseDerivedWithoutTolerance(c, override);
             actual = actuals(c, actuals);
         } catch (GoldenException e) {
             return CaseResult.bad(dir, backend, e);
@@ -49,9 +50,9 @@ final class Checker {
         for (Manifest.Output o : m.outputs()) {
             Tensor expected = c.expected().get(o.tensor());
             Tensor tol = c.tolerances().get(o.tensor());
-            Policy p = override != null ? override : o.policy();
+            Policy p = applied(o, override);
             if (tol == null && p instanceof Policy.Derived) {
-                // an integer output: its derived tolerance is zero
+                // an integer output (a floating one without a tolerance was refused above): its derived tolerance is zero
                 tol = Tensor.zerosFloat64(org.stagecheck.spec.ir.DType.F32, expected.shape());
             }
             Comparison cmp = Comparator.compare(expected, actual.get(o.tensor()), p, tol);
@@ -62,6 +63,29 @@ final class Checker {
         long failed = outs.stream().filter(x -> !x.comparison().passed()).count();
         return new CaseResult(name, dir, pass ? CaseResult.Status.PASS : CaseResult.Status.FAIL,
                 pass ? null : failed + " of " + outs.size() + " output(s) mismatch", outs, m.warnings(), backend, m.programHash());
+    }
+
+    /** The policy output {@code o} is judged by: {@code override} when given, else its recorded one. */
+    private static Policy applied(Manifest.Output o, Policy override) {
+        return override != null ? override : o.policy();
+    }
+
+    /**
+     * Refuses, before any backend runs, a floating output judged by {@code derived} whose case
+     * holds no tolerance file (a hand-made or partial case; {@code golden record} writes one for
+     * every floating output): there is no per-element tolerance to scale, and judging it exactly
+     * instead would fail a backend for the case's omission.
+     */
+    private static void refuseDerivedWithoutTolerance(LoadedCase c, Policy override) throws GoldenException {
+        List<Manifest.Output> outs = c.manifest().outputs();
+        for (int i = 0; i < outs.size(); i++) {
+            Manifest.Output o = outs.get(i);
+            if (applied(o, override) instanceof Policy.Derived && o.dtype().isFloating() && !c.tolerances().containsKey(o.tensor())) {
+                throw new GoldenException(c.dir().resolve(Manifest.FILE_NAME), "/outputs/" + i + "/tolerance",
+                        "output '" + o.tensor() + "' (" + o.dtype() + ") has no tolerance file, so policy '" + applied(o, override).spelling()
+                                + "' cannot judge it; re-record the case (golden record --update) or judge it by another policy");
+            }
+        }
     }
 
     /** A backend run that faulted: the case fails (the backend could not produce outputs). */

@@ -83,7 +83,12 @@ public final class Golden {
         return Checker.check(caseDir, actuals, null);
     }
 
-    /** Checks one case with {@code policy} for every output instead of the recorded ones. */
+    /**
+     * Checks one case with {@code policy} for every output instead of the recorded ones (null: the
+     * recorded ones). Under {@code derived}, an integer output is judged exactly (its derived
+     * tolerance is zero), and a floating output whose case holds no tolerance file makes the case
+     * {@link CaseResult.Status#BAD_INPUT} (there is nothing to scale).
+     */
     public static CaseResult check(Path caseDir, Actuals actuals, Policy policy) {
         return Checker.check(caseDir, actuals, policy);
     }
@@ -94,11 +99,19 @@ public final class Golden {
      * per case (a backend need not be thread-safe across cases).
      */
     public static List<CaseResult> checkAll(List<Path> cases, Supplier<Actuals> actuals, int threads) {
+        return checkAll(cases, actuals, threads, null);
+    }
+
+    /**
+     * As {@link #checkAll(List, Supplier, int)}, every output of every case judged by {@code policy}
+     * instead of its recorded one (null: the recorded ones), as {@link #check(Path, Actuals, Policy)} does.
+     */
+    public static List<CaseResult> checkAll(List<Path> cases, Supplier<Actuals> actuals, int threads, Policy policy) {
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, cases.size())));
         try {
             List<Future<CaseResult>> futures = new ArrayList<>();
             for (Path c : cases) {
-                futures.add(pool.submit(() -> Checker.check(c, actuals.get(), null)));
+                futures.add(pool.submit(() -> Checker.check(c, actuals.get(), policy)));
             }
             List<CaseResult> out = new ArrayList<>();
             for (Future<CaseResult> f : futures) {

@@ -23,9 +23,9 @@ public record RecordOptions(Policy policy, Map<String, Policy> perOutput, boolea
         perOutput = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(perOutput));
     }
 
-    /** Policy {@code derived}, no trace, fast-math budgets, no update, the default ensemble. */
+    /** Policy {@code derived}, no trace, the default math budgets ({@link MathMode#DEFAULT}), no update, the default ensemble. */
     public static RecordOptions defaults() {
-        return new RecordOptions(new Policy.Derived(1), Map.of(), false, MathMode.FAST, false, Ensemble.Options.defaults());
+        return new RecordOptions(new Policy.Derived(1), Map.of(), false, MathMode.DEFAULT, false, Ensemble.Options.defaults());
     }
 
     public RecordOptions withEnsemble(Ensemble.Options e) {

@@ -46,7 +46,7 @@ public record FailureReport(String source, String backend, FailsLikeOracle.Judgi
     /**
      * Reads {@code file} as the report of a failure of the program hashing to {@code programHash}.
      * Derived tolerances are computed with {@code mathMode} (golden record's default is
-     * {@link MathMode#FAST}; the report does not say which a case was recorded with).
+     * {@link MathMode#DEFAULT}; the report does not say which a case was recorded with).
      */
     public static FailureReport read(Path file, String programHash, MathMode mathMode) throws ReportException {
         JNode root;

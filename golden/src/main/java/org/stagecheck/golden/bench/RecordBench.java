@@ -55,12 +55,12 @@ public final class RecordBench {
 
     private static void plain(Subject s) throws DerivedBounds.BoundException {
         reference(s);
-        DerivedBounds.compute(s.program(), s.bound(), s.params(), MathMode.FAST);
+        DerivedBounds.compute(s.program(), s.bound(), s.params(), MathMode.DEFAULT);
     }
 
     private static void withEnsemble(Subject s, Ensemble.Options options) throws DerivedBounds.BoundException {
         reference(s);
-        DerivedTolerance.compute(s.program(), s.bound(), s.params(), MathMode.FAST, options);
+        DerivedTolerance.compute(s.program(), s.bound(), s.params(), MathMode.DEFAULT, options);
     }
 
     private static void reference(Subject s) {

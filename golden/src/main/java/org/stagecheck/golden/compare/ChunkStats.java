@@ -196,7 +196,8 @@ final class ChunkStats {
         if (ulps > maxUlps) {
             maxUlps = ulps;
         }
-        double tolTerm = Double.isNaN(tol) ? 0 : t.scale() * tol;
+        // only derived scales the tolerance; any other policy ignores it (0 * inf would be NaN and fail the element)
+        double tolTerm = t.scale() == 0 || Double.isNaN(tol) ? 0 : t.scale() * tol;
         boolean ok = !t.bitExact() && ulps <= t.maxUlps() && d <= t.atol() + t.rtol() * ae + tolTerm;
         if (!ok) {
             mismatches++;
@@ -205,20 +206,22 @@ final class ChunkStats {
             maxAbs = d;
             maxAbsIndex = i;
         }
-        // d / ae > maxRel, without a division for the elements that do not set a new maximum
+        // the minimal figures are rounded up (PassingFigures) and only computed where the current
+        // one does not already pass this element: a maximum that passes every element it skipped
         if (d > maxRel * ae || (ae == 0 && maxRel != Double.POSITIVE_INFINITY)) {
-            double rel = d == 0 ? 0 : ae == 0 ? Double.POSITIVE_INFINITY : d / ae;
+            double rel = d == 0 ? 0 : PassingFigures.rtol(d, ae);
             if (rel > maxRel) {
                 maxRel = rel;
                 maxRelIndex = i;
             }
         }
-        double atolNeeded = d - t.rtolForMinimal() * ae;
+        double atolNeeded = PassingFigures.atol(d, t.rtolForMinimal() * ae);
         if (atolNeeded > minAtolAtRtol) {
             minAtolAtRtol = atolNeeded;
         }
-        if (!Double.isNaN(tol) && (d > derivedScale * tol || tol == 0)) {
-            double scale = tol > 0 ? d / tol : Double.POSITIVE_INFINITY;
+        // a NaN tolerance (or none given: the figure is then not reported) judges the element exactly
+        if (d > 0 && !(d <= derivedScale * tol)) {
+            double scale = PassingFigures.derivedScale(d, tol);
             if (scale > derivedScale) {
                 derivedScale = scale;
             }

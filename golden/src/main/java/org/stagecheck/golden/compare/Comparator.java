@@ -116,7 +116,7 @@ public final class Comparator {
                 none ? inf : Math.max(0, s.maxRel),
                 none ? inf : Math.max(0, s.minAtolAtRtol),
                 t.rtolForMinimal(),
-                pcc,
+                none ? Double.NaN : pcc,
                 tol == null ? Double.NaN : none ? inf : s.derivedScale);
         return new Comparison(policy, passed, problem, e.dtype(), e.shape(), n, s.mismatches, s.nonFinite,
                 worst(e, a, f, s.maxAbsIndex), worst(e, a, f, s.maxRelIndex), hist, pcc, minimal);

@@ -65,14 +65,20 @@ public record Comparison(Policy policy, boolean passed, String problem, DType dt
     /**
      * The smallest tolerance of each kind under which this actual output would have passed;
      * infinite (or {@link Long#MAX_VALUE}) when none would, e.g. after a non-finite mismatch.
+     * Every figure is true: re-compared under it, the output passes (figures are rounded up from
+     * the real quotient or difference, {@code MinimalPassingTest}), and it is the least such
+     * value up to that rounding (a figure 1% smaller fails, and {@code ulp N-1} fails).
      *
      * @param ulps         the smallest {@code ulp N}
      * @param atol         the smallest {@code allclose 0 ATOL}
      * @param rtol         the smallest {@code allclose RTOL 0}
      * @param atolAtRtol   the smallest ATOL of {@code allclose RTOL ATOL} at {@link #rtolUsed}
      * @param rtolUsed     the rtol that {@code atolAtRtol} assumes (the policy's, else the dtype default)
-     * @param pcc          the largest {@code pcc MIN} that would pass (the measured correlation; NaN if undefined)
-     * @param derivedScale the smallest {@code derived SCALE}; NaN when no derived tolerance was given
+     * @param pcc          the largest {@code pcc MIN} that would pass (the measured correlation); NaN when
+     *                     undefined or when no pcc passes (a non-finite mismatch)
+     * @param derivedScale the smallest {@code derived SCALE}; NaN when no derived tolerance was given; 0 when
+     *                     any scale passes; infinite when none does (an element that differs where the
+     *                     tolerance is 0 or NaN)
      */
     public record Minimal(long ulps, double atol, double rtol, double atolAtRtol, double rtolUsed,
                           double pcc, double derivedScale) {}

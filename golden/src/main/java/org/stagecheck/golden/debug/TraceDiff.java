@@ -26,7 +26,7 @@ import org.stagecheck.tensor.Tensor;
  * <p>Typical use:
  * <pre>{@code
  * DiffResult r = TraceDiff.diff(program, StageTrace.of(program, ref), StageTrace.of(program, backendRun),
- *         new Policy.Exact(), params, MathMode.PRECISE);
+ *         new Policy.Exact(), params, MathMode.DEFAULT);
  * if (!r.agrees()) System.out.println(DiffText.of(r));
  * }</pre>
  */

@@ -19,6 +19,17 @@ public enum MathMode {
     FAST;
 
     /**
+     * The mode every command and {@code RecordOptions.defaults()} use when none is given
+     * ({@code golden record --math}, {@code diff --math}): {@link #FAST}, because its budgets are
+     * the wider ones. A tolerance derived under them passes a backend built with
+     * {@code -use_fast_math} for what the CUDA guide documents of its intrinsics, and still passes
+     * a precise backend; the narrower {@link #PRECISE} budgets would fail a fast-math backend
+     * for documented behaviour. Choose {@code precise} to hold a backend to the math library's
+     * default functions.
+     */
+    public static final MathMode DEFAULT = FAST;
+
+    /**
      * A function's error budget: {@code (ulpBase + ulpPerAbsArg * |x|)} ULPs of the f32 result plus
      * {@code absolute}. A function with budget {@link #IEEE} is correctly rounded (half an ULP, the
      * unit roundoff of the basic rounding term).

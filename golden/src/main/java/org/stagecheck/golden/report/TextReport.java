@@ -28,7 +28,7 @@ public final class TextReport {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "%-9s %s  (%s)", r.status().name(), r.name(), r.backend()));
         if (r.status() == CaseResult.Status.PASS) {
-            b.append("  ").append(r.outputs().size()).append(" output(s)");
+            b.append("  ").append(r.outputs().size()).append(" output(s)").append(policies(r));
         } else if (r.message() != null) {
             b.append("  ").append(r.message());
         }
@@ -44,6 +44,15 @@ public final class TextReport {
             }
         }
         return b.toString();
+    }
+
+    /**
+     * The policies the outputs were judged by, as applied (an override given at check time, else
+     * each output's recorded one): {@code , policy derived} or {@code , policies derived, ulp 1}.
+     */
+    static String policies(CaseResult r) {
+        List<String> p = r.outputs().stream().map(o -> o.comparison().policy().spelling()).distinct().toList();
+        return p.isEmpty() ? "" : (p.size() == 1 ? ", policy " : ", policies ") + String.join(", ", p);
     }
 
     /** The figures of one output comparison, indented under its case. */
@@ -73,15 +82,16 @@ public final class TextReport {
             if (m.ulps() == Long.MAX_VALUE) {
                 b.append("no tolerance (NaN/Inf disagree)");
             } else {
+                // each figure rounded toward passing (PrintedFigure): a policy copied from here passes
                 b.append("ulp ").append(m.ulps())
-                        .append(" | allclose 0 ").append(num(m.atol()))
-                        .append(" | allclose ").append(num(m.rtol())).append(" 0")
-                        .append(" | allclose ").append(num(m.rtolUsed())).append(' ').append(num(m.atolAtRtol()));
+                        .append(" | allclose 0 ").append(PrintedFigure.up(m.atol()))
+                        .append(" | allclose ").append(PrintedFigure.up(m.rtol())).append(" 0")
+                        .append(" | allclose ").append(PrintedFigure.exact(m.rtolUsed())).append(' ').append(PrintedFigure.up(m.atolAtRtol()));
                 if (!Double.isNaN(m.pcc())) {
-                    b.append(" | pcc ").append(String.format(Locale.ROOT, "%.9f", m.pcc()));
+                    b.append(" | pcc ").append(PrintedFigure.down9(m.pcc()));
                 }
                 if (!Double.isNaN(m.derivedScale())) {
-                    b.append(" | derived ").append(num(m.derivedScale()));
+                    b.append(" | derived ").append(PrintedFigure.up(m.derivedScale()));
                 }
             }
             b.append('\n');
