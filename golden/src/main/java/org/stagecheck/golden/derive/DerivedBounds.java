@@ -215,11 +215,15 @@ public final class DerivedBounds {
         BufferDecl bd = val.bufferDecl(out);
         if (bd.dtype().isInteger()) {
             err.write(out, val.read(out));
-            for (double x : e) {
-                if (x != 0) {
-                    warnings.add("stage '" + st.id() + "': integer output '" + out + "' is computed from values whose bound does not rule out a different result");
-                    break;
+            List<Integer> uncertain = new ArrayList<>();
+            for (int i = 0; i < e.length; i++) {
+                if (e[i] != 0) {
+                    uncertain.add(i);
                 }
+            }
+            if (!uncertain.isEmpty()) {
+                warnings.add("stage '" + st.id() + "': integer output '" + out + "' is computed from values whose bound does not rule out a different result at "
+                        + uncertain.size() + " element(s): " + DerivedTolerance.elements(bd.shape(), uncertain));
             }
             return;
         }

@@ -34,6 +34,9 @@ public final class DerivedTolerance {
      */
     public static final double FACTOR = 10;
 
+    /** The analytic bound's warning for an integer result that conforming implementations may compute differently. */
+    static final String INTEGER_OUTPUT_WARNING = "is computed from values whose bound does not rule out a different result";
+
     /** How many elements shown per note. */
     private static final int SHOWN = 5;
 
@@ -100,6 +103,14 @@ public final class DerivedTolerance {
                 intNotes(d, ensemble.intChanges().get(d.name()), ensemble.samples(), notes);
             }
         }
+        // an integer computed inside one stage from floats (a cast, a comparison) moves with that
+        // stage's own rounding, which the ensemble's stage-level perturbations never reach: the
+        // analytic bound names it (arg-max ties are the ensemble's, below)
+        for (String w : analytic.warnings()) {
+            if (w.contains(INTEGER_OUTPUT_WARNING)) {
+                notes.add(w);
+            }
+        }
         for (Ensemble.NearTie t : ensemble.nearTies(FACTOR)) {
             notes.add(String.format(java.util.Locale.ROOT,
                     "stage '%s': arg-max element %d: values %d and %d are %.3g apart, within their tolerance %.3g; another conforming implementation may pick either index",
@@ -117,6 +128,7 @@ public final class DerivedTolerance {
         long ana = 0;
         List<Integer> unbounded = new ArrayList<>();
         List<Integer> ill = new ArrayList<>();
+        List<Integer> overflow = new ArrayList<>();
         double rms = rms(nominal);
         for (int i = 0; i < n; i++) {
             double e = FACTOR * deviation[i];
@@ -131,6 +143,12 @@ public final class DerivedTolerance {
                 ens++;
             } else {
                 ana++;
+            }
+            if (e == Double.POSITIVE_INFINITY && a < Double.POSITIVE_INFINITY) {
+                // a sample ended non-finite where the nominal did not (or the reverse), as at an
+                // overflow boundary: the analytic bound is finite, but no tolerance passes the
+                // other side of it (NaN/Inf must match), so a conforming run may fail there
+                overflow.add(i);
             }
             if (tol == Double.POSITIVE_INFINITY) {
                 unbounded.add(i);
@@ -148,6 +166,10 @@ public final class DerivedTolerance {
         if (!unbounded.isEmpty()) {
             notes.add("output '" + d.name() + "': " + unbounded.size() + " element(s) have no finite tolerance (a conforming run may overflow or fault there; they pass any finite value): "
                     + elements(d.shape(), unbounded));
+        }
+        if (!overflow.isEmpty()) {
+            notes.add("output '" + d.name() + "': " + overflow.size() + " element(s) are finite in some conforming samples and not in others (an overflow or NaN boundary; no tolerance covers both, so a conforming run may fail there): "
+                    + elements(d.shape(), overflow));
         }
         if (!ill.isEmpty()) {
             notes.add("output '" + d.name() + "': " + ill.size() + " element(s) are ill-conditioned (rounding upstream moves them by more than 2^-7 of their value; their tolerance is wide): "

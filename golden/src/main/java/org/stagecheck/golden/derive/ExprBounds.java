@@ -131,9 +131,19 @@ final class ExprBounds {
         double[] e = new double[n];
         if (dtype.isInteger()) {
             for (int k = 0; k < n; k++) {
-                v[k] = c.type() == BoundCol.Type.FLOAT ? (double) (int) c.v()[k] : c.v()[k];
-                // truncation can move by one more whenever the value is uncertain
-                e[k] = c.e()[k] == 0 ? 0 : c.e()[k] + 1;
+                double x = c.v()[k];
+                double p = c.e()[k];
+                v[k] = c.type() == BoundCol.Type.FLOAT ? (double) (int) x : x;
+                if (p == 0) {
+                    e[k] = 0;
+                } else if (c.type() == BoundCol.Type.FLOAT && Double.isFinite(x) && Double.isFinite(p)
+                        && (int) (x - p) == (int) (x + p)) {
+                    // truncation is monotone: every value within the bound truncates to the same integer
+                    e[k] = 0;
+                } else {
+                    // truncation can move by one more whenever the value is uncertain
+                    e[k] = p + 1;
+                }
             }
             return new BoundCol(BoundCol.Type.INT, v, e);
         }
