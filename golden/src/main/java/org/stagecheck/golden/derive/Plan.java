@@ -22,7 +22,8 @@ import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.numeric.Rounding;
 
 /**
- * What every sample of an {@link Ensemble} needs, made by the nominal run: the program evaluated
+ * What every sample of an {@link Ensemble} needs, made by the nominal run: the program (with its
+ * inner narrow casts made stages of their own, {@link NarrowCasts}) evaluated
  * in float64 with each narrower-than-f32 output rounded to its dtype (the values the samples
  * deviate from), and, per computing stage, the size of the perturbation of each floating output
  * element: its own rounding bound with exact inputs, scaled for a random accumulation order.
@@ -60,7 +61,8 @@ final class Plan {
         this.outputs = Ensemble.produced(program);
     }
 
-    static Plan of(Program program, Map<String, Tensor> bound, Map<String, Long> params, MathMode mode) throws DerivedBounds.BoundException {
+    static Plan of(Program original, Map<String, Tensor> bound, Map<String, Long> params, MathMode mode) throws DerivedBounds.BoundException {
+        Program program = NarrowCasts.split(original);
         Plan plan = new Plan(program);
         try (Parallel par = new Parallel(1)) {
             RunState val = new RunState(program, Precision.F64, par, params);
