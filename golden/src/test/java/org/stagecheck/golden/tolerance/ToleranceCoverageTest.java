@@ -28,6 +28,7 @@ import org.stagecheck.golden.Subjects.Subject;
 import org.stagecheck.golden.derive.MathMode;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.golden.testing.PlantedBackend;
+import org.stagecheck.golden.testing.Rounding;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.Precision;
 import org.stagecheck.interp.RunOptions;
@@ -41,8 +42,9 @@ import org.stagecheck.tensor.numeric.Rounding;
 /**
  * Every authored cut of {@code tiny} (every step and part, tp 1, 2 and 4, f32, bf16, f16 and fp8
  * weights, both math modes) and every example gets a derived tolerance that is finite at every
- * element; on the authored cuts a float64 evaluation rounded to the output dtypes passes using at
- * most 0.3 of it, while the same values moved by 0.1% are rejected on every output that has a
+ * element; on the authored cuts a float64 evaluation rounded to the output dtypes, and on the
+ * examples backends that evaluate each stage in float64 or reverse every matmul's k loop, pass using
+ * at most 0.3 of it, while the same values moved by 0.1% are rejected on every output that has a
  * non-zero tolerance.
  */
 class ToleranceCoverageTest {
@@ -106,6 +108,14 @@ class ToleranceCoverageTest {
             assertFinite(s.name(), dir, m);
             CaseResult self = Golden.check(dir, new Actuals.FromBackend(new org.stagecheck.interp.Interpreter(RunOptions.defaults())));
             assertThat(self.passed()).as(s.name()).isTrue();
+            for (Rounding rounding : List.of(Rounding.K_REVERSED, Rounding.F64_PER_STAGE)) {
+                CaseResult other = Golden.check(dir, new Actuals.FromBackend(PlantedBackend.correct(rounding)));
+                assertThat(other.passed()).as("%s: a correct backend (%s) fails: %s", s.name(), rounding, other.message()).isTrue();
+                for (CaseResult.OutputResult o : other.outputs()) {
+                    double used = o.comparison().minimal().derivedScale();
+                    assertThat(Double.isNaN(used) || used <= 0.3).as("%s (%s) %s uses %s of its tolerance", s.name(), rounding, o.tensor(), used).isTrue();
+                }
+            }
             if (!PlantedBackend.targets(s.program(), PlantedBackend.Bug.BF16_TRUNCATION).isEmpty()) {
                 CaseResult r = Golden.check(dir, new Actuals.FromBackend(PlantedBackend.everywhere(PlantedBackend.Bug.BF16_TRUNCATION)));
                 RunResult planted = PlantedBackend.everywhere(PlantedBackend.Bug.BF16_TRUNCATION).run(s.program(), s.bound(), s.params(), false);
