@@ -37,7 +37,6 @@ import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.Npy;
-import org.stagecheck.tensor.numeric.Rounding;
 
 /**
  * Every authored cut of {@code tiny} (every step and part, tp 1, 2 and 4, f32, bf16, f16 and fp8
@@ -142,7 +141,7 @@ class ToleranceCoverageTest {
             if (d.dtype().isFloating()) {
                 float[] f = new float[Math.toIntExact(t.size())];
                 for (int i = 0; i < f.length; i++) {
-                    f[i] = Rounding.roundTo(d.dtype(), (float) t.getDouble(i));
+                    f[i] = org.stagecheck.tensor.numeric.Rounding.roundTo(d.dtype(), (float) t.getDouble(i));
                 }
                 out.put(d.name(), Tensor.fromFloats(d.dtype(), d.shape(), f));
             } else {
@@ -155,7 +154,7 @@ class ToleranceCoverageTest {
     private static Tensor scaled(Tensor t, double by) {
         float[] f = new float[Math.toIntExact(t.size())];
         for (int i = 0; i < f.length; i++) {
-            f[i] = Rounding.roundTo(t.dtype(), (float) (t.getDouble(i) * by));
+            f[i] = org.stagecheck.tensor.numeric.Rounding.roundTo(t.dtype(), (float) (t.getDouble(i) * by));
         }
         return Tensor.fromFloats(t.dtype(), t.shape(), f);
     }
