@@ -295,7 +295,7 @@ public final class Ensemble {
     }
 
     /** Whether stage {@code st} computes (its outputs get their own rounding) or only moves data. */
-    static boolean computes(Stage st) {
+    public static boolean computes(Stage st) {
         return switch (st.kind()) {
             case StageKind.Load l -> false;
             case StageKind.Store s -> false;

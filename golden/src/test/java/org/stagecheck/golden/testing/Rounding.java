@@ -47,7 +47,7 @@ public enum Rounding {
                 }
             }
             case F64_PER_STAGE -> {
-                if (computes(st)) {
+                if (org.stagecheck.golden.derive.Ensemble.computes(st)) {
                     inFloat64(program, st, s, params, par);
                 } else {
                     StageEvaluator.run(st, s);
@@ -65,26 +65,6 @@ public enum Rounding {
 
     static int kOf(ComputeOp.MatMul m, Shape a) {
         return m.transposeA() ? a.dim(a.rank() - 2) : a.dim(a.rank() - 1);
-    }
-
-    /** Whether a stage rounds (its value is computed, not moved). */
-    private static boolean computes(Stage st) {
-        return switch (st.kind()) {
-            case StageKind.Load l -> false;
-            case StageKind.Store k -> false;
-            case StageKind.Recv r -> false;
-            case StageKind.AllReduce a -> true;
-            case StageKind.Scalar sc -> true;
-            case StageKind.Compute c -> switch (c.op()) {
-                case ComputeOp.Generic g -> true;
-                case ComputeOp.MatMul m -> true;
-                case ComputeOp.Reduce r -> true;
-                case ComputeOp.Reshape r -> false;
-                case ComputeOp.Transpose t -> false;
-                case ComputeOp.Slice x -> false;
-                case ComputeOp.Concat cc -> false;
-            };
-        };
     }
 
     /**
