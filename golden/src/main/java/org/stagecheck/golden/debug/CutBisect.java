@@ -149,23 +149,10 @@ public final class CutBisect {
             throw new DebugInputException("the reference faults on the program: " + ref.faults().get(0).message());
         }
         RunResult back = backend.run(cut.program(), bound, params);
+        CutProgram.Exported e = cut.exported(back);
         Map<String, Comparison> cs = new LinkedHashMap<>();
-        Map<String, Tensor> backVals = new LinkedHashMap<>();
-        String fault = back.ok() ? null : back.faults().get(0).message();
-        if (fault == null) {
-            List<String> names = new ArrayList<>(cut.buffers().values());
-            names.addAll(cut.tensors());
-            for (String t : names) {
-                Tensor b = back.tensor(t);
-                if (b == null) {
-                    fault = "the backend wrote no tensor '" + t + "'";
-                    break;
-                }
-                backVals.put(t, b);
-                cs.put(t, Comparator.compare(ref.tensor(t), b, policy));
-            }
-        }
-        CutRun r = new CutRun(cut, backVals, cs, fault);
+        e.values().forEach((t, b) -> cs.put(t, Comparator.compare(ref.tensor(t), b, policy)));
+        CutRun r = new CutRun(cut, e.values(), cs, e.fault());
         runs.put(k, r);
         return r;
     }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import org.stagecheck.backend.RunResult;
 import org.stagecheck.spec.ir.AccessPattern;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Offset;
@@ -18,6 +19,7 @@ import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
+import org.stagecheck.tensor.Tensor;
 
 /**
  * A prefix of a program made to show its live values (docs/debugging.md, "Bisecting a backend
@@ -104,5 +106,28 @@ public record CutProgram(Program program, int k, Map<String, String> buffers, Li
         }
         taken.add(n);
         return n;
+    }
+
+    /**
+     * What a backend's run of this cut left in its exported tensors (by exported name), or the
+     * reason there is nothing to compare: its fault, or the first exported tensor it did not write.
+     */
+    record Exported(Map<String, Tensor> values, String fault) {}
+
+    Exported exported(RunResult back) {
+        if (!back.ok()) {
+            return new Exported(Map.of(), back.faults().get(0).message());
+        }
+        Map<String, Tensor> values = new LinkedHashMap<>();
+        List<String> names = new ArrayList<>(buffers.values());
+        names.addAll(tensors);
+        for (String t : names) {
+            Tensor b = back.tensor(t);
+            if (b == null) {
+                return new Exported(values, "the backend wrote no tensor '" + t + "'");
+            }
+            values.put(t, b);
+        }
+        return new Exported(values, null);
     }
 }

@@ -287,21 +287,8 @@ final class RoundingBisect {
         }
         CutProgram cut = CutProgram.prefix(program, k);
         RunResult back = backend.run(cut.program(), bound, params);
-        String fault = back.ok() ? null : back.faults().get(0).message();
-        Map<String, Tensor> values = new LinkedHashMap<>();
-        if (fault == null) {
-            List<String> names = new ArrayList<>(cut.buffers().values());
-            names.addAll(cut.tensors());
-            for (String t : names) {
-                Tensor b = back.tensor(t);
-                if (b == null) {
-                    fault = "the backend wrote no tensor '" + t + "'";
-                    break;
-                }
-                values.put(t, b);
-            }
-        }
-        CutRun r = new CutRun(cut, values, fault);
+        CutProgram.Exported e = cut.exported(back);
+        CutRun r = new CutRun(cut, e.values(), e.fault());
         runs.put(k, r);
         return r;
     }
