@@ -30,18 +30,46 @@ final class CellMap {
     private final Layout layout;
     private final double[] error;
     private final boolean[] mismatch;
+    /** colStart[j]: the first column of cell column j, ceil(j * srcCols / cols); colStart[cols] = srcCols. */
+    private final int[] colStart;
 
     CellMap(Layout layout) {
         this.layout = layout;
         this.error = new double[layout.rows() * layout.cols()];
         this.mismatch = new boolean[error.length];
+        this.colStart = new int[layout.cols() + 1];
+        for (int j = 0; j <= layout.cols(); j++) {
+            colStart[j] = (int) (((long) j * layout.srcCols() + layout.cols() - 1) / layout.cols());
+        }
+    }
+
+    Layout layout() {
+        return layout;
+    }
+
+    /** The first column of each cell column, and the number of columns after the last (read-only). */
+    int[] colStart() {
+        return colStart;
+    }
+
+    /** The index of the first cell of the cell row that source row {@code r} falls in. */
+    int rowCell(long r) {
+        return (int) (r * layout.rows() / layout.srcRows()) * layout.cols();
+    }
+
+    /** The cell column that source column {@code c} falls in. */
+    int colCell(int c) {
+        return (int) ((long) c * layout.cols() / layout.srcCols());
     }
 
     /** Element {@code i}, with error {@code d} (infinite for a non-finite disagreement), failing the policy or not. */
     void add(long i, double d, boolean fails) {
         long r = i / layout.srcCols();
-        long c = i - r * layout.srcCols();
-        int k = (int) (r * layout.rows() / layout.srcRows()) * layout.cols() + (int) (c * layout.cols() / layout.srcCols());
+        add(rowCell(r) + colCell((int) (i - r * layout.srcCols())), d, fails);
+    }
+
+    /** Cell {@code k} holds an element with error {@code d}, failing the policy or not. */
+    void add(int k, double d, boolean fails) {
         error[k] = Math.max(error[k], d);
         mismatch[k] |= fails;
     }

@@ -12,7 +12,8 @@ import org.stagecheck.tensor.Tensor;
  * the expected array, {@code ao} of the actual one and {@code tolOff} of the tolerance, standing
  * for flat indices {@code [base, base + count)}. A window is the tensor itself when it is in
  * memory, or a buffer a range of its file was read into ({@link Scan}); the figures do not depend
- * on which. Elements that differ also go to the heat map's cells, when one is kept.
+ * on which. Elements that differ also go to the heat map's cells, when one is kept. Two f32 arrays
+ * take the fast path, {@link F32Chunk}, with the same arithmetic.
  */
 final class ChunkStats {
     static final int BUCKETS = 34;
@@ -62,44 +63,7 @@ final class ChunkStats {
         return k == BUCKETS - 1 ? Long.MAX_VALUE : k <= 1 ? k : 1L << (k - 1);
     }
 
-    /**
-     * A chunk of two f32 tensors held as float[] (the fast path), the tolerance as double[] or
-     * float[] or neither; {@code cells} (nullable) the heat map's cells.
-     */
-    static ChunkStats f32(float[] e, int eo, float[] a, int ao, double[] tol, float[] tolF, int tolOff, int count, long base,
-                          ElementTest t, CellMap cells) {
-        ChunkStats s = new ChunkStats();
-        Moments m = new Moments();
-        long equal = 0;
-        for (int k = 0; k < count; k++) {
-            float ev = e[eo + k];
-            float av = a[ao + k];
-            int eb = Float.floatToRawIntBits(ev);
-            int ab = Float.floatToRawIntBits(av);
-            if ((eb & EXPONENT) == EXPONENT || (ab & EXPONENT) == EXPONENT) {
-                if (eb == ab) {
-                    equal++;
-                } else {
-                    s.nonFiniteOrBothNaN(base + k, ev, av, t, cells);
-                }
-                continue;
-            }
-            m.add(ev, av);
-            if (eb == ab) {
-                equal++;
-                continue;
-            }
-            long ulps = Math.abs(FloatFormat.ordinalF32(ab) - FloatFormat.ordinalF32(eb));
-            s.element(base + k, ev, av, ulps, tol != null ? tol[tolOff + k] : tolF != null ? tolF[tolOff + k] : Double.NaN, t, cells);
-        }
-        s.hist[0] += equal;
-        m.finish(s);
-        return s;
-    }
-
-    private static final int EXPONENT = 0x7f800000;
-
-    /** A chunk of any two tensors of one dtype, element by element through doubles; the windows as in {@link #f32}. */
+    /** A chunk of any two tensors of one dtype, element by element through doubles; the windows as in {@link F32Chunk#scan}. */
     static ChunkStats generic(Tensor e, int eo, Tensor a, int ao, Tensor tol, int tolOff, int count, long base,
                               FloatFormat f, ElementTest t, CellMap cells) {
         ChunkStats s = new ChunkStats();
@@ -167,20 +131,30 @@ final class ChunkStats {
         }
 
         void finish(ChunkStats s) {
-            s.n = n;
-            if (n == 0) {
-                return;
-            }
-            s.meanE = shift + sE / n;
-            s.meanA = shift + sA / n;
-            s.m2E = Math.max(0, sEE - sE * sE / n);
-            s.m2A = Math.max(0, sAA - sA * sA / n);
-            s.cEA = sEA - sE * sA / n;
-            s.firstE = firstE;
-            s.firstA = firstA;
-            s.constE = constE;
-            s.constA = constA;
+            s.moments(n, shift, sE, sA, sEE, sAA, sEA, firstE, firstA, constE, constA);
         }
+    }
+
+    /**
+     * Sets the correlation figures from one-pass sums over {@code n} finite pairs shifted by
+     * {@code shift}: {@code sE} of e - shift, {@code sEE} of its squares, {@code sEA} of the
+     * products, and so on.
+     */
+    void moments(long n, double shift, double sE, double sA, double sEE, double sAA, double sEA,
+                 double firstE, double firstA, boolean constE, boolean constA) {
+        this.n = n;
+        if (n == 0) {
+            return;
+        }
+        meanE = shift + sE / n;
+        meanA = shift + sA / n;
+        m2E = Math.max(0, sEE - sE * sE / n);
+        m2A = Math.max(0, sAA - sA * sA / n);
+        cEA = sEA - sE * sA / n;
+        this.firstE = firstE;
+        this.firstA = firstA;
+        this.constE = constE;
+        this.constA = constA;
     }
 
     /** Two different values of which at least one is not finite. */

@@ -54,7 +54,7 @@ final class Worker {
             int len = (int) Math.min(chunk, n - base);
             int tolAt = tol == null ? 0 : tol.offset + at;
             parts[c] = fast
-                    ? ChunkStats.f32(ef, e.offset + at, af, a.offset + at, tolD, tolF, tolAt, len, base, test, cells)
+                    ? F32Chunk.scan(ef, e.offset + at, af, a.offset + at, tolD, tolF, tolAt, len, base, test, cells)
                     : ChunkStats.generic(e.tensor, e.offset + at, a.tensor, a.offset + at, tol == null ? null : tol.tensor, tolAt, len, base,
                             format, test, cells);
         }
