@@ -111,40 +111,42 @@ record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, S
         return d;
     }
 
+    /** An input's file, read whole (a backend runs on it), after the checks {@link #output} makes. */
     private static Tensor tensor(Path dir, Path mf, String at, String file, DType dtype, Shape shape, TensorDecl d) throws GoldenException {
-        if (dtype != d.dtype() || !shape.equals(d.shape())) {
-            throw new GoldenException(mf, at + (dtype != d.dtype() ? "/dtype" : "/shape"), "says " + dtype + shape
-                    + " but the program declares '" + d.name() + "' as " + d.dtype() + d.shape());
-        }
-        Path p = CasePaths.inside(dir, file, mf, at + "/file");
-        Tensor t = readNpy(p, mf, at + "/file", dtype);
-        if (t.dtype() != dtype || !t.shape().equals(shape) || t.isFloat64()) {
-            throw new GoldenException(p, at, "holds " + (t.isFloat64() ? "float64" : t.dtype().toString()) + t.shape()
-                    + " but tensor '" + d.name() + "' is " + dtype + shape);
-        }
+        Operand.NpyFile f = output(dir, mf, at, file, dtype, shape, d);
+        Tensor t = readNpy(f.path(), mf, at + "/file", dtype);
+        requireHolds(f.path(), at, d, dtype, shape, t.dtype(), t.isFloat64(), t.shape());
         return t;
     }
 
-    /** An expected output's file, opened: of the declared dtype and shape (not float64-mode), as {@link #tensor} checks a tensor it reads. */
-    private static Operand output(Path dir, Path mf, String at, String file, DType dtype, Shape shape, TensorDecl d) throws GoldenException {
+    /**
+     * A tensor's file, opened, not read: the manifest's dtype and shape are the program's, and the
+     * file's header says that dtype and shape (not float64-mode values).
+     */
+    private static Operand.NpyFile output(Path dir, Path mf, String at, String file, DType dtype, Shape shape, TensorDecl d) throws GoldenException {
         if (dtype != d.dtype() || !shape.equals(d.shape())) {
             throw new GoldenException(mf, at + (dtype != d.dtype() ? "/dtype" : "/shape"), "says " + dtype + shape
                     + " but the program declares '" + d.name() + "' as " + d.dtype() + d.shape());
         }
         Path p = CasePaths.inside(dir, file, mf, at + "/file");
-        Operand t = openNpy(p, mf, at + "/file", dtype);
-        if (t.dtype() != dtype || !t.shape().equals(shape) || t.float64()) {
-            throw new GoldenException(p, at, "holds " + (t.float64() ? "float64" : t.dtype().toString()) + t.shape()
+        Operand.NpyFile f = openNpy(p, mf, at + "/file", dtype);
+        requireHolds(p, at, d, dtype, shape, f.dtype(), f.float64(), f.shape());
+        return f;
+    }
+
+    private static void requireHolds(Path p, String at, TensorDecl d, DType dtype, Shape shape, DType has, boolean float64, Shape hasShape)
+            throws GoldenException {
+        if (has != dtype || !hasShape.equals(shape) || float64) {
+            throw new GoldenException(p, at, "holds " + (float64 ? "float64" : has.toString()) + hasShape
                     + " but tensor '" + d.name() + "' is " + dtype + shape);
         }
-        return t;
     }
 
     /**
      * The .npy at {@code p} opened for a streamed comparison: its header read and checked (a
      * truncated or malformed file is refused here, as {@link #readNpy} refuses it), its data not.
      */
-    static Operand openNpy(Path p, Path mf, String field, DType declared) throws GoldenException {
+    static Operand.NpyFile openNpy(Path p, Path mf, String field, DType declared) throws GoldenException {
         if (!Files.exists(p)) {
             throw new GoldenException(p, field, "missing (named in " + mf.getFileName() + ")");
         }

@@ -54,8 +54,14 @@ final class Scan {
                 }
                 cells[w] = worker.cells();
             });
-        } catch (Unreadable u) {
-            throw u.file();
+        } catch (RuntimeException x) {
+            // the fork-join pool may hand a worker's exception back wrapped: find the file's among the causes
+            for (Throwable c = x; c != null; c = c.getCause()) {
+                if (c instanceof Unreadable u) {
+                    throw u.file();
+                }
+            }
+            throw x;
         }
         ChunkStats total = new ChunkStats();
         for (ChunkStats p : parts) {
