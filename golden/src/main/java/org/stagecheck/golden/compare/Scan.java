@@ -8,9 +8,9 @@ import org.stagecheck.tensor.npy.TensorFileException;
 
 /**
  * The one pass of a comparison: the elements cut into chunks of {@link Comparator#CHUNK}, each
- * chunk's {@link ChunkStats} computed by whichever worker takes it, then all merged in index
- * order, so every figure is the same whatever the number of threads and wherever the elements
- * come from. Workers take groups of {@code groupChunks} chunks at a time; for an operand in a
+ * chunk's {@link ChunkStats} computed by whichever worker takes it and merged in index order
+ * ({@link ChunkFold}), so every figure is the same whatever the number of threads and wherever the
+ * elements come from. Workers take groups of {@code groupChunks} chunks at a time; for an operand in a
  * file a group is one positional read into the worker's own buffer, so a pass holds
  * {@code workers x groupChunks x CHUNK} elements per file, never a whole tensor.
  */
@@ -36,7 +36,7 @@ final class Scan {
         int chunks = Math.toIntExact((n + Comparator.CHUNK - 1) / Comparator.CHUNK);
         int groups = (chunks + groupChunks - 1) / groupChunks;
         int window = (int) Math.min(n, (long) groupChunks * Comparator.CHUNK);
-        ChunkStats[] parts = new ChunkStats[chunks];
+        ChunkFold fold = new ChunkFold(chunks);
         int workers = chunks > 4 ? Math.min(groups, ForkJoinPool.getCommonPoolParallelism() + 1) : 1;
         CellMap[] cells = new CellMap[workers];
         try (Source es = Source.open(e); Source as = Source.open(a); Source ts = tol == null ? null : Source.open(tol)) {
@@ -46,7 +46,7 @@ final class Scan {
                 Worker worker = new Worker(es, as, ts, window, f, t, layout == null ? null : new CellMap(layout));
                 try {
                     for (int g = next.getAndIncrement(); g < groups; g = next.getAndIncrement()) {
-                        worker.group(g, groupChunks, n, parts);
+                        worker.group(g, groupChunks, n, fold);
                     }
                 } catch (TensorFileException x) {
                     next.set(groups);   // the other workers stop at their next group
@@ -63,10 +63,7 @@ final class Scan {
             }
             throw x;
         }
-        ChunkStats total = new ChunkStats();
-        for (ChunkStats p : parts) {
-            total.merge(p);
-        }
+        ChunkStats total = fold.total();
         CellMap map = layout == null ? null : new CellMap(layout);
         for (CellMap c : cells) {
             if (map != null && c != null) {

@@ -33,8 +33,8 @@ final class Worker {
         return cells;
     }
 
-    /** Group {@code g}: chunks {@code [g * groupChunks, (g + 1) * groupChunks)} of a pass over {@code n} elements, into {@code parts}. */
-    void group(int g, int groupChunks, long n, ChunkStats[] parts) throws TensorFileException {
+    /** Group {@code g}: chunks {@code [g * groupChunks, (g + 1) * groupChunks)} of a pass over {@code n} elements, into {@code fold}. */
+    void group(int g, int groupChunks, long n, ChunkFold fold) throws TensorFileException {
         int chunk = Comparator.CHUNK;
         long from = (long) g * groupChunks * chunk;
         int count = (int) Math.min((long) groupChunks * chunk, n - from);
@@ -48,15 +48,16 @@ final class Worker {
         double[] tolD = tol == null ? null : tol.tensor.rawDoubles();
         float[] tolF = tol == null ? null : tol.tensor.rawFloats();
         boolean fast = ef != null && af != null && (tol == null || tolD != null || tolF != null);
-        for (int c = g * groupChunks, last = Math.min(parts.length, (g + 1) * groupChunks); c < last; c++) {
+        int chunks = (int) ((n + chunk - 1) / chunk);
+        for (int c = g * groupChunks, last = Math.min(chunks, (g + 1) * groupChunks); c < last; c++) {
             long base = (long) c * chunk;
             int at = (int) (base - from);
             int len = (int) Math.min(chunk, n - base);
             int tolAt = tol == null ? 0 : tol.offset + at;
-            parts[c] = fast
+            fold.put(c, fast
                     ? F32Chunk.scan(ef, e.offset + at, af, a.offset + at, tolD, tolF, tolAt, len, base, test, cells)
                     : ChunkStats.generic(e.tensor, e.offset + at, a.tensor, a.offset + at, tol == null ? null : tol.tensor, tolAt, len, base,
-                            format, test, cells);
+                            format, test, cells));
         }
     }
 
