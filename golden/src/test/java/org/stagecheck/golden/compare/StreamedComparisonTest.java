@@ -23,8 +23,9 @@ import org.stagecheck.tensor.npy.TensorFileException;
 /**
  * A comparison streamed from .npy files finds what the comparison of the same tensors in memory
  * finds, figure for figure, heat map included: on random data of every dtype with NaN, infinities,
- * NaNs of other payloads and a derived tolerance (f32 and float64 files), in tensors whose chunk
- * and read boundaries fall mid-tensor, whatever the number of chunks read at once and of threads.
+ * NaNs of other payloads and a derived tolerance (f32 and float64 files; some of it 0, infinite or
+ * NaN), in tensors whose chunk and read boundaries fall mid-tensor, whatever the number of chunks
+ * read at once and of threads. And the f32 kernel finds what the generic path finds.
  */
 class StreamedComparisonTest {
     /** 331 x 499 = 165 169 elements: five whole chunks of 2^15 and a part of a sixth; neither side divides the heat map's 256. */
@@ -77,7 +78,13 @@ class StreamedComparisonTest {
             }
             e[i] = v;
             a[i] = w;
-            tol[i] = r.nextInt(50) == 0 ? 0 : Math.abs(r.nextGaussian() * 2e-3);
+            // tolerances of 0, infinity and NaN too (a derived bound can be any of them)
+            tol[i] = switch (r.nextInt(100)) {
+                case 0, 1 -> 0;
+                case 2 -> Double.POSITIVE_INFINITY;
+                case 3 -> Double.NaN;
+                default -> Math.abs(r.nextGaussian() * 2e-3);
+            };
         }
         float[] tolF = new float[n];
         for (int i = 0; i < n; i++) {
@@ -138,6 +145,47 @@ class StreamedComparisonTest {
         Comparison c = Comparator.compare(x.expected(), x.actual(), new Policy.Exact());
         assertThat(c.nonFiniteMismatches() > 0).isEqualTo(d != DType.I32);
         assertThat(c.mismatches()).isGreaterThan(c.nonFiniteMismatches());
+    }
+
+    @Test
+    void theF32KernelFindsWhatTheGenericPathFindsOnTheSameValues() throws Exception {
+        // the same f32 values held as float64-mode doubles take the generic, element-by-element path
+        Data x = data(DType.F32, SHAPE, 21);
+        Tensor e64 = Tensor.fromDoubles(DType.F32, SHAPE, x.expected().toDoubles());
+        Tensor a64 = Tensor.fromDoubles(DType.F32, SHAPE, x.actual().toDoubles());
+        for (String spelling : POLICIES) {
+            Policy p = Policy.parse(spelling);
+            for (Tensor tol : new Tensor[] {null, x.tolF32(), x.tolF64()}) {
+                if (tol == null && p instanceof Policy.Derived) {
+                    continue;
+                }
+                Operand t = tol == null ? null : Operand.of(tol);
+                Comparator.Compared fast = Comparator.compare(Operand.of(x.expected()), Operand.of(x.actual()), p, t, 256);
+                Comparator.Compared generic = Comparator.compare(Operand.of(e64), Operand.of(a64), p, t, 256);
+                String what = spelling + (tol == null ? "" : " with a tolerance");
+                assertThat(fast.comparison()).as(what).isEqualTo(generic.comparison());
+                assertSameMap(fast.errorMap(), generic.errorMap(), what);
+            }
+        }
+    }
+
+    @Test
+    void theF32KernelRoundsEachElementsFiguresAsTheGenericPathDoes() {
+        // one element at a time, so that each element's own smallest tolerances are the figures:
+        // relative errors from 1e-7 to 1e-3, where rounding the needed atol or rtol up matters
+        SplittableRandom r = new SplittableRandom(8);
+        for (int k = 0; k < 3000; k++) {
+            Policy p = k % 2 == 0 ? Policy.parse("allclose") : new Policy.Derived(1);
+            float e = (float) (r.nextGaussian() * 10);
+            float a = (float) (e * (1 + (r.nextBoolean() ? 1 : -1) * Math.pow(10, -7 + 4 * r.nextDouble())));
+            double tol = Math.abs(r.nextGaussian() * 1e-5);
+            Tensor tf = Tensor.fromDoubles(DType.F32, Shape.of(1), new double[] {tol});
+            Comparison fast = Comparator.compare(Tensor.fromFloats(DType.F32, Shape.of(1), new float[] {e}),
+                    Tensor.fromFloats(DType.F32, Shape.of(1), new float[] {a}), p, tf);
+            Comparison generic = Comparator.compare(Tensor.fromDoubles(DType.F32, Shape.of(1), new double[] {e}),
+                    Tensor.fromDoubles(DType.F32, Shape.of(1), new double[] {a}), p, tf);
+            assertThat(fast).as("e %s, a %s, tolerance %s", e, a, tol).isEqualTo(generic);
+        }
     }
 
     @Test
