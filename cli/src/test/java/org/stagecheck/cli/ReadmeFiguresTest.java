@@ -51,9 +51,9 @@ class ReadmeFiguresTest {
             new Quote("So on a quiet machine the `small` step", "bench.md"),
             new Quote("**Verifier mutation corpus and campaign**", "verifier.md"),
             new Quote("**Verifier adversarial corpus**", "verifier.md"),
-            new Quote("**Golden comparison**", "golden.md"),
-            new Quote("two f32 tensor sets of 1.00 GiB each", "golden.md"),
-            new Quote("Measured on the shared 2-core development machine while other builds ran", "golden.md"),
+            new Quote("**Golden comparison**", "bench.md"),
+            new Quote("two f32 tensor sets of 1.00 GiB each", "bench.md"),
+            new Quote("In this run, with other builds loading the 2-core machine", "bench.md"),
             new Quote("- The CUDA backend's GPU path", "cuda.md", "verifier.md", "bench.md"));
 
     /** A README paragraph that quotes figures from one or more docs. */

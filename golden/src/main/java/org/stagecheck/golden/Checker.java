@@ -9,12 +9,17 @@ import java.util.Map;
 
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.compare.Comparator;
-import org.stagecheck.golden.compare.Comparison;
+import org.stagecheck.golden.compare.Operand;
 import org.stagecheck.golden.compare.Policy;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.npy.TensorFileException;
 
-/** Checks one case: load, get the actual values, compare each output under its policy. */
+/**
+ * Checks one case: load, get the actual values, compare each output under its policy. Expected
+ * outputs, tolerances and actual files are compared as they are read, range by range, never
+ * loaded whole.
+ */
 final class Checker {
     /** The largest heat map kept per output, in cells per side. */
     static final int HEAT_MAP_SIDE = 256;
@@ -36,7 +41,7 @@ final class Checker {
             return new CaseResult(name, dir, CaseResult.Status.STALE, "stale: " + m.programFile() + " hashes to " + c.actualHash()
                     + ", the case was recorded for " + m.programHash() + "; re-record it (golden record --update)", List.of(), m.warnings(), backend, m.programHash());
         }
-        Map<String, Tensor> actual;
+        Map<String, Operand> actual;
         try {
             refuseDerivedWithoutTolerance(c, override);
             actual = actuals(c, actuals);
@@ -47,18 +52,24 @@ final class Checker {
         }
         List<CaseResult.OutputResult> outs = new ArrayList<>();
         boolean pass = true;
-        for (Manifest.Output o : m.outputs()) {
-            Tensor expected = c.expected().get(o.tensor());
-            Tensor tol = c.tolerances().get(o.tensor());
+        for (int i = 0; i < m.outputs().size(); i++) {
+            Manifest.Output o = m.outputs().get(i);
+            Operand expected = c.expected().get(o.tensor());
+            Operand tol = c.tolerances().get(o.tensor());
             Policy p = applied(o, override);
             if (tol == null && p instanceof Policy.Derived) {
                 // an integer output (a floating one without a tolerance was refused above): its derived tolerance is zero
-                tol = Tensor.zerosFloat64(org.stagecheck.spec.ir.DType.F32, expected.shape());
+                tol = new Operand.Zeros(expected.shape());
             }
-            Comparison cmp = Comparator.compare(expected, actual.get(o.tensor()), p, tol);
-            outs.add(new CaseResult.OutputResult(o.tensor(), cmp,
-                    org.stagecheck.golden.compare.ErrorMap.of(expected, actual.get(o.tensor()), p, tol, HEAT_MAP_SIDE)));
-            pass &= cmp.passed();
+            Comparator.Compared cmp;
+            try {
+                cmp = Comparator.compare(expected, actual.get(o.tensor()), p, tol, HEAT_MAP_SIDE);
+            } catch (TensorFileException e) {
+                // a file that became unreadable, or changed, after the case was loaded
+                return CaseResult.bad(dir, backend, new GoldenException(null, "/outputs/" + i, e.getMessage(), e));
+            }
+            outs.add(new CaseResult.OutputResult(o.tensor(), cmp.comparison(), cmp.errorMap()));
+            pass &= cmp.comparison().passed();
         }
         long failed = outs.stream().filter(x -> !x.comparison().passed()).count();
         return new CaseResult(name, dir, pass ? CaseResult.Status.PASS : CaseResult.Status.FAIL,
@@ -95,8 +106,8 @@ final class Checker {
         }
     }
 
-    private static Map<String, Tensor> actuals(LoadedCase c, Actuals a) throws GoldenException, BackendFault {
-        Map<String, Tensor> out = new LinkedHashMap<>();
+    private static Map<String, Operand> actuals(LoadedCase c, Actuals a) throws GoldenException, BackendFault {
+        Map<String, Operand> out = new LinkedHashMap<>();
         switch (a) {
             case Actuals.FromBackend b -> {
                 RunResult r = b.backend().run(c.program(), c.inputs(), c.manifest().params());
@@ -108,16 +119,16 @@ final class Checker {
                     if (t == null) {
                         throw new BackendFault("backend " + b.backend().name() + " produced no tensor '" + o.tensor() + "'");
                     }
-                    out.put(o.tensor(), t);
+                    out.put(o.tensor(), Operand.of(t));
                 }
             }
             case Actuals.FromDirectory d -> {
                 for (int i = 0; i < c.manifest().outputs().size(); i++) {
                     Manifest.Output o = c.manifest().outputs().get(i);
                     Path f = actualFile(d.dir(), o);
-                    Tensor t = LoadedCase.readNpy(f, c.dir().resolve(Manifest.FILE_NAME), "/outputs/" + i, o.dtype());
-                    if (t.dtype() != o.dtype() || !t.shape().equals(o.shape()) || t.isFloat64()) {
-                        throw new GoldenException(f, "/outputs/" + i, "holds " + (t.isFloat64() ? "float64" : t.dtype().toString()) + t.shape()
+                    Operand t = LoadedCase.openNpy(f, c.dir().resolve(Manifest.FILE_NAME), "/outputs/" + i, o.dtype());
+                    if (t.dtype() != o.dtype() || !t.shape().equals(o.shape()) || t.float64()) {
+                        throw new GoldenException(f, "/outputs/" + i, "holds " + (t.float64() ? "float64" : t.dtype().toString()) + t.shape()
                                 + " but output '" + o.tensor() + "' is " + o.dtype() + o.shape());
                     }
                     out.put(o.tensor(), t);
@@ -130,7 +141,7 @@ final class Checker {
                     if (v == null) {
                         throw new GoldenException(null, "/outputs/" + i, "no actual value for output '" + o.tensor() + "'");
                     }
-                    out.put(o.tensor(), v);
+                    out.put(o.tensor(), Operand.of(v));
                 }
             }
         }

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.stagecheck.golden.compare.Operand;
 import org.stagecheck.golden.store.CasePaths;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.golden.store.ManifestCodec;
@@ -25,10 +26,12 @@ import org.stagecheck.tensor.npy.TensorFileException;
  * A golden case read from disk and checked for consistency: every file inside the case
  * directory and readable, every tensor of the dtype and shape the manifest and the program say,
  * every bound tensor and parameter present. {@link #stale()} says whether the program file still
- * hashes to the recorded hash; a stale case is not loaded further.
+ * hashes to the recorded hash; a stale case is not loaded further. Inputs are read; expected
+ * outputs and tolerances are only opened (headers checked against the manifest and the program),
+ * and the comparison reads them range by range, so a case of gigabytes loads in little memory.
  */
 record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, String actualHash,
-                  Map<String, Tensor> inputs, Map<String, Tensor> expected, Map<String, Tensor> tolerances) {
+                  Map<String, Tensor> inputs, Map<String, Operand> expected, Map<String, Operand> tolerances) {
 
     static LoadedCase read(Path dir) throws GoldenException {
         Path mf = dir.resolve(Manifest.FILE_NAME);
@@ -75,8 +78,8 @@ record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, S
                 throw new GoldenException(mf, "/params/" + name, "the program has no such parameter");
             }
         }
-        Map<String, Tensor> expected = new LinkedHashMap<>();
-        Map<String, Tensor> tolerances = new LinkedHashMap<>();
+        Map<String, Operand> expected = new LinkedHashMap<>();
+        Map<String, Operand> tolerances = new LinkedHashMap<>();
         for (int i = 0; i < m.outputs().size(); i++) {
             Manifest.Output o = m.outputs().get(i);
             String at = "/outputs/" + i;
@@ -87,10 +90,10 @@ record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, S
             if (expected.containsKey(o.tensor())) {
                 throw new GoldenException(mf, at + "/tensor", "tensor '" + o.tensor() + "' is listed twice");
             }
-            expected.put(o.tensor(), tensor(dir, mf, at, o.file(), o.dtype(), o.shape(), d));
+            expected.put(o.tensor(), output(dir, mf, at, o.file(), o.dtype(), o.shape(), d));
             if (o.tolerance() != null) {
                 Path tp = CasePaths.inside(dir, o.tolerance(), mf, at + "/tolerance");
-                Tensor tol = readNpy(tp, mf, at + "/tolerance", null);
+                Operand tol = openNpy(tp, mf, at + "/tolerance", null);
                 if (!tol.shape().equals(o.shape()) || !tol.dtype().isFloating()) {
                     throw new GoldenException(tp, at + "/tolerance", "holds " + tol.dtype() + tol.shape() + ", expected a floating tensor of shape " + o.shape());
                 }
@@ -108,18 +111,50 @@ record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, S
         return d;
     }
 
+    /** An input's file, read whole (a backend runs on it), after the checks {@link #output} makes. */
     private static Tensor tensor(Path dir, Path mf, String at, String file, DType dtype, Shape shape, TensorDecl d) throws GoldenException {
+        Operand.NpyFile f = output(dir, mf, at, file, dtype, shape, d);
+        Tensor t = readNpy(f.path(), mf, at + "/file", dtype);
+        requireHolds(f.path(), at, d, dtype, shape, t.dtype(), t.isFloat64(), t.shape());
+        return t;
+    }
+
+    /**
+     * A tensor's file, opened, not read: the manifest's dtype and shape are the program's, and the
+     * file's header says that dtype and shape (not float64-mode values).
+     */
+    private static Operand.NpyFile output(Path dir, Path mf, String at, String file, DType dtype, Shape shape, TensorDecl d) throws GoldenException {
         if (dtype != d.dtype() || !shape.equals(d.shape())) {
             throw new GoldenException(mf, at + (dtype != d.dtype() ? "/dtype" : "/shape"), "says " + dtype + shape
                     + " but the program declares '" + d.name() + "' as " + d.dtype() + d.shape());
         }
         Path p = CasePaths.inside(dir, file, mf, at + "/file");
-        Tensor t = readNpy(p, mf, at + "/file", dtype);
-        if (t.dtype() != dtype || !t.shape().equals(shape) || t.isFloat64()) {
-            throw new GoldenException(p, at, "holds " + (t.isFloat64() ? "float64" : t.dtype().toString()) + t.shape()
+        Operand.NpyFile f = openNpy(p, mf, at + "/file", dtype);
+        requireHolds(p, at, d, dtype, shape, f.dtype(), f.float64(), f.shape());
+        return f;
+    }
+
+    private static void requireHolds(Path p, String at, TensorDecl d, DType dtype, Shape shape, DType has, boolean float64, Shape hasShape)
+            throws GoldenException {
+        if (has != dtype || !hasShape.equals(shape) || float64) {
+            throw new GoldenException(p, at, "holds " + (float64 ? "float64" : has.toString()) + hasShape
                     + " but tensor '" + d.name() + "' is " + dtype + shape);
         }
-        return t;
+    }
+
+    /**
+     * The .npy at {@code p} opened for a streamed comparison: its header read and checked (a
+     * truncated or malformed file is refused here, as {@link #readNpy} refuses it), its data not.
+     */
+    static Operand.NpyFile openNpy(Path p, Path mf, String field, DType declared) throws GoldenException {
+        if (!Files.exists(p)) {
+            throw new GoldenException(p, field, "missing (named in " + mf.getFileName() + ")");
+        }
+        try {
+            return Operand.NpyFile.open(p, declared);
+        } catch (TensorFileException e) {
+            throw new GoldenException(p, field, e.getMessage(), e);
+        }
     }
 
     /** The .npy at {@code p}; {@code declared} (nullable) tells 8-bit float codes apart. */

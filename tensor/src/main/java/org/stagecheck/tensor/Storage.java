@@ -108,6 +108,20 @@ public sealed interface Storage {
         }
     }
 
+    /**
+     * Reads {@code n} elements little-endian from {@code in} (in little-endian order) into
+     * {@code dst} at {@code [at, at + n)}: the bulk copy a chunked reader fills a reused buffer with.
+     */
+    static void readLittleEndianInto(ByteBuffer in, Storage dst, int at, int n) {
+        switch (dst) {
+            case Floats f -> in.asFloatBuffer().get(f.values, at, n);
+            case Bits16 b -> in.asShortBuffer().get(b.bits, at, n);
+            case Bits8 b -> in.get(b.bits, at, n);
+            case Ints i -> in.asIntBuffer().get(i.values, at, n);
+            case Doubles d -> in.asDoubleBuffer().get(d.values, at, n);
+        }
+    }
+
     /** {@code n} elements of this kind of storage read little-endian from {@code in}. */
     static Storage readLittleEndian(Storage kind, ByteBuffer in, int n) {
         return switch (kind) {

@@ -7,6 +7,13 @@ import org.stagecheck.tensor.Tensor;
  * figure is the same whatever the number of threads (ties go to the lowest index). Correlation
  * uses per-chunk one-pass moments, shifted by the chunk's first value, merged with Chan's formulas, which stay accurate for data
  * with a large common offset.
+ *
+ * <p>A chunk's elements are read from windows: {@code count} elements from offset {@code eo} of
+ * the expected array, {@code ao} of the actual one and {@code tolOff} of the tolerance, standing
+ * for flat indices {@code [base, base + count)}. A window is the tensor itself when it is in
+ * memory, or a buffer a range of its file was read into ({@link Scan}); the figures do not depend
+ * on which. Elements that differ also go to the heat map's cells, when one is kept. Two f32 arrays
+ * take the fast path, {@link F32Chunk}, with the same arithmetic.
  */
 final class ChunkStats {
     static final int BUCKETS = 34;
@@ -17,6 +24,11 @@ final class ChunkStats {
     double maxAbs = -1;
     long maxRelIndex = -1;
     double maxRel = -1;
+    // the values at the two worst indices, kept so that a streamed comparison need not read them again
+    double maxAbsE;
+    double maxAbsA;
+    double maxRelE;
+    double maxRelA;
     long maxUlps;
     final long[] hist = new long[BUCKETS];
     double minAtolAtRtol;
@@ -51,54 +63,23 @@ final class ChunkStats {
         return k == BUCKETS - 1 ? Long.MAX_VALUE : k <= 1 ? k : 1L << (k - 1);
     }
 
-    /** Chunk [from, to) of two f32 tensors held as float[] (the fast path); the tolerance as double[] or float[] or neither. */
-    static ChunkStats f32(float[] e, float[] a, double[] tol, float[] tolF, ElementTest t, int from, int to) {
-        ChunkStats s = new ChunkStats();
-        Moments m = new Moments();
-        long equal = 0;
-        for (int i = from; i < to; i++) {
-            float ev = e[i];
-            float av = a[i];
-            int eb = Float.floatToRawIntBits(ev);
-            int ab = Float.floatToRawIntBits(av);
-            if ((eb & EXPONENT) == EXPONENT || (ab & EXPONENT) == EXPONENT) {
-                if (eb == ab) {
-                    equal++;
-                } else {
-                    s.nonFiniteOrBothNaN(i, ev, av, t);
-                }
-                continue;
-            }
-            m.add(ev, av);
-            if (eb == ab) {
-                equal++;
-                continue;
-            }
-            long ulps = Math.abs(FloatFormat.ordinalF32(ab) - FloatFormat.ordinalF32(eb));
-            s.element(i, ev, av, ulps, tol != null ? tol[i] : tolF != null ? tolF[i] : Double.NaN, t);
-        }
-        s.hist[0] += equal;
-        m.finish(s);
-        return s;
-    }
-
-    private static final int EXPONENT = 0x7f800000;
-
-    /** Chunk [from, to) of any two tensors of one dtype, element by element through doubles. */
-    static ChunkStats generic(Tensor e, Tensor a, Tensor tol, FloatFormat f, ElementTest t, int from, int to) {
+    /** A chunk of any two tensors of one dtype, element by element through doubles; the windows as in {@link F32Chunk#scan}. */
+    static ChunkStats generic(Tensor e, int eo, Tensor a, int ao, Tensor tol, int tolOff, int count, long base,
+                              FloatFormat f, ElementTest t, CellMap cells) {
         ChunkStats s = new ChunkStats();
         Moments m = new Moments();
         boolean sameStorage = e.isFloat64() == a.isFloat64();
-        for (int i = from; i < to; i++) {
-            double ev = e.getDouble(i);
-            double av = a.getDouble(i);
+        for (int k = 0; k < count; k++) {
+            long i = base + k;
+            double ev = e.getDouble(eo + k);
+            double av = a.getDouble(ao + k);
             boolean bitEqual = sameStorage ? Double.doubleToRawLongBits(ev) == Double.doubleToRawLongBits(av)
                     : Double.doubleToLongBits(ev) == Double.doubleToLongBits(av);
             if (!Double.isFinite(ev) || !Double.isFinite(av)) {
                 if (bitEqual) {
                     s.hist[0]++;
                 } else {
-                    s.nonFiniteOrBothNaN(i, ev, av, t);
+                    s.nonFiniteOrBothNaN(i, ev, av, t, cells);
                 }
                 continue;
             }
@@ -108,7 +89,7 @@ final class ChunkStats {
                 continue;
             }
             long ulps = Math.abs(f.ordinal(av) - f.ordinal(ev));
-            s.element(i, ev, av, ulps, tol == null ? Double.NaN : tol.getDouble(i), t);
+            s.element(i, ev, av, ulps, tol == null ? Double.NaN : tol.getDouble(tolOff + k), t, cells);
         }
         m.finish(s);
         return s;
@@ -150,46 +131,66 @@ final class ChunkStats {
         }
 
         void finish(ChunkStats s) {
-            s.n = n;
-            if (n == 0) {
-                return;
-            }
-            s.meanE = shift + sE / n;
-            s.meanA = shift + sA / n;
-            s.m2E = Math.max(0, sEE - sE * sE / n);
-            s.m2A = Math.max(0, sAA - sA * sA / n);
-            s.cEA = sEA - sE * sA / n;
-            s.firstE = firstE;
-            s.firstA = firstA;
-            s.constE = constE;
-            s.constA = constA;
+            s.moments(n, shift, sE, sA, sEE, sAA, sEA, firstE, firstA, constE, constA);
         }
     }
 
+    /**
+     * Sets the correlation figures from one-pass sums over {@code n} finite pairs shifted by
+     * {@code shift}: {@code sE} of e - shift, {@code sEE} of its squares, {@code sEA} of the
+     * products, and so on.
+     */
+    void moments(long n, double shift, double sE, double sA, double sEE, double sAA, double sEA,
+                 double firstE, double firstA, boolean constE, boolean constA) {
+        this.n = n;
+        if (n == 0) {
+            return;
+        }
+        meanE = shift + sE / n;
+        meanA = shift + sA / n;
+        m2E = Math.max(0, sEE - sE * sE / n);
+        m2A = Math.max(0, sAA - sA * sA / n);
+        cEA = sEA - sE * sA / n;
+        this.firstE = firstE;
+        this.firstA = firstA;
+        this.constE = constE;
+        this.constA = constA;
+    }
+
     /** Two different values of which at least one is not finite. */
-    private void nonFiniteOrBothNaN(long i, double ev, double av, ElementTest t) {
+    private void nonFiniteOrBothNaN(long i, double ev, double av, ElementTest t, CellMap cells) {
         if (Double.isNaN(ev) && Double.isNaN(av)) {
             // NaN against NaN agrees (payloads aside); only exact asks for the same bits
             hist[0]++;
             if (t.bitExact()) {
                 mismatches++;
             }
+            if (cells != null) {
+                cells.add(i, 0, t.bitExact());
+            }
             return;
         }
         mismatches++;
         nonFinite++;
+        if (cells != null) {
+            cells.add(i, Double.POSITIVE_INFINITY, true);
+        }
         if (maxAbs != Double.POSITIVE_INFINITY) {
             maxAbs = Double.POSITIVE_INFINITY;
             maxAbsIndex = i;
+            maxAbsE = ev;
+            maxAbsA = av;
         }
         if (maxRel != Double.POSITIVE_INFINITY) {
             maxRel = Double.POSITIVE_INFINITY;
             maxRelIndex = i;
+            maxRelE = ev;
+            maxRelA = av;
         }
     }
 
     /** Two different finite values. */
-    private void element(long i, double ev, double av, long ulps, double tol, ElementTest t) {
+    private void element(long i, double ev, double av, long ulps, double tol, ElementTest t, CellMap cells) {
         double d = Math.abs(av - ev);
         double ae = Math.abs(ev);
         hist[bucket(ulps)]++;
@@ -202,9 +203,14 @@ final class ChunkStats {
         if (!ok) {
             mismatches++;
         }
+        if (cells != null) {
+            cells.add(i, d, !ok);
+        }
         if (d > maxAbs) {
             maxAbs = d;
             maxAbsIndex = i;
+            maxAbsE = ev;
+            maxAbsA = av;
         }
         // the minimal figures are rounded up (PassingFigures) and only computed where the current
         // one does not already pass this element: a maximum that passes every element it skipped
@@ -213,6 +219,8 @@ final class ChunkStats {
             if (rel > maxRel) {
                 maxRel = rel;
                 maxRelIndex = i;
+                maxRelE = ev;
+                maxRelA = av;
             }
         }
         double atolNeeded = PassingFigures.atol(d, t.rtolForMinimal() * ae);
@@ -235,10 +243,14 @@ final class ChunkStats {
         if (o.maxAbs > maxAbs) {
             maxAbs = o.maxAbs;
             maxAbsIndex = o.maxAbsIndex;
+            maxAbsE = o.maxAbsE;
+            maxAbsA = o.maxAbsA;
         }
         if (o.maxRel > maxRel) {
             maxRel = o.maxRel;
             maxRelIndex = o.maxRelIndex;
+            maxRelE = o.maxRelE;
+            maxRelA = o.maxRelA;
         }
         maxUlps = Math.max(maxUlps, o.maxUlps);
         for (int k = 0; k < BUCKETS; k++) {

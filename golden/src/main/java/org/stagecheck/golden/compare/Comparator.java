@@ -2,16 +2,18 @@ package org.stagecheck.golden.compare;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.IntStream;
 
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.npy.TensorFileException;
 
 /**
  * Compares an actual tensor with its expected value under a {@link Policy} and returns every
- * statistic at once (docs/golden.md, "Comparison"). One pass over the data (two over each
- * cache-sized chunk, for the correlation), split over the common fork-join pool by chunks whose
- * results are merged in index order: the figures do not depend on the number of threads.
+ * statistic at once (docs/golden.md, "Comparison"). One pass over the data, split over the common
+ * fork-join pool by chunks whose results are merged in index order: the figures do not depend on
+ * the number of threads. Operands in .npy files are read range by range during the pass
+ * ({@link #compare(Operand, Operand, Policy, Operand, int)}), never whole, so comparing files
+ * needs memory for read buffers only; the figures are the same as for the tensors in memory.
  *
  * <p>Typical use:
  * <pre>{@code
@@ -20,8 +22,11 @@ import org.stagecheck.tensor.Tensor;
  * }</pre>
  */
 public final class Comparator {
-    /** Elements per chunk: both sides of a chunk stay in cache for the correlation's second pass. */
+    /** Elements per chunk: the unit whose statistics are merged in index order (the figures depend on it, not on threads). */
     static final int CHUNK = 1 << 15;
+
+    /** A comparison and its heat-map data (null for an output of rank below 2, when none was asked for, or when refused). */
+    public record Compared(Comparison comparison, ErrorMap errorMap) {}
 
     private Comparator() {
     }
@@ -41,6 +46,30 @@ public final class Comparator {
      * policy. When given, the minimal derived scale is reported whatever the policy.
      */
     public static Comparison compare(Tensor expected, Tensor actual, Policy policy, Tensor tolerance) {
+        try {
+            return compare(Operand.of(expected), Operand.of(actual), policy, tolerance == null ? null : Operand.of(tolerance), 0).comparison();
+        } catch (TensorFileException e) {
+            throw new IllegalStateException("tensors in memory read no file", e);
+        }
+    }
+
+    /**
+     * {@code actual} against {@code expected} under {@code policy}, with {@code tolerance} as in
+     * {@link #compare(Tensor, Tensor, Policy, Tensor)}, wherever each lies: operands in .npy files
+     * are read in ranges during the one pass. With {@code heatMapSide} at least 1, also the
+     * {@link ErrorMap} of at most that many cells a side, filled in the same pass (the map
+     * {@link ErrorMap#of} makes of the same tensors).
+     *
+     * @throws TensorFileException when an operand's file cannot be read or changed since its header was read
+     */
+    public static Compared compare(Operand expected, Operand actual, Policy policy, Operand tolerance, int heatMapSide)
+            throws TensorFileException {
+        return compare(expected, actual, policy, tolerance, heatMapSide, Scan.GROUP_CHUNKS);
+    }
+
+    /** As {@link #compare(Operand, Operand, Policy, Operand, int)}, reading {@code groupChunks} chunks at a time (tests vary it: the figures must not). */
+    static Compared compare(Operand expected, Operand actual, Policy policy, Operand tolerance, int heatMapSide, int groupChunks)
+            throws TensorFileException {
         FloatFormat format = FloatFormat.of(expected.dtype());
         Policy resolved = policy.resolve(expected.dtype());
         Shape shape = expected.shape();
@@ -57,33 +86,12 @@ public final class Comparator {
             return refused(resolved, expected, "the derived policy needs the per-element tolerance computed from the program, and none was given");
         }
         ElementTest test = ElementTest.of(resolved, format);
-        ChunkStats s = scan(expected, actual, tolerance, format, test);
-        return build(resolved, expected, actual, tolerance, format, test, s);
+        Scan.Result r = Scan.run(expected, actual, tolerance, format, test, CellMap.Layout.of(shape, heatMapSide), groupChunks);
+        return new Compared(build(resolved, expected, tolerance != null, format, test, r.total()),
+                r.cells() == null ? null : r.cells().toErrorMap());
     }
 
-    private static ChunkStats scan(Tensor e, Tensor a, Tensor tol, FloatFormat f, ElementTest t) {
-        int n = Math.toIntExact(e.size());
-        int chunks = (n + CHUNK - 1) / CHUNK;
-        ChunkStats[] parts = new ChunkStats[chunks];
-        float[] ef = e.rawFloats();
-        float[] af = a.rawFloats();
-        double[] tolD = tol == null ? null : tol.isFloat64() ? tol.rawDoubles() : null;
-        float[] tolF = tol == null ? null : tol.rawFloats();
-        boolean fast = ef != null && af != null && (tol == null || tolD != null || tolF != null);
-        IntStream work = IntStream.range(0, chunks);
-        (chunks > 4 ? work.parallel() : work).forEach(c -> {
-            int from = c * CHUNK;
-            int to = Math.min(n, from + CHUNK);
-            parts[c] = fast ? ChunkStats.f32(ef, af, tolD, tolF, t, from, to) : ChunkStats.generic(e, a, tol, f, t, from, to);
-        });
-        ChunkStats total = new ChunkStats();
-        for (ChunkStats p : parts) {
-            total.merge(p);
-        }
-        return total;
-    }
-
-    private static Comparison build(Policy policy, Tensor e, Tensor a, Tensor tol, FloatFormat f, ElementTest t, ChunkStats s) {
+    private static Comparison build(Policy policy, Operand e, boolean withTolerance, FloatFormat f, ElementTest t, ChunkStats s) {
         long n = e.size();
         double pcc = s.pcc();
         String problem = null;
@@ -117,22 +125,22 @@ public final class Comparator {
                 none ? inf : Math.max(0, s.minAtolAtRtol),
                 t.rtolForMinimal(),
                 none ? Double.NaN : pcc,
-                tol == null ? Double.NaN : none ? inf : s.derivedScale);
+                withTolerance ? none ? inf : s.derivedScale : Double.NaN);
         return new Comparison(policy, passed, problem, e.dtype(), e.shape(), n, s.mismatches, s.nonFinite,
-                worst(e, a, f, s.maxAbsIndex), worst(e, a, f, s.maxRelIndex), hist, pcc, minimal);
+                worst(e.shape(), f, s.maxAbsIndex, s.maxAbsE, s.maxAbsA), worst(e.shape(), f, s.maxRelIndex, s.maxRelE, s.maxRelA),
+                hist, pcc, minimal);
     }
 
-    private static Comparison.Worst worst(Tensor e, Tensor a, FloatFormat f, long i) {
+    /** The worst element {@code i} (or none for -1), whose values the pass kept: {@code ev} expected, {@code av} actual. */
+    private static Comparison.Worst worst(Shape shape, FloatFormat f, long i, double ev, double av) {
         if (i < 0) {
             return null;
         }
-        double ev = e.getDouble(i);
-        double av = a.getDouble(i);
         boolean finite = Double.isFinite(ev) && Double.isFinite(av);
         double d = finite ? Math.abs(av - ev) : Double.POSITIVE_INFINITY;
         double rel = ev == 0 ? (d == 0 ? 0 : Double.POSITIVE_INFINITY) : d / Math.abs(ev);
         long ulps = finite ? Math.abs(f.ordinal(av) - f.ordinal(ev)) : Long.MAX_VALUE;
-        return new Comparison.Worst(i, multiIndex(e.shape(), i), ev, av, d, rel, ulps);
+        return new Comparison.Worst(i, multiIndex(shape, i), ev, av, d, rel, ulps);
     }
 
     /** The row-major multi-index of flat index {@code i} in {@code shape}. */
@@ -151,10 +159,10 @@ public final class Comparator {
         return out;
     }
 
-    private static Comparison refused(Policy policy, Tensor e, String problem) {
+    private static Compared refused(Policy policy, Operand e, String problem) {
         FloatFormat f = FloatFormat.of(e.dtype());
         double inf = Double.POSITIVE_INFINITY;
-        return new Comparison(policy, false, problem, e.dtype(), e.shape(), 0, e.size(), 0, null, null, List.of(), Double.NaN,
-                new Comparison.Minimal(Long.MAX_VALUE, inf, inf, inf, f.defaultRtol(), Double.NaN, Double.NaN));
+        return new Compared(new Comparison(policy, false, problem, e.dtype(), e.shape(), 0, e.size(), 0, null, null, List.of(), Double.NaN,
+                new Comparison.Minimal(Long.MAX_VALUE, inf, inf, inf, f.defaultRtol(), Double.NaN, Double.NaN)), null);
     }
 }

@@ -46,7 +46,8 @@ public record ErrorMap(int rows, int cols, int srcRows, int srcCols, double[] er
                 } else {
                     d = Math.abs(a - e);
                     long ulps = Math.abs(f.ordinal(a) - f.ordinal(e));
-                    double tolTerm = Double.isNaN(tol) ? 0 : t.scale() * tol;
+                    // as the comparison's element test: only derived scales the tolerance
+                    double tolTerm = t.scale() == 0 || Double.isNaN(tol) ? 0 : t.scale() * tol;
                     ok = !t.bitExact() && ulps <= t.maxUlps() && d <= t.atol() + t.rtol() * Math.abs(e) + tolTerm;
                 }
                 int k = cr * cols + cc;

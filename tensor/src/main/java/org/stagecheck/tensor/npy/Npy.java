@@ -101,14 +101,14 @@ public final class Npy {
      * blocks for ever, and a device such as {@code /dev/zero} never ends. A missing file and a
      * link loop are left to the open, which names them.
      */
-    private static void requireRegularFile(Path file, String name) throws TensorFileException {
+    static void requireRegularFile(Path file, String name) throws TensorFileException {
         if (Files.exists(file) && !Files.isRegularFile(file)) {
             throw new TensorFileException(name + (Files.isDirectory(file) ? ": is a directory, not a .npy file."
                     : ": is not a regular file (a pipe, device or socket); write it to a file first."));
         }
     }
 
-    private static NpyFormat.Header header(FileChannel ch, String name, org.stagecheck.spec.ir.DType declared)
+    static NpyFormat.Header header(FileChannel ch, String name, org.stagecheck.spec.ir.DType declared)
             throws IOException, TensorFileException {
         long size = ch.size();
         ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, 12 + (1 << 16)));
@@ -131,6 +131,15 @@ public final class Npy {
             out.write(head);
             NpyFormat.writeData(t, out, CHUNK_BYTES);
         });
+    }
+
+    /**
+     * Everything a .npy of {@code dtype} and {@code shape} holds before its data (magic, version,
+     * padded header): what a writer that streams the data itself (the comparison bench, which
+     * writes gigabytes it never holds whole) puts first. {@code float64} for {@code <f8} data.
+     */
+    public static byte[] headerBytes(org.stagecheck.spec.ir.DType dtype, org.stagecheck.spec.ir.Shape shape, boolean float64) {
+        return NpyFormat.headerBytes(float64 ? "<f8" : NpyFormat.descr(dtype), shape);
     }
 
     /** Every member {@code NAME.npy} of an .npz (stored or deflated), by NAME, in archive order. */

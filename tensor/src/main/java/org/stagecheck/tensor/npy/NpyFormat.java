@@ -31,10 +31,12 @@ final class NpyFormat {
     }
 
     static String descr(Tensor t) {
-        if (t.isFloat64()) {
-            return "<f8";
-        }
-        return switch (t.dtype()) {
+        return t.isFloat64() ? "<f8" : descr(t.dtype());
+    }
+
+    /** The descr of {@code dtype}'s own storage (not float64 mode). */
+    static String descr(DType dtype) {
+        return switch (dtype) {
             case F32 -> "<f4";
             case F16 -> "<f2";
             case BF16 -> "<u2";
@@ -53,17 +55,22 @@ final class NpyFormat {
 
     /** Magic, version, header length and the padded header dict of {@code t}: everything before its data. */
     static byte[] headerBytes(Tensor t) {
+        return headerBytes(descr(t), t.shape());
+    }
+
+    /** As {@link #headerBytes(Tensor)} for data of {@code descr} and {@code dims}. */
+    static byte[] headerBytes(String descr, Shape dims) {
         StringBuilder shape = new StringBuilder("(");
-        for (int d : t.shape().dims()) {
+        for (int d : dims.dims()) {
             shape.append(d).append(", ");
         }
-        if (t.shape().rank() > 1) {
+        if (dims.rank() > 1) {
             shape.setLength(shape.length() - 2);
-        } else if (t.shape().rank() == 1) {
+        } else if (dims.rank() == 1) {
             shape.setLength(shape.length() - 1);
         }
         shape.append(")");
-        String dict = "{'descr': '" + descr(t) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+        String dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
         int prefix = 10;
         int total = prefix + dict.length() + 1;
         boolean v2 = false;
