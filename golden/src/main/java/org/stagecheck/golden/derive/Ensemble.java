@@ -147,7 +147,8 @@ public final class Ensemble {
                         }
                         double gap = top - nominal[base + a * inner];
                         double spread = deviation[base + best * inner] + deviation[base + a * inner];
-                        if (!(gap > factor * spread) && gap < closestGap) {
+                        // two values no sample moves are exact: their order (ties to the first index) is certain
+                        if (spread > 0 && !(gap > factor * spread) && gap < closestGap) {
                             closest = a;
                             closestGap = gap;
                             closestSpread = spread;

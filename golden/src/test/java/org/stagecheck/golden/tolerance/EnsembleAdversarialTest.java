@@ -94,4 +94,47 @@ class EnsembleAdversarialTest {
         assertThat(m.warnings()).anySatisfy(w -> assertThat(w).contains("output 'y': 1 element(s) are finite in some conforming samples and not in others")
                 .contains("[0, 0]"));
     }
+
+    /** An arg-max over {@code x} [1, 4] after {@code expr} (the stage's output feeds the arg-max). */
+    static Program argmaxAfter(String expr) throws Exception {
+        String json = """
+                {"format": "stagecheck-program", "version": 1, "name": "am",
+                 "machine": {"chips": 1, "width": 1, "height": 1}, "params": [],
+                 "tensors": [
+                  {"name": "x", "dtype": "f32", "shape": [1, 4], "chip": 0, "role": "input"},
+                  {"name": "y", "dtype": "i32", "shape": [1, 1], "chip": 0, "role": "output"}],
+                 "buffers": [
+                  {"name": "xb", "dtype": "f32", "shape": [1, 4], "site": [0, 0, 0]},
+                  {"name": "gb", "dtype": "f32", "shape": [1, 4], "site": [0, 0, 0]},
+                  {"name": "am", "dtype": "i32", "shape": [1, 1], "site": [0, 0, 0]}],
+                 "groups": [],
+                 "stages": [
+                  {"id": "load", "site": [0, 0, 0], "ins": [], "outs": ["xb"],
+                   "kind": {"type": "Load", "tensor": "x", "pattern": {"type": "block", "origin": [0, 0], "block": [1, 4]}, "numBlocks": 1}},
+                  {"id": "g", "site": [0, 0, 0], "ins": ["xb"], "outs": ["gb"],
+                   "kind": {"type": "Compute", "op": {"type": "generic", "expr": "EXPR"}}},
+                  {"id": "argmax", "site": [0, 0, 0], "ins": ["gb"], "outs": ["am"],
+                   "kind": {"type": "Compute", "op": {"type": "reduce", "fn": "argmax", "axis": 1}}},
+                  {"id": "store", "site": [0, 0, 0], "ins": ["am"], "outs": [],
+                   "kind": {"type": "Store", "tensor": "y", "pattern": {"type": "block", "origin": [0, 0], "block": [1, 1]}, "subBlocks": [1, 1]}}]}
+                """.replace("EXPR", expr);
+        return new ProgramCodec().read(json);
+    }
+
+    /**
+     * Two equal values no rounding touches (an exact max) tie by the semantics' rule (the first
+     * index): no note. The same values after a rounded product are a near tie another conforming
+     * implementation may break the other way: named.
+     */
+    @Test
+    void exactTiesAreCertainAndRoundedNearTiesAreNamed() throws Exception {
+        Map<String, Tensor> bound = Map.of("x", Tensor.fromFloats(org.stagecheck.spec.ir.DType.F32, Shape.of(1, 4),
+                new float[] {1f, 3f, 3f, 0f}));
+        Manifest exact = Golden.record(argmaxAfter("max(in0, 0.0)"), bound, Map.of(), RecordOptions.defaults(), tmp.resolve("exact"));
+        assertThat(exact.warnings()).noneMatch(w -> w.contains("arg-max"));
+        Map<String, Tensor> near = Map.of("x", Tensor.fromFloats(org.stagecheck.spec.ir.DType.F32, Shape.of(1, 4),
+                new float[] {1f, 3f, Math.nextUp(3f), 0f}));
+        Manifest rounded = Golden.record(argmaxAfter("mul(in0, 1.1)"), near, Map.of(), RecordOptions.defaults(), tmp.resolve("near"));
+        assertThat(rounded.warnings()).anySatisfy(w -> assertThat(w).contains("stage 'argmax'").contains("values 2 and 1"));
+    }
 }
