@@ -223,6 +223,7 @@ public final class OutputPaths {
     private static void refuseUnreplaceable(String option, Path p) throws BadInputException {
         BasicFileAttributes a = attributes(p);
         if (a != null && a.isSymbolicLink()) {
+            refuseLinkIntoTheSystem(option, p);
             a = attributesFollowing(p); // the rename replaces the link, but a link to a device says where output was meant to go
         }
         if (a == null || a.isRegularFile()) {
@@ -230,6 +231,31 @@ public final class OutputPaths {
         }
         String what = a.isDirectory() ? "a directory" : "not a regular file (a device, pipe or socket)";
         throw new BadInputException(option + " " + p + " is " + what + "; stagecheck replaces only regular files");
+    }
+
+    /**
+     * Refuses a link that leads, at any hop, into {@code /proc} or {@code /dev} ({@code /dev/stdout}
+     * is a link to {@code /proc/self/fd/1}, which may name a regular file): the atomic rename
+     * would replace the system's link itself, not write where it points.
+     */
+    private static void refuseLinkIntoTheSystem(String option, Path p) throws BadInputException {
+        Path at = p;
+        for (int hop = 0; hop < 40; hop++) {
+            Path abs = at.toAbsolutePath().normalize();
+            if (abs.startsWith("/proc") || abs.startsWith("/dev")) {
+                throw new BadInputException(option + " " + p + " is or leads through " + abs
+                        + " (a device or a process's stream); stagecheck writes only into ordinary paths it can replace");
+            }
+            if (!Files.isSymbolicLink(at)) {
+                return;
+            }
+            try {
+                Path target = Files.readSymbolicLink(at);
+                at = at.toAbsolutePath().getParent() == null ? target : at.toAbsolutePath().getParent().resolve(target);
+            } catch (IOException e) {
+                return;
+            }
+        }
     }
 
     /** Tries to create and remove a file in {@code dir}: the only sure test of writing there. */

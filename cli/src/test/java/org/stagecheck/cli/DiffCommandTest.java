@@ -82,6 +82,17 @@ class DiffCommandTest {
         assertThat(r.err()).contains("--html").contains("does not exist");
     }
 
+    /** A trace file whose port number does not fit an int is bad input with its name, not an internal error. */
+    @Test
+    void aTraceFileWithAnOversizedPortIsBadInput() throws Exception {
+        Path back = tmp.resolve("back");
+        Path victim = backendWithPerturbedStage(back, 1, true);
+        Files.move(victim, victim.resolveSibling(victim.getFileName().toString().replaceFirst("\\.out\\d+\\.npy$", ".out99999999999999999999.npy")));
+        CliRunner r = CliRunner.run("diff", ref.toString(), back.toString(), "--program", program.toString(), "--inputs", dir.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("out of range for any program").doesNotContain("internal error");
+    }
+
     @Test
     void aPerturbedStageIsTheFirstDivergentStageOfTheTraceDiffWithTextJsonAndHtml() throws Exception {
         Path back = tmp.resolve("back");

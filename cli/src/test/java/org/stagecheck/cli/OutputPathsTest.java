@@ -53,6 +53,19 @@ class OutputPathsTest {
         assertThat(names(tmp)).containsExactly("d");
     }
 
+    /**
+     * A link into /proc (as /dev/stdout is: /proc/self/fd/1, a regular file when stdout is
+     * redirected to one) is refused: the atomic rename would replace the link itself.
+     */
+    @Test
+    void aReportThroughALinkToAProcessStreamIsRefusedAndTheLinkKept() throws IOException {
+        Path link = Files.createSymbolicLink(tmp.resolve("mystdout"), Path.of("/proc/self/fd/1"));
+        CliRunner r = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--sarif", link.toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("leads through /proc/self/fd/1").doesNotContain("internal error");
+        assertThat(Files.isSymbolicLink(link)).as("the link is still a link").isTrue();
+    }
+
     @Test
     void sarifReplacesARegularFileAtomicallyWithTheUmaskAndLeavesNoTemporaryFile() throws IOException {
         Path f = tmp.resolve("out.sarif");

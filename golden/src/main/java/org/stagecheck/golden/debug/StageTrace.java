@@ -95,13 +95,13 @@ public record StageTrace(Map<String, List<Tensor>> stages, Map<String, Tensor> t
                 if (!m.matches()) {
                     continue;
                 }
-                int index = Integer.parseInt(m.group(1));
+                int index = traceNumber(f, m.group(1), "stage index");
                 // the id is spelled as run --trace spells it: SafeNames' encoding (plain ids unchanged)
                 if (index >= stages.size() || !SafeNames.encode(stages.get(index).id()).equals(m.group(2))) {
                     throw new DebugInputException(f + ": the program has no stage '" + m.group(2) + "' at index " + index
                             + " (is this the trace of another program?)");
                 }
-                int port = Integer.parseInt(m.group(3));
+                int port = traceNumber(f, m.group(3), "port");
                 if (port >= stages.get(index).outs().size()) {
                     throw new DebugInputException(f + ": stage '" + m.group(2) + "' has " + stages.get(index).outs().size() + " output port(s)");
                 }
@@ -140,5 +140,14 @@ public record StageTrace(Map<String, List<Tensor>> stages, Map<String, Tensor> t
     /** Whether anything at all was recorded. */
     public boolean isEmpty() {
         return stages.isEmpty() && tensors.isEmpty();
+    }
+
+    /** A stage index or port of a trace file name, refused past the range of an int (no program has that many). */
+    private static int traceNumber(Path f, String digits, String what) throws DebugInputException {
+        try {
+            return Integer.parseInt(digits);
+        } catch (NumberFormatException e) {
+            throw new DebugInputException(f + ": the " + what + " " + digits + " is out of range for any program");
+        }
     }
 }
