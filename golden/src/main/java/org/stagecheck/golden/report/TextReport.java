@@ -82,15 +82,25 @@ public final class TextReport {
             if (m.ulps() == Long.MAX_VALUE) {
                 b.append("no tolerance (NaN/Inf disagree)");
             } else {
-                // each figure rounded toward passing (PrintedFigure): a policy copied from here passes
-                b.append("ulp ").append(m.ulps())
-                        .append(" | allclose 0 ").append(PrintedFigure.up(m.atol()))
-                        .append(" | allclose ").append(PrintedFigure.up(m.rtol())).append(" 0")
-                        .append(" | allclose ").append(PrintedFigure.exact(m.rtolUsed())).append(' ').append(PrintedFigure.up(m.atolAtRtol()));
+                // each figure rounded toward passing (PrintedFigure): a policy copied from here passes;
+                // a figure no finite tolerance reaches (an error where the reference is 0, or where the
+                // derived tolerance is 0) is left out, with the reason for derived
+                b.append("ulp ").append(m.ulps());
+                if (Double.isFinite(m.atol())) {
+                    b.append(" | allclose 0 ").append(PrintedFigure.up(m.atol()));
+                }
+                if (Double.isFinite(m.rtol())) {
+                    b.append(" | allclose ").append(PrintedFigure.up(m.rtol())).append(" 0");
+                }
+                if (Double.isFinite(m.atolAtRtol())) {
+                    b.append(" | allclose ").append(PrintedFigure.exact(m.rtolUsed())).append(' ').append(PrintedFigure.up(m.atolAtRtol()));
+                }
                 if (!Double.isNaN(m.pcc())) {
                     b.append(" | pcc ").append(PrintedFigure.down9(m.pcc()));
                 }
-                if (!Double.isNaN(m.derivedScale())) {
+                if (Double.isInfinite(m.derivedScale())) {
+                    b.append(" | no derived scale (an element whose derived tolerance is 0 differs)");
+                } else if (!Double.isNaN(m.derivedScale())) {
                     b.append(" | derived ").append(PrintedFigure.up(m.derivedScale()));
                 }
             }

@@ -137,4 +137,31 @@ class EnsembleAdversarialTest {
         Manifest rounded = Golden.record(argmaxAfter("mul(in0, 1.1)"), near, Map.of(), RecordOptions.defaults(), tmp.resolve("near"));
         assertThat(rounded.warnings()).anySatisfy(w -> assertThat(w).contains("stage 'argmax'").contains("values 2 and 1"));
     }
+
+    /**
+     * "would pass with" lists only figures a policy can spell: an element that differs where the
+     * derived tolerance is 0 (an exact max) or where the reference is 0 leaves out derived and
+     * relative allclose, saying why for derived, and every figure it does print passes.
+     */
+    @Test
+    void wouldPassWithListsOnlyFiguresThatCanBeUsed() throws Exception {
+        Program p = oneGeneric("max(in0, 0.0)", "f32", 2);
+        Map<String, Tensor> bound = Map.of("x", Tensor.fromFloats(org.stagecheck.spec.ir.DType.F32, Shape.of(1, 2), new float[] {-1f, 2f}));
+        Path dir = tmp.resolve("case");
+        Golden.record(p, bound, Map.of(), RecordOptions.defaults(), dir);
+        Map<String, Tensor> off = Map.of("y", Tensor.fromFloats(org.stagecheck.spec.ir.DType.F32, Shape.of(1, 2), new float[] {0.5f, 2f}));
+        CaseResult r = Golden.check(dir, new Actuals.FromTensors(off));
+        assertThat(r.passed()).isFalse();
+        String text = org.stagecheck.golden.report.TextReport.caseText(r, true);
+        String line = text.lines().filter(l -> l.contains("would pass with:")).findFirst().orElseThrow();
+        assertThat(line).contains("no derived scale").doesNotContain("inf");
+        for (String figure : line.substring(line.indexOf(':') + 1).split("\\|")) {
+            String spelling = figure.trim();
+            if (spelling.startsWith("no derived")) {
+                continue;
+            }
+            CaseResult again = Golden.check(dir, new Actuals.FromTensors(off), org.stagecheck.golden.compare.Policy.parse(spelling));
+            assertThat(again.passed()).as(spelling).isTrue();
+        }
+    }
 }
