@@ -42,7 +42,7 @@ final class GoldenCheckCommand implements Callable<Integer> {
     @Option(names = "--actual", paramLabel = "DIR", description = "compare the .npy files in DIR instead of running a backend")
     Path actual;
 
-    @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run (default interp)")
+    @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run: interp (default), cuda or cuda-emu")
     String backend;
 
     @Option(names = "--policy", paramLabel = "P", description = "judge every output by P instead of its recorded policy:"

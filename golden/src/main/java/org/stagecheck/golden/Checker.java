@@ -111,6 +111,11 @@ final class Checker {
         switch (a) {
             case Actuals.FromBackend b -> {
                 RunResult r = b.backend().run(c.program(), c.inputs(), c.manifest().params());
+                if (!r.ok() && r.stoppedAtStage() == null) {
+                    // no stage ran: the backend cannot run here (no driver, no device) or refused the program
+                    throw new GoldenException(null, null, "backend " + b.backend().name() + " could not run the case's program: "
+                            + r.faults().get(0).render());
+                }
                 if (!r.ok()) {
                     throw new BackendFault("backend " + b.backend().name() + " faulted at stage '" + r.stoppedAtStage() + "': " + r.faults().get(0).render());
                 }

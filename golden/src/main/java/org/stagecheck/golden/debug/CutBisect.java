@@ -149,7 +149,7 @@ public final class CutBisect {
             throw new DebugInputException("the reference faults on the program: " + ref.faults().get(0).message());
         }
         RunResult back = backend.run(cut.program(), bound, params);
-        CutProgram.Exported e = cut.exported(back);
+        CutProgram.Exported e = cut.exported(back, backend.name());
         Map<String, Comparison> cs = new LinkedHashMap<>();
         e.values().forEach((t, b) -> cs.put(t, Comparator.compare(ref.tensor(t), b, policy)));
         CutRun r = new CutRun(cut, e.values(), cs, e.fault());

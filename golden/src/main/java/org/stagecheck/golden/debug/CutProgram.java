@@ -114,7 +114,11 @@ public record CutProgram(Program program, int k, Map<String, String> buffers, Li
      */
     record Exported(Map<String, Tensor> values, String fault) {}
 
-    Exported exported(RunResult back) {
+    Exported exported(RunResult back, String backend) throws DebugInputException {
+        if (!back.ok() && back.stoppedAtStage() == null) {
+            // no stage ran: the backend cannot run here (no driver, no device) or refused the program
+            throw new DebugInputException("backend " + backend + " could not run the program: " + back.faults().get(0).render());
+        }
         if (!back.ok()) {
             return new Exported(Map.of(), back.faults().get(0).message());
         }

@@ -287,7 +287,7 @@ final class RoundingBisect {
         }
         CutProgram cut = CutProgram.prefix(program, k);
         RunResult back = backend.run(cut.program(), bound, params);
-        CutProgram.Exported e = cut.exported(back);
+        CutProgram.Exported e = cut.exported(back, backend.name());
         CutRun r = new CutRun(cut, e.values(), e.fault());
         runs.put(k, r);
         return r;
