@@ -125,8 +125,18 @@ final class DiffCommand implements Callable<Integer> {
                 }
                 Map<String, Long> params = new LinkedHashMap<>(manifest.params());
                 params.putAll(paramOverrides);
+                for (String name : params.keySet()) {
+                    if (program.params().stream().noneMatch(q -> q.name().equals(name))) {
+                        throw new BadInputException("parameter '" + name + "' is not declared by " + programFile);
+                    }
+                }
+                StageTrace reference = StageTrace.read(traces.get(0), program);
+                StageTrace backendTrace = StageTrace.read(traces.get(1), program);
+                if (backendTrace.isEmpty()) {
+                    throw new BadInputException(traces.get(1) + ": holds neither output tensors of the program nor a trace");
+                }
                 backendName = "files " + traces.get(1);
-                r = TraceDiff.diff(program, StageTrace.read(traces.get(0), program), StageTrace.read(traces.get(1), program), judge, params, mode);
+                r = TraceDiff.diff(program, reference, backendTrace, judge, params, mode);
             } else {
                 if (!traces.isEmpty()) {
                     throw new BadInputException("--replay takes no trace directories; give the backend's with --actual DIR");

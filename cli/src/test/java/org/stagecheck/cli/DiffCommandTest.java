@@ -82,6 +82,19 @@ class DiffCommandTest {
         assertThat(r.err()).contains("--html").contains("does not exist");
     }
 
+    /** Two trace directories: an empty backend directory compares nothing and an undeclared parameter is a typo: both exit 2. */
+    @Test
+    void anEmptyBackendDirectoryOrAnUndeclaredParameterIsBadInput() throws Exception {
+        Path empty = Files.createDirectories(tmp.resolve("empty"));
+        CliRunner r = CliRunner.run("diff", ref.toString(), empty.toString(), "--program", program.toString(), "--inputs", dir.toString());
+        assertThat(r.exit()).as(r.out()).isEqualTo(2);
+        assertThat(r.err()).contains("holds neither output tensors of the program nor a trace");
+        CliRunner p = CliRunner.run("diff", ref.toString(), ref.toString(), "--program", program.toString(), "--inputs", dir.toString(),
+                "--param", "bogus=1");
+        assertThat(p.exit()).as(p.out()).isEqualTo(2);
+        assertThat(p.err()).contains("parameter 'bogus' is not declared");
+    }
+
     /** A trace file whose port number does not fit an int is bad input with its name, not an internal error. */
     @Test
     void aTraceFileWithAnOversizedPortIsBadInput() throws Exception {
