@@ -67,6 +67,7 @@ final class Recorder {
         Path parent = target.getParent();
         Files.createDirectories(parent);
         Path tmp = Files.createTempDirectory(parent, "." + target.getFileName() + ".tmp-");
+        followUmask(tmp);
         try {
             Manifest m = writeFiles(tmp, program, bound, params, options, ref, bounds);
             install(tmp, target);
@@ -164,6 +165,23 @@ final class Recorder {
         // the manifest last: a directory without one is never taken for a case
         Files.write(dir.resolve(Manifest.FILE_NAME), ManifestCodec.write(m));
         return m;
+    }
+
+    /**
+     * Gives {@code dir} (made 0700 by {@link Files#createTempDirectory}) the permissions an ordinary
+     * new directory gets under the process's umask, as every other directory stagecheck writes.
+     */
+    private static void followUmask(Path dir) throws IOException {
+        if (!dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            return;
+        }
+        Path probe = dir.resolveSibling(dir.getFileName() + ".umask");
+        Files.createDirectory(probe);
+        try {
+            Files.setPosixFilePermissions(dir, Files.getPosixFilePermissions(probe));
+        } finally {
+            Files.delete(probe);
+        }
     }
 
     private static void write(Path dir, String relative, Tensor t) throws IOException {

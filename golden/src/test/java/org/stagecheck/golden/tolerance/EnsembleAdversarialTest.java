@@ -164,4 +164,15 @@ class EnsembleAdversarialTest {
             assertThat(again.passed()).as(spelling).isTrue();
         }
     }
+
+    /** A recorded case directory has the permissions of any new directory here (the umask), not 0700. */
+    @Test
+    void aCaseDirectoryFollowsTheUmask() throws Exception {
+        Program p = oneGeneric("mul(in0, 2.0)", "f32", 2);
+        Map<String, Tensor> bound = Map.of("x", Tensor.fromFloats(org.stagecheck.spec.ir.DType.F32, Shape.of(1, 2), new float[] {1f, 2f}));
+        Path dir = tmp.resolve("case");
+        Golden.record(p, bound, Map.of(), RecordOptions.defaults(), dir);
+        Path ordinary = java.nio.file.Files.createDirectory(tmp.resolve("ordinary"));
+        assertThat(java.nio.file.Files.getPosixFilePermissions(dir)).isEqualTo(java.nio.file.Files.getPosixFilePermissions(ordinary));
+    }
 }
