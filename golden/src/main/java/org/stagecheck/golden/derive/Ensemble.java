@@ -11,10 +11,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import org.stagecheck.interp.Precision;
-import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.interp.eval.Parallel;
 import org.stagecheck.interp.eval.RunState;
-import org.stagecheck.interp.eval.StageEvaluator;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.ReduceFn;
@@ -98,9 +96,8 @@ public final class Ensemble {
      *                      each element over the samples (+Inf where a sample is not finite and
      *                      the nominal is, or the two differ in their non-finite value)
      * @param intChanges    per integer output and state tensor, how many samples changed each element
-     * @param nearTies      every arg-max element whose top two values the samples cannot tell apart
-     *                      (the comparison a caller makes with its safety factor: see {@link #nearTies(double)})
-     * @param argmaxSpreads per arg-max stage, what {@link #nearTies(double)} reads
+     * @param argmaxSpreads per arg-max stage, its input's nominal values and largest deviations: what
+     *                      {@link #nearTies(double)} reads with the caller's safety factor
      */
     public record Result(Map<String, Tensor> nominal, Map<String, double[]> deviation, Map<String, int[]> intChanges,
                          List<ArgmaxSpread> argmaxSpreads, int samples) {
@@ -176,9 +173,9 @@ public final class Ensemble {
         Plan plan = Plan.of(program, bound, params, mode);
         Deviations merged = new Deviations(plan);
         int measuring = options.samples() / 2;
-        runSamples(plan, bound, params, options, 0, measuring, false, merged);
+        runSamples(plan, params, options, 0, measuring, false, merged);
         plan.freezeMovement(merged);
-        runSamples(plan, bound, params, options, measuring, options.samples(), true, merged);
+        runSamples(plan, params, options, measuring, options.samples(), true, merged);
         Map<String, double[]> dev = new LinkedHashMap<>();
         Map<String, int[]> ints = new LinkedHashMap<>();
         for (int o = 0; o < plan.outputs.size(); o++) {
@@ -197,7 +194,7 @@ public final class Ensemble {
         return new Result(plan.nominal, dev, ints, argmax, options.samples());
     }
 
-    private static void runSamples(Plan plan, Map<String, Tensor> bound, Map<String, Long> params, Options options,
+    private static void runSamples(Plan plan, Map<String, Long> params, Options options,
                                    int from, int to, boolean explore, Deviations merged) throws DerivedBounds.BoundException {
         if (from >= to) {
             return;
@@ -211,7 +208,7 @@ public final class Ensemble {
             List<Future<Deviations>> runs = new ArrayList<>();
             for (int s = from; s < to; s++) {
                 int sample = s;
-                runs.add(pool.submit(() -> Sample.run(plan, bound, params, options.seed(), sample, explore)));
+                runs.add(pool.submit(() -> Sample.run(plan, params, options.seed(), sample, explore)));
             }
             for (Future<Deviations> f : runs) {
                 merged.mergeMax(f.get());
@@ -342,9 +339,5 @@ public final class Ensemble {
         RunState val = new RunState(program, Precision.F64, par, params);
         initial.forEach(val::putSharedTensor);
         return val;
-    }
-
-    static void runStage(Stage st, RunState val) throws Fault {
-        StageEvaluator.run(st, val);
     }
 }

@@ -7,6 +7,7 @@ import java.util.SplittableRandom;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.interp.eval.Parallel;
 import org.stagecheck.interp.eval.RunState;
+import org.stagecheck.interp.eval.StageEvaluator;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.tensor.Tensor;
@@ -27,8 +28,7 @@ final class Sample {
      * Runs sample {@code sample}: measuring (round to nearest, record each narrowed value's
      * movement) or exploring (either rounding within the plan's margins).
      */
-    static Ensemble.Deviations run(Plan plan, Map<String, Tensor> bound, Map<String, Long> params, long seed, int sample,
-                                   boolean explore) throws SampleFault {
+    static Ensemble.Deviations run(Plan plan, Map<String, Long> params, long seed, int sample, boolean explore) throws SampleFault {
         Ensemble.Deviations d = new Ensemble.Deviations(plan);
         SplittableRandom rng = new SplittableRandom(seed + 0x9E3779B97F4A7C15L * (sample + 1L));
         List<Stage> stages = plan.program.stages();
@@ -46,7 +46,7 @@ final class Sample {
                             dev[j] = Math.max(dev[j], Ensemble.deviation(x.getDouble(j), a.nominal()[j]));
                         }
                     }
-                    Ensemble.runStage(st, val);
+                    StageEvaluator.run(st, val);
                     for (Plan.Port p : plan.ports.get(i)) {
                         perturb(plan, p, val, rng, d, explore, sample);
                     }
