@@ -8,7 +8,7 @@ import org.stagecheck.cuda.CudaBackend;
 import org.stagecheck.cuda.CudaOptions;
 import org.stagecheck.cuda.CudaSession;
 import org.stagecheck.cuda.CudaSetupException;
-import org.stagecheck.cuda.compile.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.cuda.runtime.CudaDriver;
 import org.stagecheck.cuda.runtime.GraphCounters;
 import org.stagecheck.cuda.runtime.LaunchException;
@@ -50,12 +50,7 @@ final class CudaRunCommand extends RunCommand {
         if (f64 || stopAtNonFinite != null || threads != null) {
             throw new BadInputException("--f64, --stop-at-nonfinite and --threads are options of the reference interpreter, not of 'cuda run'");
         }
-        MathMode mode = switch (math) {
-            case "precise" -> MathMode.PRECISE;
-            case "fast" -> MathMode.FAST;
-            // the user's word: any other spelling is bad input
-            default -> throw new BadInputException("--math is precise or fast, not '" + math + "'");
-        };
+        MathMode mode = MathModeOption.parse(math);
         if (segment < 1) {
             throw new BadInputException("--segment must be at least 1");
         }

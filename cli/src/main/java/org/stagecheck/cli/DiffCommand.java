@@ -18,7 +18,7 @@ import org.stagecheck.golden.debug.Judge;
 import org.stagecheck.golden.debug.Replay;
 import org.stagecheck.golden.debug.StageTrace;
 import org.stagecheck.golden.debug.TraceDiff;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.validate.Validator;

@@ -12,7 +12,7 @@ import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.GoldenException;
 import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.golden.compare.Policy;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.tensor.Tensor;

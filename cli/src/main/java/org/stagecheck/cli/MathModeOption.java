@@ -2,12 +2,12 @@ package org.stagecheck.cli;
 
 import java.util.Locale;
 
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 
 /**
- * The {@code --math} option of golden record and diff: a {@link MathMode}'s spelling, in any case;
- * {@link MathMode#DEFAULT} when not given, one default for every command. (cuda run's
- * {@code --math} is the backend's compile mode, another option.)
+ * Every command's {@code --math}: a {@link MathMode}'s spelling, in any case. golden record and diff
+ * take it as the function budgets a derived tolerance allows ({@link MathMode#DEFAULT} when not
+ * given); cuda run takes the same mode as the functions it compiles.
  */
 final class MathModeOption {
     /** The spelling of {@link MathMode#DEFAULT}: the option field's initial value, which help prints. */

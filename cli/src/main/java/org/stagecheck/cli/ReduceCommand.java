@@ -16,7 +16,7 @@ import java.util.regex.PatternSyntaxException;
 import java.util.stream.Stream;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.golden.RecordOptions;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.reduce.Budget;

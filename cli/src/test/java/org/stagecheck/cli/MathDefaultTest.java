@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.golden.RecordOptions;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.Npy;
 

@@ -3,7 +3,7 @@ package org.stagecheck.cuda;
 import java.util.Objects;
 
 import org.stagecheck.cuda.compile.ArtifactCache;
-import org.stagecheck.cuda.compile.MathMode;
+import org.stagecheck.backend.MathMode;
 
 /**
  * How the CUDA backend runs (docs/cuda.md).

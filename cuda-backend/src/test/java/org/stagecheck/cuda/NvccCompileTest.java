@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.Cut;
-import org.stagecheck.cuda.compile.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.cuda.compile.Toolchain;
 import org.stagecheck.cuda.lower.CudaSource;
 import org.stagecheck.spec.gen.GenOptions;

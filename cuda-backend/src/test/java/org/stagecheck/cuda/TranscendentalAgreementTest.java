@@ -9,7 +9,7 @@ import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 import org.stagecheck.backend.RunResult;
-import org.stagecheck.cuda.compile.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.spec.ir.AccessPattern;

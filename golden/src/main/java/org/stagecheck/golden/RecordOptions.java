@@ -5,7 +5,7 @@ import java.util.Map;
 
 import org.stagecheck.golden.compare.Policy;
 import org.stagecheck.golden.derive.Ensemble;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 
 /**
  * How a case is recorded.

@@ -14,7 +14,7 @@ import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.Subjects.Subject;
 import org.stagecheck.golden.debug.DebugInputException;
 import org.stagecheck.golden.debug.Mismatch;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.tensor.Tensor;

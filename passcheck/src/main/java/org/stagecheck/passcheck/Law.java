@@ -9,7 +9,7 @@ import org.stagecheck.golden.compare.Comparator;
 import org.stagecheck.golden.compare.Comparison;
 import org.stagecheck.golden.compare.Policy;
 import org.stagecheck.golden.derive.DerivedBounds;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Program;

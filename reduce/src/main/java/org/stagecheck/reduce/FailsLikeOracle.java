@@ -19,7 +19,7 @@ import org.stagecheck.golden.debug.Judge;
 import org.stagecheck.golden.debug.StageTrace;
 import org.stagecheck.golden.debug.TraceDiff;
 import org.stagecheck.golden.derive.DerivedBounds;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;

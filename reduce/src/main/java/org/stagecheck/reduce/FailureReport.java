@@ -9,7 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.stagecheck.golden.compare.Policy;
 import org.stagecheck.golden.debug.Judge;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.spec.json.JNode;
 import org.stagecheck.spec.json.JsonFormatException;
 import org.stagecheck.spec.json.JsonReader;

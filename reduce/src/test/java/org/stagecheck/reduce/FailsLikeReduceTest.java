@@ -28,7 +28,7 @@ import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.golden.compare.Policy;
 import org.stagecheck.golden.debug.Judge;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.golden.testing.PlantedBackend;
 import org.stagecheck.golden.testing.PlantedBackend.Bug;
 import org.stagecheck.interp.Interpreter;

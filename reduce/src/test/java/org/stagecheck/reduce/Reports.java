@@ -22,7 +22,7 @@ import org.stagecheck.golden.debug.DiffResult;
 import org.stagecheck.golden.debug.Judge;
 import org.stagecheck.golden.debug.StageTrace;
 import org.stagecheck.golden.debug.TraceDiff;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.spec.json.ProgramCodec;

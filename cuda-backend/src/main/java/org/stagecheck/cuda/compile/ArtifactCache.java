@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.cuda.lower.CudaSource;
 
 /**
@@ -62,7 +63,7 @@ public final class ArtifactCache {
         }
         List<String> flags = new ArrayList<>(Toolchain.HOST_FLAGS);
         flags.add("-O" + optLevel);
-        flags.addAll(mode.defines());
+        flags.addAll(defines(mode));
         return build(source, tools.cxx(), flags, "libstages.so", dir -> {
             List<String> cmd = new ArrayList<>();
             cmd.add(tools.cxx());
@@ -78,7 +79,7 @@ public final class ArtifactCache {
             throw new CompileException("no nvcc: install the CUDA toolkit or set STAGECHECK_NVCC");
         }
         List<String> flags = new ArrayList<>(Toolchain.DEVICE_FLAGS);
-        flags.addAll(mode.defines());
+        flags.addAll(defines(mode));
         flags.add("-arch=" + Toolchain.ARCH);
         return build(source, tools.nvcc(), flags, "module.cubin", dir -> {
             List<String> cmd = new ArrayList<>();
@@ -159,5 +160,13 @@ public final class ArtifactCache {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every JDK", e);
         }
+    }
+
+    /** The preprocessor flags that select {@code mode}'s functions in sc_rt.h (docs/cuda.md, "Numerics"). */
+    static List<String> defines(MathMode mode) {
+        return switch (mode) {
+            case PRECISE -> List.of();
+            case FAST -> List.of("-DSC_MATH_FAST");
+        };
     }
 }

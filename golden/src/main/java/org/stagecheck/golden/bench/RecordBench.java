@@ -7,7 +7,7 @@ import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.derive.DerivedBounds;
 import org.stagecheck.golden.derive.DerivedTolerance;
 import org.stagecheck.golden.derive.Ensemble;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.spec.ir.Program;

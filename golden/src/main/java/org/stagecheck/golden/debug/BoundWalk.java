@@ -6,7 +6,7 @@ import java.util.Map;
 
 import org.stagecheck.golden.compare.FloatFormat;
 import org.stagecheck.golden.derive.BoundStep;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.Precision;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.interp.eval.Parallel;

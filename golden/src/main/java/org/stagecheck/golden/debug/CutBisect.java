@@ -11,7 +11,7 @@ import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.compare.Comparator;
 import org.stagecheck.golden.compare.Comparison;
 import org.stagecheck.golden.compare.Policy;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.interp.eval.Fault;

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.stagecheck.golden.compare.Policy;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;

@@ -10,7 +10,7 @@ import java.util.TreeMap;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.compare.Comparison;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;

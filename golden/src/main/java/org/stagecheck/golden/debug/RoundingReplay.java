@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.function.IntPredicate;
 
 import org.stagecheck.golden.compare.Comparison;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;

@@ -8,7 +8,7 @@ import java.util.Map;
 import org.stagecheck.golden.compare.Comparator;
 import org.stagecheck.golden.compare.Comparison;
 import org.stagecheck.golden.compare.Policy;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.Program;

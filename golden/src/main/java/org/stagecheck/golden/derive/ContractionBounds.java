@@ -1,5 +1,6 @@
 package org.stagecheck.golden.derive;
 
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.ReduceFn;
 import org.stagecheck.tensor.Tensor;

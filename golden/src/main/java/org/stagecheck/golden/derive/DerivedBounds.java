@@ -1,5 +1,6 @@
 package org.stagecheck.golden.derive;
 
+import org.stagecheck.backend.MathMode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

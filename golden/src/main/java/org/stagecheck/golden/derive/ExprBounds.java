@@ -1,5 +1,6 @@
 package org.stagecheck.golden.derive;
 
+import org.stagecheck.backend.MathMode;
 import java.util.List;
 import java.util.Map;
 

@@ -21,7 +21,7 @@ import org.stagecheck.golden.Subjects;
 import org.stagecheck.golden.Subjects.Subject;
 import org.stagecheck.golden.compare.Comparison;
 import org.stagecheck.golden.compare.Policy;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.golden.testing.Float64Backend;
 import org.stagecheck.golden.testing.PlantedBackend;
 import org.stagecheck.golden.testing.PlantedBackend.Bug;

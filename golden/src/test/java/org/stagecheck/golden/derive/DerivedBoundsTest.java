@@ -1,5 +1,6 @@
 package org.stagecheck.golden.derive;
 
+import org.stagecheck.backend.MathMode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;

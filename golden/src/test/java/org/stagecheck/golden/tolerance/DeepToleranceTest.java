@@ -26,7 +26,7 @@ import org.stagecheck.golden.CaseResult;
 import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.golden.Subjects;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.tensor.Tensor;

@@ -25,7 +25,7 @@ import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.golden.Subjects;
 import org.stagecheck.golden.Subjects.Subject;
-import org.stagecheck.golden.derive.MathMode;
+import org.stagecheck.backend.MathMode;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.golden.testing.PlantedBackend;
 import org.stagecheck.golden.testing.Rounding;

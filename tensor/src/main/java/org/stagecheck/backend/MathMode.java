@@ -1,4 +1,4 @@
-package org.stagecheck.golden.derive;
+package org.stagecheck.backend;
 
 import org.stagecheck.spec.ir.Fn;
 
