@@ -3,14 +3,16 @@ package org.stagecheck.golden;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
+import org.stagecheck.backend.BindingProblem;
+import org.stagecheck.backend.Bindings;
 import org.stagecheck.golden.compare.Operand;
 import org.stagecheck.golden.store.CasePaths;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.golden.store.ManifestCodec;
 import org.stagecheck.spec.ir.DType;
-import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.TensorDecl;
@@ -62,21 +64,10 @@ record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, S
             }
             inputs.put(t.tensor(), tensor(dir, mf, at, t.file(), t.dtype(), t.shape(), d));
         }
-        for (TensorDecl d : program.tensors()) {
-            if (d.role().isBoundBeforeRun() && !inputs.containsKey(d.name())) {
-                throw new GoldenException(mf, "/inputs", "no input file for tensor '" + d.name() + "' (" + d.role().jsonName() + ")");
-            }
-        }
-        for (Param p : program.params()) {
-            Long v = m.params().get(p.name());
-            if (v == null || v < p.min() || v > p.max()) {
-                throw new GoldenException(mf, "/params/" + p.name(), "needs a value in [" + p.min() + ", " + p.max() + "], not " + v);
-            }
-        }
-        for (String name : m.params().keySet()) {
-            if (program.params().stream().noneMatch(p -> p.name().equals(name))) {
-                throw new GoldenException(mf, "/params/" + name, "the program has no such parameter");
-            }
+        // the inputs read above have their declared dtype and shape: what is left to find is a tensor without a file, or a parameter
+        List<BindingProblem> problems = Bindings.check(program, inputs, m.params());
+        if (!problems.isEmpty()) {
+            throw inManifest(mf, program, problems.getFirst());
         }
         Map<String, Operand> expected = new LinkedHashMap<>();
         Map<String, Operand> tolerances = new LinkedHashMap<>();
@@ -101,6 +92,18 @@ record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, S
             }
         }
         return new LoadedCase(dir, m, program, false, hash, inputs, expected, tolerances);
+    }
+
+    /** {@code p} as a fault of the manifest {@code mf}, pointing at the entry that causes it. */
+    private static GoldenException inManifest(Path mf, Program program, BindingProblem p) {
+        return switch (p.code()) {
+            case MISSING_INPUT -> new GoldenException(mf, "/inputs", "no input file for tensor '" + p.subject() + "' ("
+                    + program.tensorsByName().get(p.subject()).role().jsonName() + ")");
+            case PARAM_UNBOUND, PARAM_OUT_OF_RANGE -> new GoldenException(mf, "/params/" + p.subject(),
+                    "needs a value in " + p.expected() + ", not " + p.found());
+            case PARAM_UNKNOWN -> new GoldenException(mf, "/params/" + p.subject(), "the program has no such parameter");
+            case BINDING_UNKNOWN, BINDING_DTYPE, BINDING_SHAPE -> new GoldenException(mf, "/inputs", p.message());
+        };
     }
 
     private static TensorDecl decl(Map<String, TensorDecl> decls, String name, Path mf, String at) throws GoldenException {

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import org.stagecheck.backend.BindingProblem;
+import org.stagecheck.backend.Bindings;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.derive.DerivedBounds;
 import org.stagecheck.golden.derive.DerivedTolerance;
@@ -97,20 +99,9 @@ final class Recorder {
     }
 
     private static void checkBindings(Program program, Map<String, Tensor> bound, Map<String, Long> params) throws GoldenException {
-        for (TensorDecl d : program.tensors()) {
-            Tensor t = bound.get(d.name());
-            if (d.role().isBoundBeforeRun() && t == null) {
-                throw new GoldenException(null, null, "tensor '" + d.name() + "' (" + d.role().jsonName() + ") has no value");
-            }
-            if (t != null && (t.dtype() != d.dtype() || !t.shape().equals(d.shape()) || t.isFloat64())) {
-                throw new GoldenException(null, null, "tensor '" + d.name() + "' is declared " + d.dtype() + d.shape() + " but bound to " + t);
-            }
-        }
-        for (Param p : program.params()) {
-            Long v = params.get(p.name());
-            if (v == null || v < p.min() || v > p.max()) {
-                throw new GoldenException(null, null, "parameter '" + p.name() + "' needs a value in [" + p.min() + ", " + p.max() + "], not " + v);
-            }
+        List<BindingProblem> problems = Bindings.check(program, bound, params);
+        if (!problems.isEmpty()) {
+            throw new GoldenException(null, null, Bindings.describe(problems));
         }
     }
 

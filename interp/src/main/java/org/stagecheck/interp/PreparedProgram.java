@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.stagecheck.backend.BindingProblem;
+import org.stagecheck.backend.Bindings;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.eval.BufferArena;
 import org.stagecheck.interp.eval.BufferIndex;
@@ -96,10 +98,11 @@ public final class PreparedProgram {
      * another name, or donated but unbound, is copied as usual (donation is only a permission).
      */
     public RunResult run(Map<String, Tensor> bound, Map<String, Long> params, Set<String> donated) {
-        List<Diagnostic> faults = new ArrayList<>();
-        checkParams(params, faults);
+        List<BindingProblem> problems = Bindings.check(program, bound, params,
+                options.precision() == Precision.F64 ? Bindings.Float64.ACCEPTED : Bindings.Float64.REFUSED);
+        List<Diagnostic> faults = new ArrayList<>(problems.stream().map(BindingProblem::toDiagnostic).toList());
         faults.addAll(sizeFaults);
-        Map<String, Tensor> initial = bindTensors(bound, faults);
+        Map<String, Tensor> initial = bindTensors(bound, problems, faults);
         if (!faults.isEmpty()) {
             return new RunResult(initial, Map.of(), faults, null);
         }
@@ -222,10 +225,6 @@ public final class PreparedProgram {
         return Diagnostic.atStage(f.code(), index, st.id(), field, f.buffer(), f.getMessage());
     }
 
-    private void checkParams(Map<String, Long> params, List<Diagnostic> faults) {
-        faults.addAll(org.stagecheck.backend.ParamCheck.faults(program, params));
-    }
-
     /**
      * Every buffer must fit one Java array, as the validator requires (SIZE_TOO_LARGE): checked
      * before any stage runs, so an oversized declaration is a fault naming it rather than an
@@ -246,26 +245,27 @@ public final class PreparedProgram {
         }
     }
 
-    /** Every DRAM tensor's initial value, from the bindings (shared, copied on write) or zeroed. */
-    private Map<String, Tensor> bindTensors(Map<String, Tensor> bound, List<Diagnostic> faults) {
+    /**
+     * Every DRAM tensor's initial value, from the bindings (shared, copied on write) or zeroed;
+     * a tensor {@link Bindings#check} refused (its {@code problems}) gets none.
+     */
+    private Map<String, Tensor> bindTensors(Map<String, Tensor> bound, List<BindingProblem> problems, List<Diagnostic> faults) {
         Map<String, TensorDecl> decls = tensors;
         Map<String, Tensor> out = new LinkedHashMap<>();
-        for (String name : bound.keySet()) {
-            if (!decls.containsKey(name)) {
-                faults.add(Diagnostic.atField("BINDING_UNKNOWN", "/tensors",
-                        "A value was bound to '" + name + "', which is not a tensor of the program."));
+        Set<String> refused = new HashSet<>();
+        for (BindingProblem p : problems) {
+            if (!p.code().isParam()) {
+                refused.add(p.subject());
             }
         }
         boolean f64 = options.precision() == Precision.F64;
         for (TensorDecl d : decls.values()) {
             Tensor t = bound.get(d.name());
             String field = "/tensors/" + d.name();
+            if (refused.contains(d.name())) {
+                continue;
+            }
             if (t == null) {
-                if (d.role().isBoundBeforeRun()) {
-                    faults.add(Diagnostic.atField("MISSING_INPUT", field,
-                            "Tensor '" + d.name() + "' (" + d.role().jsonName() + ") has no bound value."));
-                    continue;
-                }
                 try {
                     out.put(d.name(), f64 && d.dtype().isFloating() ? Tensor.zerosFloat64(d.dtype(), d.shape()) : Tensor.zeros(d.dtype(), d.shape()));
                 } catch (IllegalArgumentException | ArithmeticException e) {
@@ -273,16 +273,6 @@ public final class PreparedProgram {
                     faults.add(Diagnostic.atField("TENSOR_TOO_LARGE", field, "Tensor '" + d.name() + "' of shape " + d.shape()
                             + " holds more than the " + Tensor.MAX_ELEMENTS + " elements one tensor may hold."));
                 }
-                continue;
-            }
-            if (t.dtype() != d.dtype() || (t.isFloat64() && !f64)) {
-                faults.add(Diagnostic.atField("BINDING_DTYPE", field, "Tensor '" + d.name() + "' is declared " + d.dtype()
-                        + " but the bound value is " + t.dtype() + (t.isFloat64() ? " (float64 mode)" : "") + "."));
-                continue;
-            }
-            if (!t.shape().equals(d.shape())) {
-                faults.add(Diagnostic.atField("BINDING_SHAPE", field, "Tensor '" + d.name() + "' is declared " + d.shape()
-                        + " but the bound value is " + t.shape() + "."));
                 continue;
             }
             // the caller's tensor is shared until a store writes it (copy-on-write in RunState)

@@ -11,33 +11,39 @@ import org.stagecheck.spec.ir.Program;
 /**
  * The one rule for a run's parameter values (brief, "Reference semantics"): every declared
  * parameter has a value inside its declared range, and no value is given for a name that is not
- * a parameter. The evaluator applies it before the first stage; other backends and the command
- * line call this same check, so they cannot disagree on what a valid binding is.
+ * a parameter. {@link Bindings#check} applies it with the tensor bindings; every backend and the
+ * command line call that same check, so they cannot disagree on what a valid binding is.
  */
 public final class ParamCheck {
     private ParamCheck() {
     }
 
-    /** The faults of {@code params} for {@code program}, in declaration order; empty when they are valid. */
-    public static List<Diagnostic> faults(Program program, Map<String, Long> params) {
-        List<Diagnostic> faults = new ArrayList<>();
+    /** The problems of {@code params} for {@code program}: declared ones in declaration order, then unknown names; empty when valid. */
+    public static List<BindingProblem> problems(Program program, Map<String, Long> params) {
+        List<BindingProblem> problems = new ArrayList<>();
         Map<String, Param> declared = program.paramsByName();
         for (Param p : program.params()) {
             Long v = params.get(p.name());
+            String range = "[" + p.min() + ", " + p.max() + "]";
             if (v == null) {
-                faults.add(Diagnostic.atField("PARAM_UNBOUND", "/params/" + p.name(),
-                        "Parameter '" + p.name() + "' has no value for this run; it takes a value in [" + p.min() + ", " + p.max() + "]."));
+                problems.add(new BindingProblem(BindingProblem.Code.PARAM_UNBOUND, "/params/" + p.name(), p.name(), range, null,
+                        "Parameter '" + p.name() + "' has no value for this run; it takes a value in " + range + "."));
             } else if (v < p.min() || v > p.max()) {
-                faults.add(Diagnostic.atField("PARAM_OUT_OF_RANGE", "/params/" + p.name(),
-                        "Parameter '" + p.name() + "' is " + v + ", outside its declared range [" + p.min() + ", " + p.max() + "]."));
+                problems.add(new BindingProblem(BindingProblem.Code.PARAM_OUT_OF_RANGE, "/params/" + p.name(), p.name(), range, v.toString(),
+                        "Parameter '" + p.name() + "' is " + v + ", outside its declared range " + range + "."));
             }
         }
-        for (String name : params.keySet()) {
-            if (!declared.containsKey(name)) {
-                faults.add(Diagnostic.atField("PARAM_UNKNOWN", "/params",
-                        "A value was given for '" + name + "', which is not a parameter of the program."));
+        for (Map.Entry<String, Long> e : params.entrySet()) {
+            if (!declared.containsKey(e.getKey())) {
+                problems.add(new BindingProblem(BindingProblem.Code.PARAM_UNKNOWN, "/params", e.getKey(), null, String.valueOf(e.getValue()),
+                        "A value was given for '" + e.getKey() + "', which is not a parameter of the program."));
             }
         }
-        return faults;
+        return problems;
+    }
+
+    /** {@link #problems} as faults, in the same order; empty when they are valid. */
+    public static List<Diagnostic> faults(Program program, Map<String, Long> params) {
+        return problems(program, params).stream().map(BindingProblem::toDiagnostic).toList();
     }
 }

@@ -4,13 +4,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.stagecheck.backend.BindingProblem;
+import org.stagecheck.backend.Bindings;
+import org.stagecheck.backend.ParamCheck;
 import org.stagecheck.interp.Precision;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.interp.eval.Parallel;
 import org.stagecheck.interp.eval.RunState;
 import org.stagecheck.interp.eval.StageEvaluator;
 import org.stagecheck.spec.ir.BufferDecl;
-import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
@@ -41,29 +43,22 @@ final class ReferenceSteps implements AutoCloseable {
     }
 
     /**
-     * Refuses a run that cannot start: a parameter unbound or out of its range, a tensor bound
-     * before the run without a value, or a value that does not fit its declaration.
+     * Refuses a run that cannot start: any problem {@link Bindings#check} finds (a parameter
+     * unbound, undeclared or out of its range; a tensor bound before the run without a value, a
+     * value that does not fit its declaration, a value for a name that is no tensor).
      */
     static void check(Program program, Map<String, Tensor> bound, Map<String, Long> params) throws DebugInputException {
-        checkParams(program, params);
-        for (TensorDecl d : program.tensors()) {
-            Tensor t = bound.get(d.name());
-            if (t == null && d.role().isBoundBeforeRun()) {
-                throw new DebugInputException("tensor '" + d.name() + "' (" + d.role().jsonName() + ") has no bound value");
-            }
-            if (t != null && (t.dtype() != d.dtype() || !t.shape().equals(d.shape()) || t.isFloat64())) {
-                throw new DebugInputException("tensor '" + d.name() + "' is " + d.dtype() + d.shape() + " but its value is " + t.dtype() + t.shape());
-            }
+        List<BindingProblem> problems = Bindings.check(program, bound, params);
+        if (!problems.isEmpty()) {
+            throw new DebugInputException(Bindings.describe(problems));
         }
     }
 
-    /** Refuses a parameter of the program without a value in its range. */
+    /** Refuses parameters {@link ParamCheck} refuses (one of the program's unbound or out of its range, or an undeclared name). */
     static void checkParams(Program program, Map<String, Long> params) throws DebugInputException {
-        for (Param p : program.params()) {
-            Long v = params.get(p.name());
-            if (v == null || v < p.min() || v > p.max()) {
-                throw new DebugInputException("parameter '" + p.name() + "' needs a value in [" + p.min() + ", " + p.max() + "]");
-            }
+        List<BindingProblem> problems = ParamCheck.problems(program, params);
+        if (!problems.isEmpty()) {
+            throw new DebugInputException(Bindings.describe(problems));
         }
     }
 

@@ -70,7 +70,7 @@ public final class TraceDiff {
                 try {
                     ReferenceSteps.checkParams(program, params);
                 } catch (DebugInputException e) {
-                    throw new DebugInputException(e.getMessage() + ": the stage-derived judgement evaluates the stages, so it needs the "
+                    throw new DebugInputException(e.getMessage() + " The stage-derived judgement evaluates the stages, so it needs the "
                             + "run's parameters (diff --inputs DIR with the run's inputs.json, or --param NAME=VALUE; or judge by --policy exact)");
                 }
                 try (BoundWalk walk = BoundWalk.fromTrace(program, reference, params, mode)) {
