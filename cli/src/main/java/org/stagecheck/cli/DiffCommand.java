@@ -1,5 +1,6 @@
 package org.stagecheck.cli;
 
+import org.stagecheck.tensor.inputs.InputsManifest;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -114,8 +115,8 @@ final class DiffCommand implements Callable<Integer> {
                 throw new BadInputException(programFile + ": not well-formed: " + DiagnosticOutput.text(invalid.get(0), lp::where));
             }
             MemoryEstimate.of(program, false, true).check(Runtime.getRuntime().maxMemory()); // both sides' stage values are held
-            RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs), null, Map.of(), seed, false);
-            InputsManifest manifest = in.manifest();
+            RunInputs in = RunInputs.of(inputs, null, Map.of(), seed, false);
+            InputsManifest manifest = in.manifest(program);
             if (!replay) {
                 if (traces.size() != 2) {
                     throw new BadInputException("give two trace directories (reference, backend), or --replay");

@@ -1,5 +1,6 @@
 package org.stagecheck.cli;
 
+import org.stagecheck.tensor.inputs.InputsManifest;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -73,8 +74,8 @@ final class GoldenRecordCommand implements Callable<Integer> {
             LoadedProgram lp = LoadedProgram.read(programFile);
             Program program = lp.program();
             MemoryEstimate.of(program, false, trace).check(Runtime.getRuntime().maxMemory()); // before any tensor is read or allocated
-            RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs), null, Map.of(), seed, false);
-            InputsManifest manifest = in.manifest();
+            RunInputs in = RunInputs.of(inputs, null, Map.of(), seed, false);
+            InputsManifest manifest = in.manifest(program);
             Map<String, Long> params = RunInputs.params(program, manifest, paramOverrides);
             Map<String, Tensor> bound = in.bind(program, manifest);
             RecordOptions options = RecordOptions.defaults().withPolicy(policy("--tolerance", tolerance)).withTrace(trace)

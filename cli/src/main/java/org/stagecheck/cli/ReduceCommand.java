@@ -1,13 +1,12 @@
 package org.stagecheck.cli;
 
+import org.stagecheck.tensor.inputs.InputsManifest;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -30,14 +29,9 @@ import org.stagecheck.reduce.ReducedFiles;
 import org.stagecheck.reduce.Reducer;
 import org.stagecheck.reduce.Verdict;
 import org.stagecheck.spec.diag.Diagnostic;
-import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
-import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.json.ProgramCodec;
 import org.stagecheck.spec.validate.Validator;
-import org.stagecheck.tensor.Tensor;
-import org.stagecheck.tensor.npy.Npy;
-import org.stagecheck.tensor.npy.TensorFileException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -48,8 +42,8 @@ import picocli.CommandLine.Spec;
  * {@code stagecheck reduce}: shrink a failing program, keeping the same failure (docs/pass-testing.md,
  * "Reducing"; docs/debugging.md, "Reducing a reported failure"). Slightly over 300 lines: the
  * options and checks of both oracles (a test command, a report) stay together with the one flow
- * that writes the result; what it prints is {@link ReduceReport}'s, a golden case as inputs
- * {@link CaseInputs}'.
+ * that writes the result; what it prints is {@link ReduceReport}'s; its inputs (a directory or a
+ * golden case) are read as every command's ({@link RunInputs}).
  */
 @Command(name = "reduce", mixinStandardHelpOptions = true,
         description = {"Shrink a failing program to a small one that fails the same way. What fails, one of:",
@@ -151,13 +145,10 @@ final class ReduceCommand implements Callable<Integer> {
                 throw new BadInputException(programFile + ": not well-formed (" + invalid.getFirst().render() + "); the reducer starts from a valid program");
             }
             Candidate original;
-            if (CaseInputs.isCase(inputs)) {
-                var fromCase = CaseInputs.of("--inputs", inputs, program);
-                original = new Candidate(program, fromCase.bound(), fromCase.params());
-            } else {
-                InputsManifest manifest = InputsManifest.readOrEmpty(inputs);
-                original = new Candidate(program, bind(program, manifest), params(program, manifest));
-            }
+            RunInputs in = RunInputs.of(inputs, null, Map.of(), null, false); // an inputs directory or a golden case
+            InputsManifest manifest = in.manifest(program);
+            Map<String, Long> params = RunInputs.params(program, manifest, Map.of());
+            original = new Candidate(program, in.bind(program, manifest), params);
             Oracle fromReport = failsLike == null ? null : failsLikeOracle(program);
             Path parent = target.getParent();
             Files.createDirectories(parent);
@@ -264,50 +255,6 @@ final class ReduceCommand implements Callable<Integer> {
         } catch (PatternSyntaxException e) {
             throw new BadInputException("--match is not a regular expression: " + e.getDescription());
         }
-    }
-
-    private Map<String, Tensor> bind(Program program, InputsManifest manifest) throws BadInputException {
-        Map<String, Tensor> bound = new LinkedHashMap<>();
-        List<String> missing = new ArrayList<>();
-        InputsDir dir = InputsDir.of("--inputs", inputs);
-        for (TensorDecl t : program.tensors()) {
-            Path file = manifest.tensors().get(t.name());
-            if (file == null) {
-                // names are data: the file name comes from SafeNames, and no link may lead out of --inputs
-                file = org.stagecheck.tensor.npy.SafeNames.child(inputs, org.stagecheck.tensor.npy.SafeNames.encode(t.name()) + ".npy");
-            }
-            dir.inside(file);
-            if (Files.isRegularFile(file)) {
-                Tensor v;
-                try {
-                    v = Npy.read(file, t.dtype());
-                } catch (TensorFileException e) {
-                    throw new BadInputException(e.getMessage());
-                }
-                if (v.dtype() != t.dtype() || !v.shape().equals(t.shape())) {
-                    throw new BadInputException(file + " holds " + v.dtype() + v.shape() + " but tensor '" + t.name() + "' is " + t.dtype() + t.shape());
-                }
-                bound.put(t.name(), v);
-            } else if (t.role().isBoundBeforeRun()) {
-                missing.add(t.name());
-            }
-        }
-        if (!missing.isEmpty()) {
-            throw new BadInputException("missing input file(s) in " + inputs + " for " + String.join(", ", missing));
-        }
-        return bound;
-    }
-
-    private static Map<String, Long> params(Program program, InputsManifest manifest) throws BadInputException {
-        Map<String, Long> values = new LinkedHashMap<>();
-        for (Param p : program.params()) {
-            Long v = manifest.params().get(p.name());
-            if (v == null || v < p.min() || v > p.max()) {
-                throw new BadInputException("parameter " + p.name() + " needs a value in [" + p.min() + ", " + p.max() + "] in inputs.json");
-            }
-            values.put(p.name(), v);
-        }
-        return values;
     }
 
     private static void deleteTree(Path root) {

@@ -1,5 +1,6 @@
 package org.stagecheck.cli;
 
+import org.stagecheck.tensor.inputs.InputsManifest;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -97,9 +98,8 @@ class RunCommand implements Callable<Integer> {
             }
             MemoryEstimate memory = MemoryEstimate.of(program, f64, trace);
             memory.check(Runtime.getRuntime().maxMemory());
-            RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs),
-                    stateFrom == null ? null : InputsDir.of("--state-from", stateFrom), binds, seed, f64);
-            InputsManifest manifest = in.manifest();
+            RunInputs in = RunInputs.of(inputs, stateFrom, binds, seed, f64);
+            InputsManifest manifest = in.manifest(program);
             Map<String, Long> params = RunInputs.params(program, manifest, paramOverrides);
             Map<String, Tensor> bound = in.bind(program, manifest);
             RunOptions options = RunOptions.defaults().withTrace(trace).withPrecision(f64 ? Precision.F64 : Precision.F32).withStopAt(stopAt);

@@ -1,42 +1,72 @@
 package org.stagecheck.cli;
 
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.stagecheck.backend.BindingProblem;
+import org.stagecheck.backend.Bindings;
+import org.stagecheck.backend.ParamCheck;
+import org.stagecheck.golden.GoldenInputs;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.validate.NameRules;
 import org.stagecheck.tensor.RandomBindings;
 import org.stagecheck.tensor.Tensor;
-import org.stagecheck.tensor.npy.Npy;
-import org.stagecheck.tensor.npy.NpyHeader;
-import org.stagecheck.tensor.npy.SafeNames;
-import org.stagecheck.tensor.npy.TensorFileException;
+import org.stagecheck.tensor.inputs.Inputs;
+import org.stagecheck.tensor.inputs.InputsDir;
+import org.stagecheck.tensor.inputs.InputsException;
+import org.stagecheck.tensor.inputs.InputsManifest;
 
 /**
  * Where each bound tensor of a run comes from (docs/format.md, "Inputs manifest"; README,
  * "Command line"), first match wins: {@code --bind NAME=FILE}; for a state tensor, the
  * {@code --state-from} directory (a previous run's output, through its {@code tensors.json});
- * the {@code --inputs} manifest; {@code --inputs DIR/<file name of the tensor>.npy}; then
- * {@code --random SEED}; a state tensor nobody gave starts at zero. Every file's header is compared
- * with the program's declaration before its data is read.
+ * the {@code --inputs} manifest (an inputs directory's {@code inputs.json}, or a golden case's
+ * {@code manifest.json}); {@code --inputs DIR/<file name of the tensor>.npy}; then
+ * {@code --random SEED}; a state tensor nobody gave starts at zero. The files are found and read
+ * by the library's {@link Inputs} (every header compared with the program's declaration before
+ * its data is read); this class adds only the command line's own sources.
  */
 record RunInputs(InputsDir inputs, InputsDir stateFrom, Map<String, Path> explicit, Long seed, boolean f64) {
     /** The name of a run's index of its output directory. */
     static final String INDEX = "tensors.json";
 
-    /** The {@code --inputs} directory's manifest (empty when there is none). */
-    InputsManifest manifest() throws BadInputException {
-        return inputs == null ? empty() : InputsManifest.readOrEmpty(inputs, InputsManifest.FILE_NAME);
+    /** The inputs of a run: {@code --inputs} and {@code --state-from} (each may be null), {@code --bind}, {@code --random}, {@code --f64}. */
+    static RunInputs of(Path inputs, Path stateFrom, Map<String, Path> explicit, Long seed, boolean f64) throws BadInputException {
+        return new RunInputs(dir("--inputs", inputs), dir("--state-from", stateFrom), explicit, seed, f64);
+    }
+
+    private static InputsDir dir(String option, Path dir) throws BadInputException {
+        try {
+            return dir == null ? null : InputsDir.of(option, dir);
+        } catch (InputsException e) {
+            throw new BadInputException(e.getMessage());
+        }
+    }
+
+    /** The {@code --inputs} directory's manifest, or the golden case's inputs and parameters (empty without {@code --inputs}). */
+    InputsManifest manifest(Program program) throws BadInputException {
+        try {
+            return inputs == null ? InputsManifest.empty() : GoldenInputs.manifest(inputs, program);
+        } catch (InputsException e) {
+            throw new BadInputException(e.getMessage());
+        }
     }
 
     Map<String, Tensor> bind(Program program, InputsManifest manifest) throws BadInputException {
-        InputsManifest stateIndex = stateFrom == null ? empty() : InputsManifest.readOrEmpty(stateFrom, INDEX);
+        try {
+            return bindFiles(program, manifest);
+        } catch (InputsException e) {
+            throw new BadInputException(e.getMessage());
+        }
+    }
+
+    private Map<String, Tensor> bindFiles(Program program, InputsManifest manifest) throws BadInputException, InputsException {
+        InputsManifest stateIndex = stateFrom == null ? InputsManifest.empty() : InputsManifest.readOrEmpty(stateFrom, INDEX);
         Map<String, TensorDecl> decls = program.tensorsByName();
         for (String name : explicit.keySet()) {
             TensorDecl d = decls.get(name);
@@ -44,6 +74,7 @@ record RunInputs(InputsDir inputs, InputsDir stateFrom, Map<String, Path> explic
                 throw new BadInputException("--bind " + NameRules.quote(name) + ": the program has no input, weight or state tensor of that name");
             }
         }
+        Bindings.Float64 float64 = f64 ? Bindings.Float64.ACCEPTED : Bindings.Float64.REFUSED;
         Map<String, Tensor> bound = new LinkedHashMap<>();
         List<String> missing = new ArrayList<>();
         for (TensorDecl t : program.tensors()) {
@@ -52,7 +83,7 @@ record RunInputs(InputsDir inputs, InputsDir stateFrom, Map<String, Path> explic
             }
             Path file = locate(t, manifest, stateIndex);
             if (file != null && Files.exists(file)) {
-                bound.put(t.name(), read(file, t));
+                bound.put(t.name(), Inputs.readTensor(file, t, float64));
             } else if (explicit.containsKey(t.name()) || (stateFrom != null && t.role() == TensorRole.STATE)) {
                 String from = explicit.containsKey(t.name()) ? "--bind" : "--state-from " + stateFrom.dir();
                 throw new BadInputException(from + ": no file " + file + " for " + t.role().jsonName() + " tensor " + NameRules.quote(t.name()));
@@ -71,62 +102,26 @@ record RunInputs(InputsDir inputs, InputsDir stateFrom, Map<String, Path> explic
         return bound;
     }
 
-    private Path locate(TensorDecl t, InputsManifest manifest, InputsManifest stateIndex) throws BadInputException {
+    private Path locate(TensorDecl t, InputsManifest manifest, InputsManifest stateIndex) throws InputsException {
         Path given = explicit.get(t.name());
         if (given != null) {
             return given; // named on the command line: the user's own choice of file
         }
         if (stateFrom != null && t.role() == TensorRole.STATE) {
-            Path p = stateIndex.tensors().get(t.name());
-            return stateFrom.inside(p != null ? p : SafeNames.child(stateFrom.dir(), SafeNames.encode(t.name()) + ".npy"));
+            return Inputs.locate(stateFrom, stateIndex, t);
         }
-        Path p = manifest.tensors().get(t.name());
-        if (p != null) {
-            return inputs.inside(p);
-        }
-        if (inputs != null) {
-            return inputs.inside(SafeNames.child(inputs.dir(), SafeNames.encode(t.name()) + ".npy"));
-        }
-        return null;
-    }
-
-    /** Reads {@code file} for {@code t}, refusing from its header alone a file that cannot be bound. */
-    private Tensor read(Path file, TensorDecl t) throws BadInputException {
-        if (!Files.isRegularFile(file) || Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
-            throw new BadInputException(file + " is not a regular file (the value of tensor " + NameRules.quote(t.name()) + ")");
-        }
-        try {
-            NpyHeader h = Npy.readHeader(file, t.dtype()); // the declared dtype says which 8-bit float a |u1 file holds
-            if (h.float64() && !f64 && h.shape().equals(t.shape()) && t.dtype() == h.dtype()) {
-                throw new BadInputException(file + " holds float64 values ('<f8') but tensor " + NameRules.quote(t.name()) + " is "
-                        + t.dtype() + t.shape() + "; a float64 file is bound only in a --f64 run");
-            }
-            if (h.dtype() != t.dtype() || !h.shape().equals(t.shape()) || (h.float64() && !f64)) {
-                throw new BadInputException(file + " holds " + h.describe() + " but tensor " + NameRules.quote(t.name()) + " is " + t.dtype() + t.shape());
-            }
-            return Npy.read(file, t.dtype());
-        } catch (TensorFileException e) {
-            throw new BadInputException(e.getMessage());
-        }
+        return inputs == null ? null : Inputs.locate(inputs, manifest, t);
     }
 
     /** The manifest's parameters overridden by {@code --param}; every program parameter bound, in range, and declared. */
     static Map<String, Long> params(Program program, InputsManifest manifest, Map<String, Long> paramOverrides) throws BadInputException {
         Map<String, Long> values = new LinkedHashMap<>(manifest.params());
         values.putAll(paramOverrides);
-        List<org.stagecheck.spec.diag.Diagnostic> faults = org.stagecheck.backend.ParamCheck.faults(program, values);
-        if (!faults.isEmpty()) {
-            StringBuilder msg = new StringBuilder();
-            for (org.stagecheck.spec.diag.Diagnostic d : faults) {
-                msg.append(msg.isEmpty() ? "" : "; ").append(d.message());
-            }
-            boolean unbound = faults.stream().anyMatch(d -> d.code().equals("PARAM_UNBOUND"));
-            throw new BadInputException(msg + (unbound ? " Give --param NAME=VALUE." : ""));
+        List<BindingProblem> problems = ParamCheck.problems(program, values);
+        if (!problems.isEmpty()) {
+            boolean unbound = problems.stream().anyMatch(p -> p.code() == BindingProblem.Code.PARAM_UNBOUND);
+            throw new BadInputException(Bindings.describe(problems) + (unbound ? " Give --param NAME=VALUE." : ""));
         }
         return values;
-    }
-
-    private static InputsManifest empty() {
-        return new InputsManifest(Map.of(), Map.of());
     }
 }

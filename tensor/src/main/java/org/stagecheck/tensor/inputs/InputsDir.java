@@ -1,4 +1,4 @@
-package org.stagecheck.cli;
+package org.stagecheck.tensor.inputs;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,42 +7,43 @@ import java.nio.file.Path;
 import org.stagecheck.tensor.npy.IoMessages;
 
 /**
- * A directory a run reads tensors from ({@code --inputs}, {@code --state-from}). Every file read
+ * A directory a run reads tensors from ({@code --inputs}, {@code --state-from}), named in
+ * messages by {@code option} (e.g. {@code --inputs}). Every file read
  * from it must really be inside it: its real path (symbolic links resolved, in the file and in
  * every directory on the way) starts with the directory's real path. A link that leads out is
  * refused, naming the link (docs/format.md, "Inputs manifest").
  */
-record InputsDir(String option, Path dir) {
+public record InputsDir(String option, Path dir) {
     /** The directory given to {@code option}: it must exist and be a directory. */
-    static InputsDir of(String option, Path dir) throws BadInputException {
+    public static InputsDir of(String option, Path dir) throws InputsException {
         if (!Files.exists(dir)) {
-            throw new BadInputException(option + " " + dir + ": no such directory");
+            throw new InputsException(option + " " + dir + ": no such directory");
         }
         if (!Files.isDirectory(dir)) {
-            throw new BadInputException(option + " " + dir + " is not a directory");
+            throw new InputsException(option + " " + dir + " is not a directory");
         }
         return new InputsDir(option, dir);
     }
 
     /** Checks {@code file} (under {@link #dir}) resolves inside; returns it. */
-    Path inside(Path file) throws BadInputException {
+    public Path inside(Path file) throws InputsException {
         Path base;
         Path real;
         try {
             base = dir.toRealPath();
         } catch (IOException e) {
-            throw new BadInputException(option + " " + dir + ": " + IoMessages.reason(e));
+            throw new InputsException(option + " " + dir + ": " + IoMessages.reason(e));
         }
         try {
             real = file.toRealPath();
         } catch (IOException e) {
             if (Files.isSymbolicLink(file)) {
-                throw new BadInputException(file + " is a symbolic link to nothing readable (" + IoMessages.reason(e) + ")");
+                throw new InputsException(file + " is a symbolic link to nothing readable (" + IoMessages.reason(e) + ")");
             }
             return file; // missing: the caller says so in its own words
         }
         if (!real.startsWith(base)) {
-            throw new BadInputException(linkOnTheWay(file) + " leads to " + real + ", outside the " + option
+            throw new InputsException(linkOnTheWay(file) + " leads to " + real + ", outside the " + option
                     + " directory " + dir + "; stagecheck reads only files inside it");
         }
         return file;

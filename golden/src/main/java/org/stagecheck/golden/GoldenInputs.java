@@ -1,0 +1,73 @@
+package org.stagecheck.golden;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.stagecheck.golden.store.CasePaths;
+import org.stagecheck.golden.store.Manifest;
+import org.stagecheck.golden.store.ManifestCodec;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.tensor.inputs.Inputs;
+import org.stagecheck.tensor.inputs.InputsDir;
+import org.stagecheck.tensor.inputs.InputsException;
+import org.stagecheck.tensor.inputs.InputsManifest;
+
+/**
+ * A golden case read as a run's inputs (docs/golden.md, "A case as inputs"): the tensors and
+ * parameter values it was recorded with, so that a case is run, diffed, re-recorded or reduced
+ * from the case itself. The case's {@code manifest.json} takes the place of an inputs directory's
+ * {@code inputs.json}: its input files (inside the case) bind the tensors, its parameters the
+ * parameters, and every file's header is checked against the program as for any inputs directory.
+ */
+public final class GoldenInputs {
+    private GoldenInputs() {
+    }
+
+    /** Whether {@code dir} is a golden case (a {@code manifest.json}, and no {@code inputs.json} of its own). */
+    public static boolean isCase(Path dir) {
+        return Files.isRegularFile(dir.resolve(Manifest.FILE_NAME)) && !Files.exists(dir.resolve(InputsManifest.FILE_NAME));
+    }
+
+    /**
+     * The inputs in {@code dir} for {@code program}: a golden case's recorded inputs, or an inputs
+     * directory's ({@link Inputs#read(Path, Program)}); refused, naming the problem, unless a backend can run them.
+     */
+    public static Inputs.Read read(Path dir, Program program) throws InputsException {
+        InputsDir inputs = InputsDir.of("inputs directory", dir);
+        return Inputs.read(inputs, manifest(inputs, program), program);
+    }
+
+    /**
+     * What binds {@code program}'s tensors and parameters in {@code inputs}: its {@code inputs.json}
+     * (or none), or, for a golden case, the case's input files and the values it records for the
+     * parameters {@code program} declares (a case recorded for a larger program serves a reduced one).
+     */
+    public static InputsManifest manifest(InputsDir inputs, Program program) throws InputsException {
+        Path dir = inputs.dir();
+        if (!isCase(dir)) {
+            return InputsManifest.readOrEmpty(inputs);
+        }
+        Path mf = dir.resolve(Manifest.FILE_NAME);
+        try {
+            inputs.inside(mf);
+            Manifest m = ManifestCodec.read(mf);
+            Map<String, Path> tensors = new LinkedHashMap<>();
+            for (int i = 0; i < m.inputs().size(); i++) {
+                Manifest.TensorFile t = m.inputs().get(i);
+                tensors.put(t.tensor(), CasePaths.inside(dir, t.file(), mf, "/inputs/" + i + "/file"));
+            }
+            Map<String, Long> params = new LinkedHashMap<>();
+            for (var p : program.params()) {
+                Long v = m.params().get(p.name());
+                if (v != null) {
+                    params.put(p.name(), v);
+                }
+            }
+            return new InputsManifest(tensors, params);
+        } catch (GoldenException e) {
+            throw new InputsException(inputs.option() + " " + dir + " (a golden case): " + e.getMessage());
+        }
+    }
+}
