@@ -126,10 +126,11 @@ final class DiffCommand implements Callable<Integer> {
                 }
                 Map<String, Long> params = new LinkedHashMap<>(manifest.params());
                 params.putAll(paramOverrides);
-                for (String name : params.keySet()) {
-                    if (program.params().stream().noneMatch(q -> q.name().equals(name))) {
-                        throw new BadInputException("parameter '" + name + "' is not declared by " + programFile);
-                    }
+                // two traces need no parameter value (the stage-derived judgement asks for them), but none the program lacks
+                List<org.stagecheck.backend.BindingProblem> unknown = org.stagecheck.backend.ParamCheck.problems(program, params).stream()
+                        .filter(p -> p.code() == org.stagecheck.backend.BindingProblem.Code.PARAM_UNKNOWN).toList();
+                if (!unknown.isEmpty()) {
+                    throw new BadInputException(programFile + ": " + org.stagecheck.backend.Bindings.describe(unknown));
                 }
                 StageTrace reference = StageTrace.read(traces.get(0), program);
                 StageTrace backendTrace = StageTrace.read(traces.get(1), program);

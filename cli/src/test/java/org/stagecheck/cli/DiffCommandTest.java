@@ -92,7 +92,7 @@ class DiffCommandTest {
         CliRunner p = CliRunner.run("diff", ref.toString(), ref.toString(), "--program", program.toString(), "--inputs", dir.toString(),
                 "--param", "bogus=1");
         assertThat(p.exit()).as(p.out()).isEqualTo(2);
-        assertThat(p.err()).contains("parameter 'bogus' is not declared");
+        assertThat(p.err()).contains(program + ": A value was given for 'bogus', which is not a parameter of the program.");
     }
 
     /** A trace file whose port number does not fit an int is bad input with its name, not an internal error. */
