@@ -64,7 +64,7 @@ final class DiffCommand implements Callable<Integer> {
     @Option(names = "--backend", paramLabel = "NAME", description = "with --replay: the backend to bisect, run on prefixes of the program: interp, cuda or cuda-emu")
     String backend;
 
-    @Option(names = "--inputs", paramLabel = "DIR", description = "the run's bound tensors and inputs.json (parameters)")
+    @Option(names = "--inputs", paramLabel = "DIR", description = "the run's bound tensors and inputs.json (parameters), or a golden case")
     Path inputs;
 
     @Option(names = "--random", paramLabel = "SEED", description = "with --replay: bound tensors not in --inputs generated from this seed")

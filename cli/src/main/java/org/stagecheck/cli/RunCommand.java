@@ -40,7 +40,7 @@ class RunCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PROGRAM", description = "program file (.json)")
     Path programFile;
 
-    @Option(names = "--inputs", paramLabel = "DIR", description = "directory of bound tensors (.npy) and optional inputs.json")
+    @Option(names = "--inputs", paramLabel = "DIR", description = "directory of bound tensors (.npy) and optional inputs.json, or a golden case")
     Path inputs;
 
     @Option(names = "--random", paramLabel = "SEED", description = "generate every bound tensor not found in --inputs from this seed")
