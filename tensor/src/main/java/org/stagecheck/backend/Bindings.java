@@ -49,7 +49,7 @@ public final class Bindings {
                         "A value was bound to '" + e.getKey() + "', which is not a tensor of the program."));
             }
         }
-        for (TensorDecl d : program.tensors()) {
+        for (TensorDecl d : decls.values()) { // a repeated name is the validator's finding: its first declaration counts
             Tensor t = bound.get(d.name());
             String field = "/tensors/" + d.name();
             if (t == null) {
