@@ -19,8 +19,8 @@ import org.stagecheck.tensor.npy.SafeNames;
 import org.stagecheck.tensor.npy.TensorFileException;
 
 /**
- * Where each bound tensor of a run comes from (docs/format.md, "Inputs manifest"; README,
- * "Command line"), first match wins: {@code --bind NAME=FILE}; for a state tensor, the
+ * Where each bound tensor of a run comes from (docs/format.md, "Inputs manifest"; docs/cli.md,
+^ * "Commands"), first match wins: {@code --bind NAME=FILE}; for a state tensor, the
  * {@code --state-from} directory (a previous run's output, through its {@code tensors.json});
  * the {@code --inputs} manifest; {@code --inputs DIR/<file name of the tensor>.npy}; then
  * {@code --random SEED}; a state tensor nobody gave starts at zero. Every file's header is compared
