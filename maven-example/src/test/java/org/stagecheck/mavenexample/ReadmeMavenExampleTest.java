@@ -51,6 +51,12 @@ class ReadmeMavenExampleTest {
         ReadmeSnippet snippet = ReadmeSnippet.from(ROOT.resolve("README.md"));
         Path project = work.resolve("project");
         FreshProject.write(project, snippet, root, ROOT.resolve("examples"));
+        assertThat(snippet.ourArtifacts(root.groupId())).as("the README's dependency names a %s artifact", root.groupId()).isNotEmpty();
+        for (String artifactId : snippet.ourArtifacts(root.groupId())) {
+            assertThat(work.resolve("repository").resolve(root.groupId().replace('.', '/')).resolve(artifactId))
+                    .as("the README's dependency %s:%s is a module of this reactor (modules: %s)", root.groupId(), artifactId, root.modules())
+                    .isDirectory();
+        }
 
         MavenRun run = MavenRun.run(mvn, project, settings, "test");
 

@@ -3,6 +3,7 @@ package org.stagecheck.mavenexample;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -57,6 +58,13 @@ record ReadmeSnippet(String dependency, String testSource) {
         Matcher p = PACKAGE.matcher(testSource);
         Path dir = p.find() ? Path.of(p.group(1).replace('.', '/')) : Path.of("");
         return dir.resolve(c.group(1) + ".java");
+    }
+
+    /** The artifactIds of the snippet's dependencies in {@code groupId} (this project's own). */
+    List<String> ourArtifacts(String groupId) {
+        Matcher m = Pattern.compile("<groupId>\\s*" + Pattern.quote(groupId) + "\\s*</groupId>\\s*<artifactId>\\s*([\\w.-]+)\\s*</artifactId>")
+                .matcher(dependency);
+        return m.results().map(r -> r.group(1)).toList();
     }
 
     /** The same dependency with another test source (to show that a failing example fails). */
