@@ -14,7 +14,7 @@ import org.stagecheck.tensor.Tensor;
  * Decode steps of the {@code small} model run under the interpreter with the KV cache carried
  * from step to step: every step completes, its next token is in the vocabulary, and a step run
  * again on the same inputs gives the same bytes. Its time per token is a benchmark, not a test:
- * {@code stagecheck bench decode --model small} (README, "Benchmarks").
+ * {@code stagecheck bench decode --model small} (docs/bench.md).
  */
 class SmallDecodeTest {
     @Test

@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code stagecheck bench}: the performance figures of the README, measured on this machine.
+ * {@code stagecheck bench}: the performance figures of docs/bench.md, measured on this machine.
  * Performance targets live here, never in timed unit tests.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,

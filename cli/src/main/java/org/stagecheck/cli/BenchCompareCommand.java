@@ -12,7 +12,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code stagecheck bench compare}: golden comparison speed next to numpy's (docs/bench.md,
- * "Comparison bench"). The data goes to .npy files in the work directory (deleted at the end) and
+ * "Comparison"). The data goes to .npy files in the work directory (deleted at the end) and
  * is compared from there as golden check compares files, streamed, so the heap it needs does not
  * grow with {@code --mib}. Progress lines on stderr; the report alone on stdout.
  */

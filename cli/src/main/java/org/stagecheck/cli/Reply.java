@@ -6,7 +6,7 @@ import picocli.CommandLine;
 /**
  * The outcome of a command that did not get to its own report: bad input, a usage error, an
  * internal error. Always one line on stderr; with {@code --json} also the one JSON document on
- * stdout, {@code {"command", "holds": false, "status", "exitCode", "error"}} (README, "Exit codes").
+ * stdout, {@code {"command", "holds": false, "status", "exitCode", "error"}} (docs/cli.md, "Exit codes").
  */
 final class Reply {
     private Reply() {

@@ -22,8 +22,8 @@ import org.stagecheck.tensor.inputs.InputsException;
 import org.stagecheck.tensor.inputs.InputsManifest;
 
 /**
- * Where each bound tensor of a run comes from (docs/format.md, "Inputs manifest"; README,
- * "Command line"), first match wins: {@code --bind NAME=FILE}; for a state tensor, the
+ * Where each bound tensor of a run comes from (docs/format.md, "Inputs manifest"; docs/cli.md,
+^ * "Commands"), first match wins: {@code --bind NAME=FILE}; for a state tensor, the
  * {@code --state-from} directory (a previous run's output, through its {@code tensors.json});
  * the {@code --inputs} manifest (an inputs directory's {@code inputs.json}, or a golden case's
  * {@code manifest.json}); {@code --inputs DIR/<file name of the tensor>.npy}; then

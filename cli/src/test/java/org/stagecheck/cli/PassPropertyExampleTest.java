@@ -21,7 +21,7 @@ import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.verifier.Verifier;
 
 /**
- * The README's example of use case 2, property-testing a compiler pass: here the pass renumbers
+ * Use case 2 of the README, property-testing a compiler pass, end to end: here the pass renumbers
  * every buffer (as a register allocator would), and the laws are "still well-formed", "the
  * certificate of the remap verifies against the parent" and "same answer, bit for bit".
  */

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.cuda.compile.Toolchain;
 
 /**
- * Every command line of README.md's "Command line" section runs, in the order written, and exits
- * 0 as the section's table says of a run with nothing wrong: a reader can paste them one after
- * another. Optional parts ({@code [--trace]}) are left out; {@code out/} and {@code cases/} go to
+ * Every command line of docs/cli.md's "Command lines" section, and of README.md's CI gate, runs,
+ * in the order written, and exits 0 as docs/cli.md's table says of a run with nothing wrong: a
+ * reader can paste them one after another. Optional parts ({@code [--trace]}) are left out; {@code out/} and {@code cases/} go to
  * a temporary directory. Not run here: the {@code bench} lines (minutes of measuring each, checked
  * by hand: docs/bench.md) and, on a machine without g++, {@code cuda run --emulate}.
  */
@@ -31,9 +31,25 @@ class ReadmeCommandLinesTest {
     Path work;
 
     @Test
-    void everyCommandLineOfTheReadmeRunsInOrderAndHolds() throws IOException {
-        List<String> lines = commandLines();
-        assertThat(lines).as("the README's command lines").hasSizeGreaterThanOrEqualTo(10);
+    void everyCommandLineOfTheCliReferenceRunsInOrderAndHolds() throws IOException {
+        List<String> lines = commandLines(ROOT.resolve("docs/cli.md"), "\n## Command lines");
+        assertThat(lines).as("docs/cli.md's command lines").hasSizeGreaterThanOrEqualTo(10);
+        assertThat(runAll(lines)).isGreaterThanOrEqualTo(10);
+    }
+
+    /** The README's CI gate holds no synopsis: every line runs as pasted (bin/build and mkdir aside, which this build did). */
+    @Test
+    void theReadmesCiGateRunsAsPastedAndHolds() throws IOException {
+        List<String> lines = commandLines(ROOT.resolve("README.md"), "<!-- ci-gate -->");
+        assertThat(lines).as("the README's CI gate").hasSizeGreaterThanOrEqualTo(4).noneMatch(l -> l.contains("[") || l.contains("..."));
+        Files.createDirectories(work.resolve("out"));
+        List<String> checks = lines.stream().filter(l -> l.startsWith("bin/stagecheck ")).toList();
+        assertThat(checks).hasSizeGreaterThanOrEqualTo(3);
+        assertThat(runAll(checks)).isEqualTo(checks.size());
+    }
+
+    /** Runs the lines in order, each expected to exit 0; returns how many ran (bench lines and, without g++, emulation are left out). */
+    private int runAll(List<String> lines) {
         boolean emulation = Toolchain.fromEnvironment().cxx() != null;
         int ran = 0;
         for (String line : lines) {
@@ -47,16 +63,17 @@ class ReadmeCommandLinesTest {
             assertThat(r.exit()).as("%s%n%s%s", line, r.out(), r.err()).isZero();
             ran++;
         }
-        assertThat(ran).isGreaterThanOrEqualTo(10);
+        return ran;
     }
 
-    /** The lines of the shell block that opens the README's "Command line" section. */
-    private static List<String> commandLines() throws IOException {
-        String readme = Files.readString(ROOT.resolve("README.md"));
-        int section = readme.indexOf("\n## Command line");
-        int start = readme.indexOf("```sh\n", section) + "```sh\n".length();
-        int end = readme.indexOf("```", start);
-        return readme.substring(start, end).lines().filter(l -> !l.isBlank()).toList();
+    /** The lines of the first shell block after {@code heading} in {@code file}. */
+    private static List<String> commandLines(Path file, String heading) throws IOException {
+        String text = Files.readString(file);
+        int section = text.indexOf(heading);
+        assertThat(section).as("%s has '%s'", file, heading.strip()).isNotNegative();
+        int start = text.indexOf("```sh\n", section) + "```sh\n".length();
+        int end = text.indexOf("```", start);
+        return text.substring(start, end).lines().filter(l -> !l.isBlank()).toList();
     }
 
     /** Shell words: split at spaces, a single-quoted word kept whole (without its quotes). */

@@ -16,49 +16,17 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The figures README.md quotes from docs/*.md are the figures there: a measurement or a count is
- * written down where it was made (the area's doc) and only quoted in the README, so the two must
- * never disagree.
- *
- * <p>Two kinds of quotation are checked. A README table is a quotation when some table of a doc
- * has every one of its columns (a doc's table may have more, and may sit in a code block as a
- * command printed it); a README paragraph is one when it opens with one of the {@link #QUOTED}
- * phrases. Either way every figure of the quotation (a number, spaces between digit groups
- * ignored) must appear in the doc it is quoted from. Labels may be reworded and rows left out;
- * a figure that changed in one place only fails. (The conformance suite's size is checked against
- * the suite itself, by conformance's {@code CaseListDocTest}.)
+ * The README repeats no measured figure: measurements live in docs/bench.md (and the area's doc),
+ * written where they were made, so the README and a doc can never disagree. Two checks: no README
+ * table has the columns of a doc's table unless every figure of it is the doc's (a quoted table),
+ * and no README prose holds a figure with a unit of time, speed, size or ratio.
  */
 class ReadmeFiguresTest {
     private static final Path ROOT = Path.of("..");
 
-    /** README paragraphs that quote a doc: the words they open with, and the doc. */
-    private static final List<Quote> QUOTED = List.of(
-            new Quote("`GenConfig` restricts stage kinds", "pass-testing.md"),
-            new Quote("A correct renumbering holds over", "pass-testing.md"),
-            new Quote("The minimiser (`reduce`, also `stagecheck reduce`)", "pass-testing.md"),
-            new Quote("When a backend disagrees with the reference", "debugging.md"),
-            new Quote("Then `stagecheck reduce PROGRAM --inputs DIR --fails-like", "debugging.md"),
-            new Quote("`org.stagecheck.author.laws.Laws` runs", "author.md"),
-            new Quote("machine: 2 cpus, 2 threads", "bench.md"),
-            new Quote("Targets: matvec within 2x of the memory bandwidth", "bench.md"),
-            new Quote("**Verifier scaling**", "verifier.md"),
-            new Quote("Time per stage does not grow with size", "verifier.md"),
-            new Quote("**A decode step of `small`**", "bench.md"),
-            new Quote("Loads of weight tiles are now views", "bench.md"),
-            new Quote("**Kernels of the decode step**", "bench.md"),
-            new Quote("By the profile, MatMul went from", "bench.md"),
-            new Quote("**The decode step now, on a quiet machine**", "bench.md"),
-            new Quote("So on a quiet machine the `small` step", "bench.md"),
-            new Quote("**Verifier mutation corpus and campaign**", "verifier.md"),
-            new Quote("**Verifier adversarial corpus**", "verifier.md"),
-            new Quote("**Golden comparison**", "bench.md"),
-            new Quote("two f32 tensor sets of 1.00 GiB each", "bench.md"),
-            new Quote("In this run, with other builds loading the 2-core machine", "bench.md"),
-            new Quote("- The CUDA backend's GPU path", "cuda.md", "verifier.md", "bench.md"));
-
-    /** A README paragraph that quotes figures from one or more docs. */
-    private record Quote(String opening, String... docs) {
-    }
+    /** A measured figure: a number with a unit of time, throughput, memory or a speed ratio. */
+    private static final Pattern MEASURED = Pattern.compile(
+            "\\b\\d+(?:[.,]\\d+)?\\s?(?:ns|us|ms|s|GB/s|GFLOP/s|KB|MB|GB|KiB|MiB|GiB|x)(?![\\w/])");
 
     /** A markdown table: its columns, its rows of cells, and where it starts. */
     private record Table(Path file, int line, List<String> columns, List<List<String>> rows) {
@@ -75,14 +43,12 @@ class ReadmeFiguresTest {
         for (Path doc : docs()) {
             docTables.addAll(tables(doc));
         }
-        List<String> checked = new ArrayList<>();
         List<String> disagreements = new ArrayList<>();
         for (Table t : tables(ROOT.resolve("README.md"))) {
             List<Table> sources = docTables.stream().filter(d -> d.columns().containsAll(t.columns())).toList();
             if (sources.isEmpty()) {
                 continue;   // the README's own table (commands, modules, dependencies)
             }
-            checked.add(t.where());
             Set<String> sourceFigures = new LinkedHashSet<>();
             for (Table d : sources) {
                 sourceFigures.addAll(figures(Files.readString(d.file())));
@@ -95,28 +61,28 @@ class ReadmeFiguresTest {
                 }
             }
         }
-        // the gallery of buggy passes, the fails-like reductions, the benchmarks, the verifier's scaling
-        assertThat(checked).as("README tables quoting a doc").hasSizeGreaterThanOrEqualTo(8);
         assertThat(disagreements).as("figures of README tables that their doc does not hold").isEmpty();
     }
 
     @Test
-    void everyParagraphTheReadmeQuotesAgreesWithItsDoc() throws IOException {
-        List<String> paragraphs = List.of(Files.readString(ROOT.resolve("README.md")).split("\n\\s*\n"));
-        List<String> disagreements = new ArrayList<>();
-        for (Quote q : QUOTED) {
-            List<String> found = paragraphs.stream().filter(p -> p.strip().startsWith(q.opening())).toList();
-            assertThat(found).as("README paragraph opening with '%s'", q.opening()).hasSize(1);
-            Set<String> source = new LinkedHashSet<>();
-            for (String doc : q.docs()) {
-                source.addAll(figures(Files.readString(ROOT.resolve("docs").resolve(doc))));
-            }
-            List<String> missing = figures(found.getFirst()).stream().filter(f -> !source.contains(f)).toList();
-            if (!missing.isEmpty()) {
-                disagreements.add("'" + q.opening() + "...': " + missing + " not in docs/" + String.join(", docs/", q.docs()));
+    void theReadmeHoldsNoMeasuredFigure() throws IOException {
+        List<String> found = new ArrayList<>();
+        List<String> lines = Files.readAllLines(ROOT.resolve("README.md"));
+        for (int i = 0; i < lines.size(); i++) {
+            Matcher m = MEASURED.matcher(lines.get(i));
+            while (m.find()) {
+                found.add("README.md:" + (i + 1) + ": " + m.group());
             }
         }
-        assertThat(disagreements).as("figures of README paragraphs that their doc does not hold").isEmpty();
+        assertThat(found).as("measured figures in the README (they belong in docs/bench.md)").isEmpty();
+    }
+
+    @Test
+    void aMeasuredFigureIsRecognised() {
+        assertThat(MEASURED.matcher("7.43 ms per token").find()).isTrue();
+        assertThat(MEASURED.matcher("at 1.19x the speed").find()).isTrue();
+        assertThat(MEASURED.matcher("2.31 GB/s").find()).isTrue();
+        assertThat(MEASURED.matcher("JDK 25, version 0.1.0-SNAPSHOT, 2 chips, f32").find()).isFalse();
     }
 
     @Test

@@ -27,7 +27,7 @@ import org.stagecheck.tensor.Tensor;
  * <pre>{@code
  * Golden.record(program, bound, params, RecordOptions.defaults(), Path.of("golden/cases/mm"));
  * CaseResult r = Golden.check(Path.of("golden/cases/mm"), new Actuals.FromBackend(myBackend));
- * System.out.println(Reports.text(List.of(r)));
+ * System.out.println(TextReport.of(List.of(r)));
  * }</pre>
  */
 public final class Golden {

@@ -19,7 +19,7 @@ import org.stagecheck.interp.RunOptions;
 /**
  * The gallery: buggy passes, each caught by PassCheck within its default tries and shrunk to a
  * counter-example of a few stages that breaks the same law the same way; the correct passes hold.
- * Each report is printed, and the table of the README and docs/pass-testing.md ("The gallery") is
+ * Each report is printed, and the table of docs/pass-testing.md ("The gallery") is
  * written to {@code target/passcheck/gallery.md} by this class alone:
  * {@code bin/mvn25 -B -q test -pl passcheck -am -Dsurefire.failIfNoSpecifiedTests=false -Dtest=PassCheckGalleryTest}.
  */

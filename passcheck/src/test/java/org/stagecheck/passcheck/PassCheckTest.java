@@ -11,7 +11,7 @@ import org.stagecheck.spec.ir.Program;
 /** PassCheck's own contract: a correct pass holds over 1 000 tries, a failure replays from its seed, a throw is a broken law. */
 class PassCheckTest {
 
-    /** The README's pass: buffer i becomes b<i>, ports and kind-internal references alike, with the map in the certificate. */
+    /** docs/pass-testing.md's pass: buffer i becomes b<i>, ports and kind-internal references alike, with the map in the certificate. */
     static Pass renumberBuffers() {
         return (p, c) -> GalleryPasses.renumber(p, c, true);
     }

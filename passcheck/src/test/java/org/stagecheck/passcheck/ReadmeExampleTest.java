@@ -17,7 +17,7 @@ import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.json.ProgramCodec;
 
-/** The README's example, "From Java": a pass that renumbers buffers, checked with PassCheck. */
+/** The first example of docs/pass-testing.md ("PassCheck"): a pass that renumbers buffers, checked with PassCheck. */
 class ReadmeExampleTest {
 
     /** The pass under test: buffer i becomes "b<i>", ports and kind-internal references alike; the map goes in the certificate. */

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ArgumentsSource;
  *
  * <p>When a try fails, its failure names the seed and how to run that one try again
  * ({@code -Dstagecheck.seed=S}, see {@link Seeds}). Why the project has its own (small) property
- * support rather than a property-testing library is in the README's dependency table.
+ * support rather than a property-testing library is in the README's "Dependencies, and why".
  */
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)

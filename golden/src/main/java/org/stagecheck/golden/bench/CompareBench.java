@@ -18,7 +18,7 @@ import org.stagecheck.spec.ir.DType;
 import org.stagecheck.tensor.npy.TensorFileException;
 
 /**
- * The comparison bench (docs/bench.md, "Comparison bench"): two f32 tensor sets of the given size
+ * The comparison bench (docs/bench.md, "Comparison"): two f32 tensor sets of the given size
  * written as .npy files ({@link BenchData}: the actual set a copy of the expected with every
  * seventh element one ULP up, and a tolerance file of four ULPs per element), compared the way
  * {@code golden check} compares files (streamed range by range, heat map included) under

@@ -6,7 +6,7 @@ import org.nd4j.linalg.factory.Nd4j;
 
 /**
  * ND4J as an independent oracle (brief, "Modules": test scope only). Loading its native backend
- * can fail on an unusual machine; {@link #available()} says so once, and the comparison tests
+ * can fail on an unusual machine; {@link #problem()} says so once, and the comparison tests
  * then skip with that reason instead of failing.
  */
 final class Nd4jOracle {
