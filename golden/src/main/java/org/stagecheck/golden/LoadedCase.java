@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import org.stagecheck.golden.compare.Operand;
+import org.stagecheck.tensor.compare.Operand;
 import org.stagecheck.golden.store.CasePaths;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.golden.store.ManifestCodec;

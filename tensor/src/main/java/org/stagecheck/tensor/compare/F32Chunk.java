@@ -1,4 +1,4 @@
-package org.stagecheck.golden.compare;
+package org.stagecheck.tensor.compare;
 
 /**
  * The statistics of a chunk of two f32 arrays, the fast path of {@link ChunkStats}: the same

@@ -1,4 +1,4 @@
-package org.stagecheck.golden.compare;
+package org.stagecheck.tensor.compare;
 
 /**
  * The per-element test every policy reduces to, as plain numbers so one loop serves all
