@@ -14,7 +14,7 @@ import org.stagecheck.golden.Actuals;
 import org.stagecheck.golden.CaseResult;
 import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.GoldenException;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.report.HtmlReport;
 import org.stagecheck.golden.report.JsonReport;
 import org.stagecheck.golden.report.JunitReport;

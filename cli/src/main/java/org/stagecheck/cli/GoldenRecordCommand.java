@@ -12,7 +12,7 @@ import java.util.concurrent.Callable;
 import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.GoldenException;
 import org.stagecheck.golden.RecordOptions;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.spec.ir.Program;

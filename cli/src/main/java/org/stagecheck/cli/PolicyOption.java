@@ -1,6 +1,6 @@
 package org.stagecheck.cli;
 
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 
 /** A tolerance policy given on the command line ({@code --policy}, {@code --tolerance}, ...): any spelling {@link Policy#parse} reads. */
 final class PolicyOption {

@@ -25,7 +25,7 @@ import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.Actuals;
 import org.stagecheck.golden.Golden;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.debug.DiffReports;
 import org.stagecheck.golden.debug.DiffResult;
 import org.stagecheck.golden.debug.StageTrace;

@@ -7,11 +7,14 @@ import java.util.Optional;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.compare.Comparator;
+import org.stagecheck.tensor.compare.Comparison;
 
 /**
- * Compares a backend's tensor with a case's expectation under the {@link Tolerance} rule, element
- * by element on the stored bits (read through {@link Tensor#littleEndianBytes()}, so every dtype's
- * storage is handled alike), and describes the first mismatches as value and bits.
+ * Compares a backend's tensor with a case's expectation under the {@link Tolerance} rule, judged
+ * by the comparison engine ({@link Comparator}) under the rule's {@link Tolerance#policy()}, and
+ * describes the first mismatches as value and stored bits (read through
+ * {@link Tensor#littleEndianBytes()}, so every dtype's storage is shown alike).
  */
 public final class TensorComparison {
     /** How many differing elements a message lists before it only counts them. */
@@ -35,65 +38,21 @@ public final class TensorComparison {
         if (actual.dtype() != want.dtype() || !actual.shape().equals(want.shape())) {
             return Optional.of("expected " + want.dtype() + want.shape() + " but the backend returned " + actual.dtype() + actual.shape());
         }
+        Comparison c = Comparator.compare(want, actual, expected.tolerance().policy());
+        if (c.passed()) {
+            return Optional.empty();
+        }
         int width = want.dtype().byteSize();
         byte[] wantBytes = want.littleEndianBytes();
         byte[] gotBytes = actual.littleEndianBytes();
-        long n = want.size();
         List<String> listed = new ArrayList<>();
-        long differing = 0;
-        for (long i = 0; i < n; i++) {
-            long w = bits(wantBytes, i, width);
-            long g = bits(gotBytes, i, width);
-            if (!matches(expected.tolerance(), want, actual, i, w, g, width)) {
-                differing++;
-                if (listed.size() < LISTED) {
-                    listed.add("at " + index(want.shape(), i) + " expected " + describe(want, i, w, width)
-                            + ", actual " + describe(actual, i, g, width));
-                }
-            }
+        for (long i : c.firstMismatches().subList(0, Math.min(LISTED, c.firstMismatches().size()))) {
+            listed.add("at " + index(want.shape(), i) + " expected " + describe(want, i, bits(wantBytes, i, width), width)
+                    + ", actual " + describe(actual, i, bits(gotBytes, i, width), width));
         }
-        if (differing == 0) {
-            return Optional.empty();
-        }
-        return Optional.of(differing + " of " + n + " elements differ (" + expected.tolerance().describe() + "): "
+        long differing = c.mismatches();
+        return Optional.of(differing + " of " + want.size() + " elements differ (" + expected.tolerance().describe() + "): "
                 + String.join("; ", listed) + (differing > listed.size() ? "; ..." : ""));
-    }
-
-    private static boolean matches(Tolerance tolerance, Tensor want, Tensor got, long i, long w, long g, int width) {
-        boolean floating = want.dtype().isFloating();
-        boolean wantNaN = floating && Double.isNaN(want.getDouble(i));
-        boolean gotNaN = floating && Double.isNaN(got.getDouble(i));
-        if (wantNaN || gotNaN) {
-            return wantNaN && gotNaN;
-        }
-        return switch (tolerance) {
-            case Tolerance.Exact e -> w == g;
-            case Tolerance.Ulps u -> {
-                if (floating && Double.isInfinite(want.getDouble(i))) {
-                    yield w == g;
-                }
-                yield ulpDistance(w, g, width, floating) <= u.maxUlps();
-            }
-        };
-    }
-
-    /**
-     * The number of representable values between two elements: for a floating dtype the
-     * sign-magnitude codes mapped onto a line (so -0 and +0 are 0 apart, and the distance crosses
-     * zero correctly); for i32 the difference of the integers.
-     */
-    static long ulpDistance(long a, long b, int width, boolean floating) {
-        return Math.abs(ordered(a, width, floating) - ordered(b, width, floating));
-    }
-
-    private static long ordered(long bits, int width, boolean floating) {
-        int size = width * 8;
-        long sign = 1L << (size - 1);
-        if (!floating) {
-            return (bits & sign) != 0 ? bits - (1L << size) : bits;
-        }
-        long magnitude = bits & (sign - 1);
-        return (bits & sign) != 0 ? -magnitude : magnitude;
     }
 
     /** Element {@code i}'s bits, zero-extended, from little-endian storage of {@code width} bytes. */

@@ -1,6 +1,7 @@
 package org.stagecheck.conformance;
 
 import org.stagecheck.spec.ir.Fn;
+import org.stagecheck.tensor.compare.Policy;
 
 /**
  * How closely a backend's output tensor must match a case's hand-worked expectation
@@ -14,6 +15,8 @@ import org.stagecheck.spec.ir.Fn;
  * use its platform's math library, so the bound is the CUDA guide's maximum error for the f32
  * function plus one (the reference's own half-ulp rounding and binade edges). NaN must still be
  * NaN, infinities must be equal, and the distance is counted in steps of the output dtype.
+ *
+ * <p>Each rule is a policy of the comparison engine ({@link #policy()}), which does the judging.
  */
 public sealed interface Tolerance {
 
@@ -22,6 +25,11 @@ public sealed interface Tolerance {
         @Override
         public String describe() {
             return "exact";
+        }
+
+        @Override
+        public Policy policy() {
+            return new Policy.ExactAnyNaN();
         }
     }
 
@@ -40,10 +48,18 @@ public sealed interface Tolerance {
         public String describe() {
             return "within " + maxUlps + " ulp";
         }
+
+        @Override
+        public Policy policy() {
+            return new Policy.Ulp(maxUlps);
+        }
     }
 
     /** A short phrase for reports, e.g. {@code exact} or {@code within 3 ulp}. */
     String describe();
+
+    /** The comparison engine's policy that judges this rule. */
+    Policy policy();
 
     /** The default tolerance. */
     static Tolerance exact() {

@@ -3,7 +3,7 @@ package org.stagecheck.golden;
 import java.nio.file.Path;
 import java.util.List;
 
-import org.stagecheck.golden.compare.Comparison;
+import org.stagecheck.tensor.compare.Comparison;
 
 /**
  * The outcome of checking one golden case.
@@ -41,7 +41,7 @@ public record CaseResult(String name, Path dir, Status status, String message, L
      *
      * @param errorMap the error as a matrix for a heat map (outputs of rank 2 or more), or null
      */
-    public record OutputResult(String tensor, Comparison comparison, org.stagecheck.golden.compare.ErrorMap errorMap) {}
+    public record OutputResult(String tensor, Comparison comparison, org.stagecheck.tensor.compare.ErrorMap errorMap) {}
 
     public boolean passed() {
         return status == Status.PASS;

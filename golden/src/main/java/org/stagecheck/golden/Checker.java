@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 import org.stagecheck.backend.RunResult;
-import org.stagecheck.golden.compare.Comparator;
-import org.stagecheck.golden.compare.Operand;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Comparator;
+import org.stagecheck.tensor.compare.Operand;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.TensorFileException;

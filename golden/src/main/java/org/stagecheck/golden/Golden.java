@@ -13,7 +13,7 @@ import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;

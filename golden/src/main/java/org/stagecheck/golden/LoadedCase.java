@@ -8,7 +8,7 @@ import java.util.Map;
 
 import org.stagecheck.backend.BindingProblem;
 import org.stagecheck.backend.Bindings;
-import org.stagecheck.golden.compare.Operand;
+import org.stagecheck.tensor.compare.Operand;
 import org.stagecheck.golden.store.CasePaths;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.golden.store.ManifestCodec;

@@ -3,7 +3,7 @@ package org.stagecheck.golden;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.derive.Ensemble;
 import org.stagecheck.backend.MathMode;
 

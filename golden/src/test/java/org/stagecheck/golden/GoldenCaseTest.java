@@ -13,7 +13,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.golden.store.ManifestCodec;
 import org.stagecheck.interp.Interpreter;

@@ -9,7 +9,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.report.TextReport;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;

@@ -19,7 +19,7 @@ import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;

@@ -7,8 +7,8 @@ import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.stagecheck.golden.compare.Operand;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Operand;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;

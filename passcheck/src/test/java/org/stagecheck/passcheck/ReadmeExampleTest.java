@@ -8,7 +8,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.spec.cert.BufferRemap;
 import org.stagecheck.spec.cert.Certificate;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.spec.gen.KindName;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;

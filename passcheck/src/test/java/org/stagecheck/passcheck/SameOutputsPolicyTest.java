@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;

@@ -1,11 +1,8 @@
 package org.stagecheck.reduce;
 
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import org.stagecheck.spec.ir.ComputeOp;
-import org.stagecheck.spec.ir.InternalRef;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
@@ -13,66 +10,55 @@ import org.stagecheck.spec.ir.StageKind;
 /**
  * What each stage reads and writes, for the reducer's own well-formedness check: the validator
  * judges each stage, not the order of stages, so a candidate that drops a stage whose output a
- * later stage reads would pass it and read a buffer nobody wrote. A multicast is modelled as a
- * write of {@code group:NAME} by its Load and a read of it by each Recv.
+ * later stage reads would pass it and read a buffer nobody wrote. The facts are the spec's
+ * ({@link org.stagecheck.spec.flow.Dataflow}): a matmul's spill is read and written, and reading
+ * it unwritten is no fault (it reads as +0). A multicast is named {@code group:NAME}: written by
+ * its Load, read by each Recv.
  */
 final class Dataflow {
     private Dataflow() {}
 
-    static Set<String> reads(Stage s) {
-        Set<String> out = new LinkedHashSet<>(s.ins());
-        for (InternalRef r : s.kind().internalRefs()) {
-            out.add(r.buffer());
-        }
-        if (s.kind() instanceof StageKind.Recv r) {
-            out.add("group:" + r.group());
-        }
-        return out;
-    }
-
+    /** The buffers {@code s} writes, and {@code group:NAME} for a multicast Load. */
     static Set<String> writes(Stage s) {
-        Set<String> out = new LinkedHashSet<>(s.outs());
-        if (s.kind() instanceof StageKind.Compute(ComputeOp.MatMul m) && m.spill() != null) {
-            out.add(m.spill());
-        }
+        Set<String> out = new LinkedHashSet<>(s.buffersWritten());
         if (s.kind() instanceof StageKind.Load l && l.multicast() != null) {
-            out.add("group:" + l.multicast());
+            out.add(group(l.multicast()));
         }
         return out;
     }
 
     /** Buffers (and multicast groups) some stage reads before any stage has written them. */
     static Set<String> readsBeforeWrite(Program p) {
-        Set<String> written = new HashSet<>();
+        org.stagecheck.spec.flow.Dataflow flow = org.stagecheck.spec.flow.Dataflow.of(p);
         Set<String> early = new LinkedHashSet<>();
-        for (Stage s : p.stages()) {
-            for (String b : reads(s)) {
-                if (!written.contains(b)) {
-                    early.add(b);
-                }
+        for (int i = 0; i < p.stages().size(); i++) {
+            early.addAll(flow.readsBeforeWrite(i));
+            if (p.stages().get(i).kind() instanceof StageKind.Recv r && flow.groupLoad(i) == org.stagecheck.spec.flow.Dataflow.NONE) {
+                early.add(group(r.group()));
             }
-            written.addAll(writes(s));
         }
         return early;
     }
 
     /** Buffers read by {@code stages[from..]} whose value comes from a write in {@code stages[..from)}. */
     static Set<String> liveAt(List<Stage> stages, int from) {
-        Set<String> before = new HashSet<>();
-        for (int i = 0; i < from; i++) {
-            before.addAll(writes(stages.get(i)));
-        }
-        Set<String> written = new HashSet<>();
+        org.stagecheck.spec.flow.Dataflow flow = org.stagecheck.spec.flow.Dataflow.of(stages);
         Set<String> live = new LinkedHashSet<>();
         for (int i = from; i < stages.size(); i++) {
-            Stage s = stages.get(i);
-            for (String b : reads(s)) {
-                if (!written.contains(b) && before.contains(b)) {
-                    live.add(b);
+            for (org.stagecheck.spec.flow.Dataflow.Read r : flow.reads(i)) {
+                if (r.writer() != org.stagecheck.spec.flow.Dataflow.NONE && r.writer() < from) {
+                    live.add(r.buffer());
                 }
             }
-            written.addAll(writes(s));
+            int load = flow.groupLoad(i);
+            if (stages.get(i).kind() instanceof StageKind.Recv r && load != org.stagecheck.spec.flow.Dataflow.NONE && load < from) {
+                live.add(group(r.group()));
+            }
         }
         return live;
+    }
+
+    private static String group(String name) {
+        return "group:" + name;
     }
 }

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.debug.Judge;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.spec.json.JNode;

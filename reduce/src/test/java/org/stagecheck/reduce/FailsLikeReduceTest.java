@@ -26,7 +26,7 @@ import org.stagecheck.backend.Backend;
 import org.stagecheck.golden.Actuals;
 import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.RecordOptions;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.debug.Judge;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.golden.testing.PlantedBackend;

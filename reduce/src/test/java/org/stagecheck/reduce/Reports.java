@@ -16,7 +16,7 @@ import org.stagecheck.golden.CaseResult;
 import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.GoldenException;
 import org.stagecheck.golden.RecordOptions;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.debug.DiffReports;
 import org.stagecheck.golden.debug.DiffResult;
 import org.stagecheck.golden.debug.Judge;

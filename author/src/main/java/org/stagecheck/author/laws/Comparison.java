@@ -2,12 +2,15 @@ package org.stagecheck.author.laws;
 
 import java.util.Map;
 import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.compare.Comparator;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.spec.ir.DType;
 
 /**
- * Accumulates a law's comparisons: floats by their largest absolute difference (NaN on either
- * side only where both are NaN), integers exactly, each with the first difference remembered
- * for the explanation.
+ * Accumulates a law's comparisons, each judged by the comparison engine ({@link Comparator}):
+ * floats by their largest absolute difference ({@code allclose 0 TOL}: NaN on either side only
+ * where both are NaN, an infinity only against itself), integers exactly, each with the first
+ * difference remembered for the explanation.
  */
 final class Comparison {
     private final String law;
@@ -49,32 +52,32 @@ final class Comparison {
             fail(what + " is " + actual.dtype() + actual.shape() + ", expected " + expected.dtype() + expected.shape());
             return;
         }
-        if (expected.dtype() == DType.I32) {
-            int[] e = expected.toInts();
-            int[] a = actual.toInts();
-            for (int i = 0; i < e.length; i++) {
-                if (e[i] != a[i]) {
-                    fail(what + "[" + i + "] is " + a[i] + ", expected " + e[i]);
-                    return;
-                }
-            }
+        boolean integer = expected.dtype() == DType.I32;
+        // |diff| <= tol is allclose with rtol 0; a NaN or infinite tol fails no finite element, as an ulp bound of any distance
+        Policy policy = integer ? new Policy.Exact()
+                : Double.isFinite(tol) ? new Policy.AllClose(0, tol) : new Policy.Ulp(Long.MAX_VALUE);
+        org.stagecheck.tensor.compare.Comparison c = Comparator.compare(expected, actual, policy);
+        if (!integer && !Double.isNaN(maxAbs) && c.maxAbs() != null && c.maxAbs().absError() > maxAbs) {
+            maxAbs = c.maxAbs().absError();
+        }
+        if (c.firstMismatches().isEmpty()) {
             return;
         }
-        float[] e = expected.toFloats();
-        float[] a = actual.toFloats();
-        for (int i = 0; i < e.length; i++) {
-            boolean bothNaN = Float.isNaN(e[i]) && Float.isNaN(a[i]);
-            double d = bothNaN ? 0.0 : Math.abs((double) e[i] - (double) a[i]);
-            if (Double.isNaN(d) || e[i] != a[i] && Float.isInfinite(e[i])) {
-                fail(what + "[" + i + "] is " + a[i] + ", expected " + e[i]);
-                return;
-            }
-            if (!Double.isNaN(maxAbs) && d > maxAbs) {
-                maxAbs = d;
-            }
-            if (d > tol && firstFailure == null) {
-                firstFailure = what + "[" + i + "] is " + a[i] + ", expected " + e[i] + " (|diff| " + d + " > " + tol + ")";
-            }
+        long i = c.firstMismatches().getFirst();
+        if (integer) {
+            fail(what + "[" + i + "] is " + actual.getInt(i) + ", expected " + expected.getInt(i));
+            return;
+        }
+        float e = expected.getFloat(i);
+        float a = actual.getFloat(i);
+        // a listed element with a non-finite side is a NaN/Inf disagreement: no tolerance covers it
+        boolean nonFinite = !(Float.isFinite(e) && Float.isFinite(a));
+        if (firstFailure == null) {
+            firstFailure = what + "[" + i + "] is " + a + ", expected " + e
+                    + (nonFinite ? "" : " (|diff| " + Math.abs((double) e - (double) a) + " > " + tol + ")");
+        }
+        if (c.nonFiniteMismatches() > 0) {
+            maxAbs = Double.NaN;
         }
     }
 

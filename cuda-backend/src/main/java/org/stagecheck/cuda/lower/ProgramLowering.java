@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.stagecheck.spec.flow.Dataflow;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.InternalRef;
 import org.stagecheck.spec.ir.Program;
@@ -37,14 +38,15 @@ public final class ProgramLowering {
         Map<Integer, Boolean> spillWritten = new HashMap<>();
         List<MemoryPlan.Extra> extras = new ArrayList<>();
         Map<String, String> lastDelivery = new HashMap<>();
-        Set<String> written = new HashSet<>();
+        Dataflow flow = Dataflow.of(program);
         StaticFault fault = null;
         List<Stage> stages = program.stages();
         var buffers = program.buffersByName();
         var groups = program.groupsByName();
         for (int i = 0; i < stages.size() && fault == null; i++) {
             Stage st = stages.get(i);
-            String unwritten = firstUnwritten(st, written);
+            // the first buffer the stage reads that no earlier stage wrote (a spill may be unwritten: it reads +0)
+            String unwritten = flow.readsBeforeWrite(i).stream().findFirst().orElse(null);
             if (unwritten != null) {
                 fault = new StaticFault(i, st.id(), "READ_BEFORE_WRITE", unwritten,
                         "buffer '" + unwritten + "' is read before any stage wrote it.");
@@ -73,10 +75,9 @@ public final class ProgramLowering {
                     recvSlot.put(i, d.substring(0, d.indexOf('|')));
                     recvFrom.put(i, d.substring(d.indexOf('|') + 1));
                 }
-                case StageKind.Compute c when c.op() instanceof ComputeOp.MatMul mm && mm.spill() != null -> {
-                    spillWritten.put(i, written.contains(mm.spill()));
-                    written.add(mm.spill());
-                }
+                case StageKind.Compute c when c.op() instanceof ComputeOp.MatMul mm && mm.spill() != null ->
+                    spillWritten.put(i, flow.reads(i).stream().anyMatch(r -> r.ref() != null
+                            && r.ref().role() == InternalRef.Role.SPILL && r.writer() != Dataflow.NONE));
                 case StageKind.Load l -> { }
                 case StageKind.Compute c -> { }
                 case StageKind.Store s -> { }
@@ -85,20 +86,15 @@ public final class ProgramLowering {
             }
             Map<String, String> staged = new LinkedHashMap<>();
             if (!(st.kind() instanceof StageKind.Scalar)) {
-                Set<String> reads = new HashSet<>(st.ins());
-                for (InternalRef r : st.kind().internalRefs()) {
-                    if (r.role() != InternalRef.Role.SPILL) {
+                // a spill is read and written by the thread of each element alone, so it needs no
+                // staging, unless it is also an output port
+                Set<String> reads = new HashSet<>();
+                for (Dataflow.Read r : flow.reads(i)) {
+                    if (r.ref() == null || r.ref().role() != InternalRef.Role.SPILL || st.outs().contains(r.buffer())) {
                         reads.add(r.buffer());
                     }
                 }
-                List<String> writes = new ArrayList<>(st.outs());
-                if (st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.MatMul mm && mm.spill() != null) {
-                    writes.add(mm.spill());
-                    if (st.outs().contains(mm.spill())) {
-                        reads.add(mm.spill());
-                    }
-                }
-                for (String w : writes) {
+                for (String w : st.buffersWritten()) {
                     if (reads.contains(w) && !staged.containsKey(w)) {
                         var b = buffers.get(w);
                         String key = "stage:" + i + ":" + w;
@@ -109,7 +105,6 @@ public final class ProgramLowering {
                 }
             }
             staging.put(i, staged);
-            written.addAll(st.outs());
         }
         MemoryPlan plan = MemoryPlan.of(program, extras);
         List<Kernel> kernels = new ArrayList<>();
@@ -147,33 +142,5 @@ public final class ProgramLowering {
             }
         }
         return new LoweredProgram(program, prefix, src.toString(), kernels, plan, fault);
-    }
-
-    /** The first buffer the stage reads that no earlier stage wrote (a spill may be unwritten: it reads +0). */
-    private static String firstUnwritten(Stage st, Set<String> written) {
-        List<String> reads = new ArrayList<>();
-        switch (st.kind()) {
-            case StageKind.Recv r -> { }
-            case StageKind.Load l -> reads.addAll(l.pattern().internalBuffers());
-            case StageKind.Store s -> {
-                reads.addAll(st.ins());
-                reads.addAll(s.pattern().internalBuffers());
-            }
-            case StageKind.Compute c when c.op() instanceof ComputeOp.MatMul mm -> {
-                reads.addAll(st.ins());
-                if (mm.bias() != null) {
-                    reads.add(mm.bias());
-                }
-            }
-            case StageKind.Compute c -> reads.addAll(st.ins());
-            case StageKind.AllReduce a -> reads.addAll(st.ins());
-            case StageKind.Scalar s -> reads.addAll(st.ins());
-        }
-        for (String r : reads) {
-            if (!written.contains(r)) {
-                return r;
-            }
-        }
-        return null;
     }
 }

@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
 
-import org.stagecheck.golden.compare.Operand;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Operand;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.tensor.npy.TensorFileException;
 
@@ -159,7 +159,7 @@ public final class CompareBench {
                 Operand e = Operand.NpyFile.open(files.expected().get(i), DType.F32);
                 Operand a = Operand.NpyFile.open(files.actual().get(i), DType.F32);
                 Operand tol = withTolerance ? Operand.NpyFile.open(files.tolerance().get(i), DType.F32) : null;
-                ok &= org.stagecheck.golden.compare.Comparator.compare(e, a, p, tol, HEAT_MAP_SIDE).comparison().passed();
+                ok &= org.stagecheck.tensor.compare.Comparator.compare(e, a, p, tol, HEAT_MAP_SIDE).comparison().passed();
             } catch (TensorFileException x) {
                 throw new IOException(x.getMessage(), x);
             }

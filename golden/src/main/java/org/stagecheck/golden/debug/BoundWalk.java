@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.stagecheck.golden.compare.FloatFormat;
+import org.stagecheck.tensor.compare.FloatFormat;
 import org.stagecheck.golden.derive.BoundStep;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.Precision;

@@ -8,9 +8,9 @@ import java.util.Map;
 
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
-import org.stagecheck.golden.compare.Comparator;
-import org.stagecheck.golden.compare.Comparison;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Comparator;
+import org.stagecheck.tensor.compare.Comparison;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;

@@ -1,100 +1,40 @@
 package org.stagecheck.golden.debug;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntPredicate;
 
-import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
-import org.stagecheck.spec.ir.StageKind;
 
 /**
  * Which earlier stages produced what each stage reads (docs/debugging.md, "Inputs agree"): the
  * last writer of every buffer it reads (ports and kind-internal references; a matmul's spill is
  * written by its stage too), for a {@code Load} every earlier {@code Store} into its tensor, and
  * for a {@code Recv} the latest multicast {@code Load} of its group. A stage with no producer reads
- * only program inputs, which both sides share.
+ * only program inputs, which both sides share. The facts are the spec's one derivation
+ * ({@link org.stagecheck.spec.flow.Dataflow}); this class adds the debugger's cones.
  */
 public final class Dataflow {
     private final Program program;
-    private final List<List<Integer>> producers;
-    private final List<Map<String, Integer>> bufferWriters;
-    private final Map<String, List<Integer>> tensorWriters;
+    private final org.stagecheck.spec.flow.Dataflow flow;
 
-    private Dataflow(Program program, List<List<Integer>> producers, List<Map<String, Integer>> bufferWriters,
-                     Map<String, List<Integer>> tensorWriters) {
+    private Dataflow(Program program, org.stagecheck.spec.flow.Dataflow flow) {
         this.program = program;
-        this.producers = producers;
-        this.bufferWriters = bufferWriters;
-        this.tensorWriters = tensorWriters;
+        this.flow = flow;
     }
 
     public static Dataflow of(Program program) {
-        Map<String, Integer> lastWriter = new HashMap<>();
-        Map<String, List<Integer>> tensorWriters = new HashMap<>();
-        Map<String, Integer> groupLoad = new HashMap<>();
-        List<List<Integer>> producers = new ArrayList<>();
-        List<Map<String, Integer>> bufferWriters = new ArrayList<>();
-        List<Stage> stages = program.stages();
-        for (int i = 0; i < stages.size(); i++) {
-            Stage st = stages.get(i);
-            BitSet prod = new BitSet();
-            Map<String, Integer> readFrom = new LinkedHashMap<>();
-            for (String b : st.buffersRead()) {
-                Integer w = lastWriter.get(b);
-                if (w != null) {
-                    prod.set(w);
-                    readFrom.put(b, w);
-                }
-            }
-            switch (st.kind()) {
-                case StageKind.Load l -> tensorWriters.getOrDefault(l.tensor(), List.of()).forEach(prod::set);
-                case StageKind.Recv r -> {
-                    Integer w = groupLoad.get(r.group());
-                    if (w != null) {
-                        prod.set(w);
-                    }
-                }
-                case StageKind.Store s -> { }
-                case StageKind.AllReduce a -> { }
-                case StageKind.Compute c -> { }
-                case StageKind.Scalar s -> { }
-            }
-            producers.add(prod.stream().boxed().toList());
-            bufferWriters.add(readFrom);
-            for (String b : written(st)) {
-                lastWriter.put(b, i);
-            }
-            switch (st.kind()) {
-                case StageKind.Store s -> tensorWriters.computeIfAbsent(s.tensor(), k -> new ArrayList<>()).add(i);
-                case StageKind.Load l -> {
-                    if (l.multicast() != null) {
-                        groupLoad.put(l.multicast(), i);
-                    }
-                }
-                case StageKind.Recv r -> { }
-                case StageKind.AllReduce a -> { }
-                case StageKind.Compute c -> { }
-                case StageKind.Scalar s -> { }
-            }
-        }
-        return new Dataflow(program, producers, bufferWriters, tensorWriters);
+        return new Dataflow(program, org.stagecheck.spec.flow.Dataflow.of(program));
     }
 
-    /** The buffers a stage writes: its output ports and a matmul's spill. */
+    /** The buffers a stage writes: its output ports and a matmul's spill ({@link Stage#buffersWritten()}). */
     public static List<String> written(Stage st) {
-        List<String> out = new ArrayList<>(st.outs());
-        if (st.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.MatMul m && m.spill() != null) {
-            out.add(m.spill());
-        }
-        return out;
+        return st.buffersWritten();
     }
 
     public Program program() {
@@ -103,17 +43,23 @@ public final class Dataflow {
 
     /** The stages whose results stage {@code i} reads directly, ascending. */
     public List<Integer> producers(int i) {
-        return producers.get(i);
+        return flow.producers(i);
     }
 
     /** For each buffer stage {@code i} reads that an earlier stage wrote: that writer's index. */
     public Map<String, Integer> bufferWriters(int i) {
-        return bufferWriters.get(i);
+        Map<String, Integer> readFrom = new LinkedHashMap<>();
+        for (org.stagecheck.spec.flow.Dataflow.Read r : flow.reads(i)) {
+            if (r.writer() != org.stagecheck.spec.flow.Dataflow.NONE) {
+                readFrom.put(r.buffer(), r.writer());
+            }
+        }
+        return readFrom;
     }
 
     /** The {@code Store} stages into {@code tensor}, ascending. */
     public List<Integer> storesInto(String tensor) {
-        return tensorWriters.getOrDefault(tensor, List.of());
+        return flow.storesInto(tensor);
     }
 
     /**

@@ -9,8 +9,8 @@ import java.util.Locale;
 import com.fasterxml.jackson.core.JsonGenerator;
 
 import org.stagecheck.golden.CaseResult;
-import org.stagecheck.golden.compare.Comparison;
-import org.stagecheck.golden.compare.ErrorMap;
+import org.stagecheck.tensor.compare.Comparison;
+import org.stagecheck.tensor.compare.ErrorMap;
 import org.stagecheck.golden.report.HtmlReport;
 import org.stagecheck.golden.report.JsonReport;
 import org.stagecheck.tensor.Tensor;

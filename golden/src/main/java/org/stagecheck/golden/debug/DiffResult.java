@@ -66,7 +66,7 @@ public record DiffResult(Mode mode, String program, Judge judge, List<StageVerdi
     }
 
     /** One DRAM tensor judged after the run. */
-    public record TensorVerdict(String tensor, org.stagecheck.golden.compare.Comparison comparison) {}
+    public record TensorVerdict(String tensor, org.stagecheck.tensor.compare.Comparison comparison) {}
 
     /** Whether everything recorded agrees. */
     public boolean agrees() {

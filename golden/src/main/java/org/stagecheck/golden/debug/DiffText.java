@@ -2,7 +2,7 @@ package org.stagecheck.golden.debug;
 
 import java.util.List;
 
-import org.stagecheck.golden.compare.Comparison;
+import org.stagecheck.tensor.compare.Comparison;
 
 /**
  * The readable report of a {@link DiffResult}: a headline naming the first divergent stage, one

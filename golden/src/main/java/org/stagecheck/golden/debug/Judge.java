@@ -2,7 +2,7 @@ package org.stagecheck.golden.debug;
 
 import java.util.Locale;
 
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 
 /**
  * How a diff judges a stage's outputs (docs/debugging.md, "Beyond rounding"; {@code diff --policy}).

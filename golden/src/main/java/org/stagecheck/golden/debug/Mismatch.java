@@ -4,7 +4,7 @@ import java.util.Map;
 
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.tensor.Tensor;

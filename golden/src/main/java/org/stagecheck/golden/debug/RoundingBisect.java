@@ -9,7 +9,7 @@ import java.util.TreeMap;
 
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
-import org.stagecheck.golden.compare.Comparison;
+import org.stagecheck.tensor.compare.Comparison;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.spec.ir.Program;

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.IntPredicate;
 
-import org.stagecheck.golden.compare.Comparison;
+import org.stagecheck.tensor.compare.Comparison;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.spec.ir.Program;

@@ -1,8 +1,8 @@
 package org.stagecheck.golden.debug;
 
-import org.stagecheck.golden.compare.Comparator;
-import org.stagecheck.golden.compare.Comparison;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Comparator;
+import org.stagecheck.tensor.compare.Comparison;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.tensor.Tensor;
 
 /**

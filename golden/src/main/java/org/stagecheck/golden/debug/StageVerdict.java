@@ -2,7 +2,7 @@ package org.stagecheck.golden.debug;
 
 import java.util.List;
 
-import org.stagecheck.golden.compare.Comparison;
+import org.stagecheck.tensor.compare.Comparison;
 
 /**
  * One stage's line in a diff.

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import org.stagecheck.golden.compare.FloatFormat;
+import org.stagecheck.tensor.compare.FloatFormat;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.golden.derive.StageBound;
 import org.stagecheck.interp.Precision;

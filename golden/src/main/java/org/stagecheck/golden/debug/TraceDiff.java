@@ -5,9 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.stagecheck.golden.compare.Comparator;
-import org.stagecheck.golden.compare.Comparison;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Comparator;
+import org.stagecheck.tensor.compare.Comparison;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.spec.ir.ComputeOp;

@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.stagecheck.golden.compare.FloatFormat;
+import org.stagecheck.tensor.compare.FloatFormat;
 import org.stagecheck.interp.Precision;
 import org.stagecheck.interp.eval.Fault;
 import org.stagecheck.interp.eval.Parallel;

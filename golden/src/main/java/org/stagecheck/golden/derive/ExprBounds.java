@@ -4,7 +4,7 @@ import org.stagecheck.backend.MathMode;
 import java.util.List;
 import java.util.Map;
 
-import org.stagecheck.golden.compare.FloatFormat;
+import org.stagecheck.tensor.compare.FloatFormat;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Fn;

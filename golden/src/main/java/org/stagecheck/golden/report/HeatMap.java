@@ -7,7 +7,7 @@ import java.io.UncheckedIOException;
 
 import javax.imageio.ImageIO;
 
-import org.stagecheck.golden.compare.ErrorMap;
+import org.stagecheck.tensor.compare.ErrorMap;
 
 /**
  * A PNG heat map of an {@link ErrorMap}, drawn with the JDK's own image classes (no dependency):

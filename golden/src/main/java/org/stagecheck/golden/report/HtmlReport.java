@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Locale;
 
 import org.stagecheck.golden.CaseResult;
-import org.stagecheck.golden.compare.Comparison;
-import org.stagecheck.golden.compare.ErrorMap;
+import org.stagecheck.tensor.compare.Comparison;
+import org.stagecheck.tensor.compare.ErrorMap;
 
 /**
  * A self-contained HTML report (no external resource): a summary table of the cases, then per

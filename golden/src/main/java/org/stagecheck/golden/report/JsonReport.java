@@ -6,7 +6,7 @@ import java.util.List;
 import com.fasterxml.jackson.core.JsonGenerator;
 
 import org.stagecheck.golden.CaseResult;
-import org.stagecheck.golden.compare.Comparison;
+import org.stagecheck.tensor.compare.Comparison;
 
 /**
  * The report for machines: writes the cases as fields of an open JSON object. Non-finite

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Locale;
 
 import org.stagecheck.golden.CaseResult;
-import org.stagecheck.golden.compare.Comparison;
+import org.stagecheck.tensor.compare.Comparison;
 
 /**
  * The report for people: one summary line per case and a total; under a case that did not pass,

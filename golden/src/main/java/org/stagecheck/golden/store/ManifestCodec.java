@@ -16,7 +16,7 @@ import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 
 import org.stagecheck.golden.GoldenException;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.json.JNode;

@@ -9,7 +9,7 @@ import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.Subjects;
 import org.stagecheck.golden.Subjects.Subject;
-import org.stagecheck.golden.compare.Policy;
+import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.golden.testing.PlantedBackend;
 import org.stagecheck.golden.testing.PlantedBackend.Bug;

@@ -99,7 +99,7 @@ class DerivedBoundsTest {
             // worst-case bounds grow by about sqrt(K) per chained matmul and reach the values there.
             // Programs that round to 8-bit floats (unit roundoff 1/16 or 1/8) are held to 8 of their units.
             double coarsest = s.program().buffers().stream()
-                    .mapToDouble(b -> org.stagecheck.golden.compare.FloatFormat.of(b.dtype()).unitRoundoff()).max().orElse(0);
+                    .mapToDouble(b -> org.stagecheck.tensor.compare.FloatFormat.of(b.dtype()).unitRoundoff()).max().orElse(0);
             if (!s.name().equals("tiny-forward")) {
                 assertThat(medianRel).as("%s (%s): median bound / |value|", s.name(), mode).isLessThan(Math.max(0.1, 8 * coarsest));
             }

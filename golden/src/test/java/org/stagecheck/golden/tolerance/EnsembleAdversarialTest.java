@@ -160,7 +160,7 @@ class EnsembleAdversarialTest {
             if (spelling.startsWith("no derived")) {
                 continue;
             }
-            CaseResult again = Golden.check(dir, new Actuals.FromTensors(off), org.stagecheck.golden.compare.Policy.parse(spelling));
+            CaseResult again = Golden.check(dir, new Actuals.FromTensors(off), org.stagecheck.tensor.compare.Policy.parse(spelling));
             assertThat(again.passed()).as(spelling).isTrue();
         }
     }

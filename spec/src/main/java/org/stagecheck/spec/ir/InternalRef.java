@@ -16,6 +16,19 @@ public record InternalRef(Role role, String field, String buffer) {
         /** A matmul's bias, added after the accumulation. */
         BIAS,
         /** A matmul's spill: the f32 accumulator it starts from. */
-        SPILL
+        SPILL;
+
+        /**
+         * Whether a stage may read a reference of this role before any stage wrote it. A matmul
+         * reads its spill (each accumulator starts at the spill's value) and writes it back, but a
+         * spill no stage wrote reads as +0 (brief, "Stages"; the reference's MatMul), so reading it
+         * unwritten is no fault. Every other reference must have been written first.
+         */
+        public boolean mayBeReadUnwritten() {
+            return switch (this) {
+                case SPILL -> true;
+                case INDEX_BUFFER, OFFSET_TERM, BIAS -> false;
+            };
+        }
     }
 }

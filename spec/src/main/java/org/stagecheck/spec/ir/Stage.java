@@ -22,11 +22,32 @@ public record Stage(String id, Site site, List<String> ins, List<String> outs, S
         return kind.role();
     }
 
-    /** Every buffer the stage reads, ports first, then the kind-internal references it reads. */
+    /**
+     * Every buffer the stage reads, ports first, then the kind-internal references it reads (all
+     * of them: an index or offset buffer, a matmul's bias and its spill, the accumulator it starts
+     * from; see {@link InternalRef.Role#mayBeReadUnwritten()}). A {@code Recv} reads its group's
+     * delivery and a {@code Load} its tensor, which are not buffers ({@code spec.flow.Dataflow}).
+     */
     public List<String> buffersRead() {
         List<String> out = new ArrayList<>(ins);
         for (InternalRef r : kind.internalRefs()) {
             out.add(r.buffer());
+        }
+        return out;
+    }
+
+    /**
+     * Every buffer the stage writes: its output ports, then a matmul's spill, into which it writes
+     * the accumulators back. A {@code Store} writes a tensor and a multicast {@code Load} also
+     * delivers to its group, which are not buffers ({@code spec.flow.Dataflow}).
+     */
+    public List<String> buffersWritten() {
+        List<String> out = new ArrayList<>(outs);
+        for (InternalRef r : kind.internalRefs()) {
+            switch (r.role()) {
+                case SPILL -> out.add(r.buffer());
+                case INDEX_BUFFER, OFFSET_TERM, BIAS -> { }
+            }
         }
         return out;
     }

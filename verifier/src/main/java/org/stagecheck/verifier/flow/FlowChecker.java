@@ -6,10 +6,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.stagecheck.spec.ir.BufferDecl;
-import org.stagecheck.spec.ir.ComputeOp;
+import org.stagecheck.spec.flow.Dataflow;
 import org.stagecheck.spec.ir.Group;
-import org.stagecheck.spec.ir.InternalRef;
 import org.stagecheck.spec.ir.Site;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
@@ -24,7 +22,7 @@ import org.stagecheck.verifier.ProgramIndex;
  * <ul>
  *   <li>every buffer a stage reads (ports and kind-internal references) was written by an earlier
  *       stage; a matmul's spill is exempt, since an unwritten accumulator starts at zero
- *       ({@link Code#READ_BEFORE_WRITE});</li>
+ *       ({@link Code#READ_BEFORE_WRITE}; the reads are the spec's {@link Dataflow});</li>
  *   <li>a load of a scratch or output tensor follows some store to it
  *       ({@link Code#TENSOR_READ_BEFORE_WRITE}); inputs, weights and state are bound before the run;</li>
  *   <li>a multicast load runs on its group's sender; each receiver of the group's rectangle takes
@@ -37,8 +35,7 @@ import org.stagecheck.verifier.ProgramIndex;
 public final class FlowChecker {
     private final ProgramIndex index;
     private final Findings findings;
-    private final Set<String> written = new HashSet<>();
-    private final Set<String> storedTensors = new HashSet<>();
+    private final Dataflow flow;
     private final Map<String, Round> rounds = new HashMap<>();
 
     /** The latest load to a group and the receivers that have taken it. */
@@ -58,6 +55,7 @@ public final class FlowChecker {
     public FlowChecker(ProgramIndex index, Findings findings) {
         this.index = index;
         this.findings = findings;
+        this.flow = Dataflow.of(index.program());
     }
 
     public void run() {
@@ -68,14 +66,10 @@ public final class FlowChecker {
             switch (s.kind()) {
                 case StageKind.Load l -> load(i, s, l);
                 case StageKind.Recv r -> recv(i, s, r);
-                case StageKind.Store st -> storedTensors.add(st.tensor());
+                case StageKind.Store st -> { }
                 case StageKind.AllReduce a -> { }
                 case StageKind.Compute c -> { }
                 case StageKind.Scalar sc -> { }
-            }
-            written.addAll(s.outs());
-            if (s.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.MatMul m && m.spill() != null) {
-                written.add(m.spill());
             }
         }
         rounds.values().stream()
@@ -84,27 +78,19 @@ public final class FlowChecker {
     }
 
     private void checkReads(int i, Stage s) {
-        for (int p = 0; p < s.ins().size(); p++) {
-            String b = s.ins().get(p);
-            if (!written.contains(b)) {
-                findings.atStage(Code.READ_BEFORE_WRITE, i, s, "/ins/" + p, b,
-                        "Stage reads buffer '" + b + "', which no earlier stage writes.");
-            }
-        }
-        for (InternalRef r : index.refs(i)) {
-            if (r.role() == InternalRef.Role.SPILL) {
+        for (Dataflow.Read r : flow.reads(i)) {
+            if (!r.beforeWrite()) {
                 continue;
             }
-            if (!written.contains(r.buffer())) {
-                findings.atStage(Code.READ_BEFORE_WRITE, i, s, "/kind/" + r.field(), r.buffer(),
-                        "Stage reads buffer '" + r.buffer() + "' (its " + r.field() + "), which no earlier stage writes.");
-            }
+            String why = r.ref() == null ? "" : " (its " + r.ref().field() + ")";
+            findings.atStage(Code.READ_BEFORE_WRITE, i, s, "/" + r.path(), r.buffer(),
+                    "Stage reads buffer '" + r.buffer() + "'" + why + ", which no earlier stage writes.");
         }
     }
 
     private void load(int i, Stage s, StageKind.Load l) {
         TensorDecl t = index.tensor(l.tensor());
-        if (t != null && !t.role().isBoundBeforeRun() && !storedTensors.contains(l.tensor())) {
+        if (t != null && !t.role().isBoundBeforeRun() && flow.storesBefore(i).isEmpty()) {
             findings.atStage(Code.TENSOR_READ_BEFORE_WRITE, i, s, "/kind/tensor", null,
                     "Stage loads " + t.role().jsonName() + " tensor '" + l.tensor() + "', which no earlier stage stores to.");
         }

@@ -1,4 +1,4 @@
-package org.stagecheck.golden.compare;
+package org.stagecheck.tensor.compare;
 
 import org.stagecheck.tensor.Tensor;
 
@@ -20,6 +20,9 @@ final class ChunkStats {
 
     long mismatches;
     long nonFinite;
+    /** The flat indices of this chunk's first failing elements, ascending: {@code listedCount} of at most {@link Comparison#LISTED}. */
+    final long[] listed = new long[Comparison.LISTED];
+    int listedCount;
     long maxAbsIndex = -1;
     double maxAbs = -1;
     long maxRelIndex = -1;
@@ -162,15 +165,17 @@ final class ChunkStats {
         if (Double.isNaN(ev) && Double.isNaN(av)) {
             // NaN against NaN agrees (payloads aside); only exact asks for the same bits
             hist[0]++;
-            if (t.bitExact()) {
+            if (t.nanPayloadsMatter()) {
                 mismatches++;
+                list(i);
             }
             if (cells != null) {
-                cells.add(i, 0, t.bitExact());
+                cells.add(i, 0, t.nanPayloadsMatter());
             }
             return;
         }
         mismatches++;
+        list(i);
         nonFinite++;
         if (cells != null) {
             cells.add(i, Double.POSITIVE_INFINITY, true);
@@ -202,6 +207,7 @@ final class ChunkStats {
         boolean ok = !t.bitExact() && ulps <= t.maxUlps() && d <= t.atol() + t.rtol() * ae + tolTerm;
         if (!ok) {
             mismatches++;
+            list(i);
         }
         if (cells != null) {
             cells.add(i, d, !ok);
@@ -236,8 +242,18 @@ final class ChunkStats {
         }
     }
 
+    /** Lists failing element {@code i} (met in ascending order) while fewer than {@link Comparison#LISTED} are. */
+    void list(long i) {
+        if (listedCount < listed.length) {
+            listed[listedCount++] = i;
+        }
+    }
+
     /** Adds {@code o}, the chunk just after this one. */
     void merge(ChunkStats o) {
+        for (int k = 0; k < o.listedCount; k++) {
+            list(o.listed[k]);
+        }
         mismatches += o.mismatches;
         nonFinite += o.nonFinite;
         if (o.maxAbs > maxAbs) {

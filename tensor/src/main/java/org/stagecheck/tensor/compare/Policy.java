@@ -1,4 +1,4 @@
-package org.stagecheck.golden.compare;
+package org.stagecheck.tensor.compare;
 
 import java.util.Locale;
 
@@ -11,7 +11,9 @@ import org.stagecheck.spec.ir.DType;
  * <p>Every policy first requires the same shape and dtype and the same non-finite pattern: a NaN
  * matches only a NaN, an infinity only the infinity of the same sign. Then:
  * <ul>
- *   <li>{@link Exact}: every element bit-equal (so -0 differs from +0);</li>
+ *   <li>{@link Exact}: every element bit-equal (so -0 differs from +0), NaN payloads included;</li>
+ *   <li>{@link ExactAnyNaN}: every element bit-equal, except that a NaN matches any NaN (the
+ *       conformance suite's rule: IEEE 754 fixes no NaN payload an operation produces);</li>
  *   <li>{@link Ulp}: every element within {@code maxUlps} units in the last place of the dtype;</li>
  *   <li>{@link AllClose}: {@code |actual - expected| <= atol + rtol * |expected|} element-wise;</li>
  *   <li>{@link Pcc}: Pearson correlation of the finite elements at least {@code min}; where either
@@ -25,6 +27,9 @@ public sealed interface Policy {
 
     /** Bit-equal. */
     record Exact() implements Policy {}
+
+    /** Bit-equal, except that a NaN matches any NaN, whatever its sign and payload. */
+    record ExactAnyNaN() implements Policy {}
 
     /** Within {@code maxUlps} ULPs of the dtype (for i32, an absolute difference). */
     record Ulp(long maxUlps) implements Policy {
@@ -68,10 +73,11 @@ public sealed interface Policy {
         }
     }
 
-    /** The spelling {@link #parse} reads back: {@code exact}, {@code ulp 2}, {@code allclose 1e-05 1e-08}, {@code pcc 0.999}, {@code derived}. */
+    /** The spelling {@link #parse} reads back: {@code exact}, {@code exact any-nan}, {@code ulp 2}, {@code allclose 1e-05 1e-08}, {@code pcc 0.999}, {@code derived}. */
     default String spelling() {
         return switch (this) {
             case Exact e -> "exact";
+            case ExactAnyNaN e -> "exact any-nan";
             case Ulp u -> "ulp " + u.maxUlps();
             case AllClose a -> "allclose " + num(a.rtol()) + " " + num(a.atol());
             case Pcc p -> "pcc " + num(p.min());
@@ -85,7 +91,7 @@ public sealed interface Policy {
     }
 
     /**
-     * Reads a policy: {@code exact}, {@code ulp N}, {@code allclose} (the dtype's defaults, resolved
+     * Reads a policy: {@code exact}, {@code exact any-nan}, {@code ulp N}, {@code allclose} (the dtype's defaults, resolved
      * when compared), {@code allclose RTOL ATOL}, {@code pcc MIN}, {@code derived} or
      * {@code derived SCALE}; words may also be separated by ':' or ','.
      *
@@ -96,6 +102,9 @@ public sealed interface Policy {
         try {
             return switch (w[0]) {
                 case "exact" -> {
+                    if (w.length == 2 && w[1].equals("any-nan")) {
+                        yield new ExactAnyNaN();
+                    }
                     arity(w, 0, 0);
                     yield new Exact();
                 }
@@ -120,7 +129,7 @@ public sealed interface Policy {
                 }
                 // the user's spelling: any other word is bad input
                 default -> throw new IllegalArgumentException("unknown tolerance policy '" + w[0]
-                        + "'; one of exact, ulp N, allclose [RTOL ATOL], pcc MIN, derived [SCALE]");
+                        + "'; one of exact, exact any-nan, ulp N, allclose [RTOL ATOL], pcc MIN, derived [SCALE]");
             };
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("tolerance policy '" + text.strip() + "': not a number: " + e.getMessage());

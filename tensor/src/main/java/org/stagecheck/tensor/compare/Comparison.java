@@ -1,4 +1,4 @@
-package org.stagecheck.golden.compare;
+package org.stagecheck.tensor.compare;
 
 import java.util.List;
 
@@ -26,14 +26,19 @@ import org.stagecheck.spec.ir.Shape;
  * @param ulpHistogram  counts of ULP distances per {@link UlpBucket}, non-finite mismatches excluded
  * @param pcc           Pearson correlation of the finite element pairs; NaN when undefined
  * @param minimal       the smallest tolerance of each kind that would have passed
+ * @param firstMismatches the flat indices of the first {@link #LISTED} (at most) elements counted in
+ *                      {@code mismatches}, ascending, for reports that name them
  */
 public record Comparison(Policy policy, boolean passed, String problem, DType dtype, Shape shape,
                          long elements, long mismatches, long nonFiniteMismatches,
                          Worst maxAbs, Worst maxRel, List<UlpBucket> ulpHistogram, double pcc,
-                         Minimal minimal) {
+                         Minimal minimal, List<Long> firstMismatches) {
+    /** How many failing elements a comparison names ({@link #firstMismatches()}). */
+    public static final int LISTED = 3;
 
     public Comparison {
         ulpHistogram = List.copyOf(ulpHistogram);
+        firstMismatches = List.copyOf(firstMismatches);
     }
 
     /**

@@ -1,4 +1,4 @@
-package org.stagecheck.golden.compare;
+package org.stagecheck.tensor.compare;
 
 /**
  * The statistics of a pass's chunks merged in index order as the workers hand them in, whatever

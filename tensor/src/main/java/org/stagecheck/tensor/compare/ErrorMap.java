@@ -1,4 +1,4 @@
-package org.stagecheck.golden.compare;
+package org.stagecheck.tensor.compare;
 
 import org.stagecheck.tensor.Tensor;
 

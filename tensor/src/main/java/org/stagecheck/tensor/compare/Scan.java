@@ -1,4 +1,4 @@
-package org.stagecheck.golden.compare;
+package org.stagecheck.tensor.compare;
 
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,4 +1,4 @@
-package org.stagecheck.golden.compare;
+package org.stagecheck.tensor.compare;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -128,7 +128,15 @@ public final class Comparator {
                 withTolerance ? none ? inf : s.derivedScale : Double.NaN);
         return new Comparison(policy, passed, problem, e.dtype(), e.shape(), n, s.mismatches, s.nonFinite,
                 worst(e.shape(), f, s.maxAbsIndex, s.maxAbsE, s.maxAbsA), worst(e.shape(), f, s.maxRelIndex, s.maxRelE, s.maxRelA),
-                hist, pcc, minimal);
+                hist, pcc, minimal, listed(s));
+    }
+
+    private static List<Long> listed(ChunkStats s) {
+        List<Long> out = new ArrayList<>(s.listedCount);
+        for (int k = 0; k < s.listedCount; k++) {
+            out.add(s.listed[k]);
+        }
+        return out;
     }
 
     /** The worst element {@code i} (or none for -1), whose values the pass kept: {@code ev} expected, {@code av} actual. */
@@ -163,6 +171,6 @@ public final class Comparator {
         FloatFormat f = FloatFormat.of(e.dtype());
         double inf = Double.POSITIVE_INFINITY;
         return new Compared(new Comparison(policy, false, problem, e.dtype(), e.shape(), 0, e.size(), 0, null, null, List.of(), Double.NaN,
-                new Comparison.Minimal(Long.MAX_VALUE, inf, inf, inf, f.defaultRtol(), Double.NaN, Double.NaN)), null);
+                new Comparison.Minimal(Long.MAX_VALUE, inf, inf, inf, f.defaultRtol(), Double.NaN, Double.NaN), List.of()), null);
     }
 }

@@ -1,4 +1,4 @@
-package org.stagecheck.golden.compare;
+package org.stagecheck.tensor.compare;
 
 /**
  * What one differing element needs of each tolerance kind for {@link Comparison.Minimal} to be

@@ -1,4 +1,4 @@
-package org.stagecheck.golden.compare;
+package org.stagecheck.tensor.compare;
 
 /**
  * The statistics of a chunk of two f32 arrays, the fast path of {@link ChunkStats}: the same
@@ -23,6 +23,7 @@ final class F32Chunk {
     static ChunkStats scan(float[] e, int eo, float[] a, int ao, double[] tol, float[] tolF, int tolOff, int count, long base,
                            ElementTest t, CellMap cells) {
         final boolean bitExact = t.bitExact();
+        final boolean nanPayloadsMatter = t.nanPayloadsMatter();
         final long ulpLimit = t.maxUlps();
         final double atol = t.atol();
         final double rtol = t.rtol();
@@ -98,13 +99,15 @@ final class F32Chunk {
                 if (ev != ev && av != av) {
                     // NaN against NaN agrees (payloads aside); only exact asks for the same bits
                     equal++;
-                    if (bitExact) {
+                    if (nanPayloadsMatter) {
                         mismatches++;
+                        s.list(i);
                     }
                     d = 0;
-                    fails = bitExact;
+                    fails = nanPayloadsMatter;
                 } else {
                     mismatches++;
+                    s.list(i);
                     nonFinite++;
                     d = INF;
                     fails = true;
@@ -156,6 +159,7 @@ final class F32Chunk {
                 fails = bitExact || ulps > ulpLimit || !(d <= atol + rtol * ae + tolTerm);
                 if (fails) {
                     mismatches++;
+                    s.list(i);
                 }
                 if (d > maxAbs) {
                     maxAbs = d;
