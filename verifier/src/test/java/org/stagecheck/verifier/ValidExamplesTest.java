@@ -28,10 +28,10 @@ class ValidExamplesTest {
             Program program = new ProgramCodec().read(Files.readString(p));
             Path certPath = dir.resolve("certificates").resolve(p.getFileName());
             Certificate cert = Files.exists(certPath) ? new CertificateCodec().read(Files.readString(certPath)) : null;
-            VerifyReport r = new Verifier().verify(program, cert, null);
+            VerifyReport r = new Verifier().verify(program, cert, Parent.none());
             assertThat(r.diagnostics()).as(p.toString()).isEmpty();
             // a program is its own identity remap
-            assertThat(new Verifier().verify(program, cert, program).diagnostics()).as(p + " against itself").isEmpty();
+            assertThat(new Verifier().verify(program, cert, Parent.remap(program)).diagnostics()).as(p + " against itself").isEmpty();
         }
     }
 
@@ -43,6 +43,6 @@ class ValidExamplesTest {
         Certificate oneShard = new Certificate(cert.shards().subList(0, 1), null, cert.claims());
         // chip 1's weight is now (as far as the certificate says) a tensor of its own: its product completes
         // nothing and is no slice of w_o, so the sum is of different values
-        assertThat(new Verifier().verify(program, oneShard, null).codes()).containsExactly("ALLREDUCE_VIEW_MISMATCH");
+        assertThat(new Verifier().verify(program, oneShard, Parent.none()).codes()).containsExactly("ALLREDUCE_VIEW_MISMATCH");
     }
 }
