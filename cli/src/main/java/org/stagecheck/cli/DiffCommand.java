@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import org.stagecheck.api.LoadedProgram;
 import org.stagecheck.golden.debug.CutBisect;
 import org.stagecheck.golden.debug.DebugInputException;
 import org.stagecheck.golden.debug.DiffReports;
@@ -106,12 +107,12 @@ final class DiffCommand implements Callable<Integer> {
                 InputOverlap.refuse(divergentOut, List.of(programFile), inputDirs);
             }
             MathMode mode = MathModeOption.parse(math);
-            LoadedProgram lp = LoadedProgram.read(programFile);
+            LoadedProgram lp = Load.program(programFile);
             Program program = lp.program();
             programHash = new org.stagecheck.spec.json.ProgramCodec().hash(program);
             List<Diagnostic> invalid = new Validator().validate(program);
             if (!invalid.isEmpty()) {
-                throw new BadInputException(programFile + ": not well-formed: " + DiagnosticOutput.text(invalid.get(0), lp::where));
+                throw new BadInputException(programFile + ": not well-formed: " + DiagnosticOutput.text(invalid.get(0), lp::locate));
             }
             MemoryEstimate.of(program, false, true).check(Runtime.getRuntime().maxMemory()); // both sides' stage values are held
             RunInputs in = new RunInputs(inputs == null ? null : InputsDir.of("--inputs", inputs), null, Map.of(), seed, false);

@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import java.util.stream.Stream;
+import org.stagecheck.api.LoadedProgram;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.backend.MathMode;
@@ -144,7 +145,7 @@ final class ReduceCommand implements Callable<Integer> {
                 throw new BadInputException("--max-tries, --max-seconds and --test-timeout must be at least 1");
             }
             Path target = OutputPaths.newDirectory("--out", out).path(); // checked before the work
-            LoadedProgram lp = LoadedProgram.read(programFile);
+            LoadedProgram lp = Load.program(programFile);
             Program program = lp.program();
             List<Diagnostic> invalid = new Validator().validate(program);
             if (!invalid.isEmpty()) {

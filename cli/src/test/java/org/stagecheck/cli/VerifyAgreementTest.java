@@ -26,6 +26,7 @@ import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.json.CertificateCodec;
 import org.stagecheck.spec.json.ProgramCodec;
+import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.Verifier;
 
 /**
