@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.stagecheck.api.LoadedProgram;
+import org.stagecheck.golden.Actuals;
 import org.stagecheck.golden.debug.CutBisect;
 import org.stagecheck.golden.debug.DebugInputException;
 import org.stagecheck.golden.debug.DiffReports;
@@ -93,6 +94,7 @@ final class DiffCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         DiffResult r;
         String backendName;
+        Actuals.Kind actualsKind;
         String programHash;
         try {
             Judge judge = parseJudge();
@@ -137,6 +139,7 @@ final class DiffCommand implements Callable<Integer> {
                     throw new BadInputException(traces.get(1) + ": holds neither output tensors of the program nor a trace");
                 }
                 backendName = "files " + traces.get(1);
+                actualsKind = Actuals.Kind.FILES;
                 r = TraceDiff.diff(program, reference, backendTrace, judge, params, mode);
             } else {
                 if (!traces.isEmpty()) {
@@ -153,9 +156,11 @@ final class DiffCommand implements Callable<Integer> {
                         throw new BadInputException(actual + ": holds neither output tensors of the program nor a trace");
                     }
                     backendName = "files " + actual;
+                    actualsKind = Actuals.Kind.FILES;
                     r = Replay.replay(program, bound, params, recorded, judge, mode);
                 } else {
                     backendName = backend;
+                    actualsKind = Actuals.Kind.BACKEND;
                     r = CutBisect.bisect(program, bound, params, Backends.named(backend), judge, mode);
                 }
             }
@@ -165,6 +170,7 @@ final class DiffCommand implements Callable<Integer> {
         }
         DiffResult result = r;
         String name = backendName;
+        Actuals.Kind kind = actualsKind;
         String hash = programHash;
         if (json) {
             Json.print(stdout, g -> {
@@ -172,7 +178,7 @@ final class DiffCommand implements Callable<Integer> {
                 g.writeStringField("command", "diff");
                 g.writeBooleanField("holds", result.agrees());
                 g.writeNumberField("exitCode", result.exitCode());
-                DiffReports.json(g, result, name, hash);
+                DiffReports.json(g, result, name, kind, hash);
                 g.writeEndObject();
             });
         } else {
