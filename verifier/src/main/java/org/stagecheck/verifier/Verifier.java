@@ -52,8 +52,14 @@ public final class Verifier {
         ProgramIndex index = ProgramIndex.of(program);
         guarded(findings, "well-formed", () -> findings.structural(new Validator().validate(program)));
         List<String> remarks = new ArrayList<>();
-        Program unsplit = parent instanceof Parent.Unsplit u ? u.program() : null;
-        Program remapParent = parent instanceof Parent.Remap r ? r.program() : null;
+        Program unsplit = switch (parent) {
+            case Parent.Unsplit u -> u.program();
+            case Parent.Remap _, Parent.None _ -> null;
+        };
+        Program remapParent = switch (parent) {
+            case Parent.Remap r -> r.program();
+            case Parent.Unsplit _, Parent.None _ -> null;
+        };
         boolean[] compared = {false};
 
         guarded(findings, "UnreducedShard", () -> {

@@ -45,4 +45,19 @@ class ValidExamplesTest {
         // nothing and is no slice of w_o, so the sum is of different values
         assertThat(new Verifier().verify(program, oneShard, Parent.none()).codes()).containsExactly("ALLREDUCE_VIEW_MISMATCH");
     }
+
+    @Test
+    void a_one_chip_parent_of_a_one_chip_program_is_what_the_caller_says_it_is() throws Exception {
+        Path chain = Path.of("..", "examples", "elementwise-chain.json");
+        Program original = new ProgramCodec().read(Files.readString(chain));
+        Program clampedHigher = new ProgramCodec().read(Files.readString(chain).replace("min(add(in0, in1), 4.0)", "min(add(in0, in1), 5.0)"));
+        assertThat(new Verifier().verify(clampedHigher, null, Parent.none()).codes()).as("alone").isEmpty();
+        // as its unsplit program: compared output by output, and y is clamped elsewhere
+        assertThat(new Verifier().verify(clampedHigher, null, Parent.unsplit(original)).codes()).containsOnly("LOGICAL_OUTPUT_DIFFERS");
+        assertThat(new Verifier().verify(original, null, Parent.unsplit(original)).obligations())
+                .filteredOn(o -> o.obligation() == org.stagecheck.spec.cert.Obligation.UNREDUCED_SHARD).singleElement()
+                .extracting(ObligationResult::note).asString().contains("compared with the unsplit parent's");
+        // as the program it was remapped from: the stages must be the parent's, renamed
+        assertThat(new Verifier().verify(clampedHigher, null, Parent.remap(original)).codes()).isNotEmpty().allMatch(c -> c.startsWith("REMAP_"));
+    }
 }
