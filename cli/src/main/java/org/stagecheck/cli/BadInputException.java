@@ -8,7 +8,6 @@ public final class BadInputException extends Exception {
 
     /** {@code FILE:LINE:COL: what} where the position is known, {@code FILE: what} otherwise. */
     static BadInputException of(java.nio.file.Path file, org.stagecheck.spec.json.JsonFormatException e) {
-        String m = e.getMessage();
-        return new BadInputException(file + (e.pos().known() ? ":" : ": ") + m);
+        return new BadInputException(e.messageIn(file));
     }
 }

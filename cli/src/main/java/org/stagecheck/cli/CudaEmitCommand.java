@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import org.stagecheck.api.LoadedProgram;
 import org.stagecheck.cuda.CudaModule;
 import org.stagecheck.cuda.CudaSetupException;
 import org.stagecheck.cuda.lower.CudaSource;
@@ -53,12 +54,12 @@ final class CudaEmitCommand implements Callable<Integer> {
             for (String name : List.of(SOURCE, CudaSource.HEADER, INDEX)) {
                 dir.checkFile(name);
             }
-            LoadedProgram lp = LoadedProgram.read(programFile);
+            LoadedProgram lp = Load.program(programFile);
             Program program = lp.program();
             List<Diagnostic> invalid = new Validator().validate(program);
             if (!invalid.isEmpty()) {
                 for (Diagnostic d : invalid) {
-                    err.println(DiagnosticOutput.text(d, lp::where));
+                    err.println(DiagnosticOutput.text(d, lp::locate));
                 }
                 err.println(programFile + ": not well-formed; nothing was generated");
                 err.flush();
@@ -69,7 +70,7 @@ final class CudaEmitCommand implements Callable<Integer> {
                         g.writeBooleanField("holds", false);
                         g.writeStringField("status", "invalid");
                         g.writeNumberField("exitCode", ExitCode.CHECK_FAILED);
-                        DiagnosticOutput.jsonList(g, "findings", invalid, lp::where);
+                        DiagnosticOutput.jsonList(g, "findings", invalid, lp::locate);
                         g.writeEndObject();
                     });
                 }

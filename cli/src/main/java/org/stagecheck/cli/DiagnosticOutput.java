@@ -3,24 +3,32 @@ package org.stagecheck.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.util.List;
+import org.stagecheck.api.PlacedDiagnostic;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.diag.DiagnosticJson;
 import org.stagecheck.spec.json.Pos;
+import org.stagecheck.spec.json.SourceLocator;
+import org.stagecheck.spec.json.SourcePosition;
 
 /** Renders diagnostics as text for people and as JSON objects for machines. */
 final class DiagnosticOutput {
     private DiagnosticOutput() {}
 
     /** {@code FILE:LINE:COL: CODE stage #i 'id' at /ptr buffer 'b': message}. */
-    static String text(Diagnostic d, Locator locator) {
-        return locator.locate(d.field()).prefix() + ": " + d.render();
+    static String text(Diagnostic d, SourceLocator locator) {
+        return placed(d, locator).render();
     }
 
-    static void json(JsonGenerator g, Diagnostic d, Locator locator) throws IOException {
+    private static PlacedDiagnostic placed(Diagnostic d, SourceLocator locator) {
+        return new PlacedDiagnostic(d, locator.locate(d.field()));
+    }
+
+    static void json(JsonGenerator g, PlacedDiagnostic p) throws IOException {
+        Diagnostic d = p.diagnostic();
         g.writeStartObject();
         g.writeStringField("code", d.code());
         DiagnosticJson.writeLocation(g, d);
-        Locator.Where where = locator.locate(d.field());
+        SourcePosition where = p.position();
         g.writeStringField("file", where.file());
         Pos pos = where.pos();
         if (pos.known()) {
@@ -38,10 +46,14 @@ final class DiagnosticOutput {
         g.writeEndObject();
     }
 
-    static void jsonList(JsonGenerator g, String field, List<Diagnostic> ds, Locator locator) throws IOException {
+    static void jsonList(JsonGenerator g, String field, List<Diagnostic> ds, SourceLocator locator) throws IOException {
+        jsonPlaced(g, field, ds.stream().map(d -> placed(d, locator)).toList());
+    }
+
+    static void jsonPlaced(JsonGenerator g, String field, List<PlacedDiagnostic> ds) throws IOException {
         g.writeArrayFieldStart(field);
-        for (Diagnostic d : ds) {
-            json(g, d, locator);
+        for (PlacedDiagnostic d : ds) {
+            json(g, d);
         }
         g.writeEndArray();
     }

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import org.stagecheck.api.LoadedProgram;
+import org.stagecheck.golden.Actuals;
 import org.stagecheck.golden.debug.CutBisect;
 import org.stagecheck.golden.debug.DebugInputException;
 import org.stagecheck.golden.debug.DiffReports;
@@ -93,6 +95,7 @@ final class DiffCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         DiffResult r;
         String backendName;
+        Actuals.Kind actualsKind;
         String programHash;
         try {
             Judge judge = parseJudge();
@@ -107,12 +110,12 @@ final class DiffCommand implements Callable<Integer> {
                 InputOverlap.refuse(divergentOut, List.of(programFile), inputDirs);
             }
             MathMode mode = MathModeOption.parse(math);
-            LoadedProgram lp = LoadedProgram.read(programFile);
+            LoadedProgram lp = Load.program(programFile);
             Program program = lp.program();
             programHash = new org.stagecheck.spec.json.ProgramCodec().hash(program);
             List<Diagnostic> invalid = new Validator().validate(program);
             if (!invalid.isEmpty()) {
-                throw new BadInputException(programFile + ": not well-formed: " + DiagnosticOutput.text(invalid.get(0), lp::where));
+                throw new BadInputException(programFile + ": not well-formed: " + DiagnosticOutput.text(invalid.get(0), lp::locate));
             }
             MemoryEstimate.of(program, false, true).check(Runtime.getRuntime().maxMemory()); // both sides' stage values are held
             RunInputs in = RunInputs.of(inputs, null, Map.of(), seed, false);
@@ -138,6 +141,7 @@ final class DiffCommand implements Callable<Integer> {
                     throw new BadInputException(traces.get(1) + ": holds neither output tensors of the program nor a trace");
                 }
                 backendName = "files " + traces.get(1);
+                actualsKind = Actuals.Kind.FILES;
                 r = TraceDiff.diff(program, reference, backendTrace, judge, params, mode);
             } else {
                 if (!traces.isEmpty()) {
@@ -154,9 +158,11 @@ final class DiffCommand implements Callable<Integer> {
                         throw new BadInputException(actual + ": holds neither output tensors of the program nor a trace");
                     }
                     backendName = "files " + actual;
+                    actualsKind = Actuals.Kind.FILES;
                     r = Replay.replay(program, bound, params, recorded, judge, mode);
                 } else {
                     backendName = backend;
+                    actualsKind = Actuals.Kind.BACKEND;
                     r = CutBisect.bisect(program, bound, params, Backends.named(backend), judge, mode);
                 }
             }
@@ -166,6 +172,7 @@ final class DiffCommand implements Callable<Integer> {
         }
         DiffResult result = r;
         String name = backendName;
+        Actuals.Kind kind = actualsKind;
         String hash = programHash;
         if (json) {
             Json.print(stdout, g -> {
@@ -173,7 +180,7 @@ final class DiffCommand implements Callable<Integer> {
                 g.writeStringField("command", "diff");
                 g.writeBooleanField("holds", result.agrees());
                 g.writeNumberField("exitCode", result.exitCode());
-                DiffReports.json(g, result, name, hash);
+                DiffReports.json(g, result, name, kind, hash);
                 g.writeEndObject();
             });
         } else {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import org.stagecheck.api.LoadedProgram;
 import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.GoldenException;
 import org.stagecheck.golden.RecordOptions;
@@ -71,7 +72,7 @@ final class GoldenRecordCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
         try {
-            LoadedProgram lp = LoadedProgram.read(programFile);
+            LoadedProgram lp = Load.program(programFile);
             Program program = lp.program();
             MemoryEstimate.of(program, false, trace).check(Runtime.getRuntime().maxMemory()); // before any tensor is read or allocated
             RunInputs in = RunInputs.of(inputs, null, Map.of(), seed, false);

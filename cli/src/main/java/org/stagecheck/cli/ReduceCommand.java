@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import java.util.stream.Stream;
+import org.stagecheck.api.LoadedProgram;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.backend.MathMode;
@@ -116,7 +117,15 @@ final class ReduceCommand implements Callable<Integer> {
     private record Oracle(FailureOracle oracle, RecordOptions record, String describe, FailureReport report) {}
 
     /** What the shell says when the test command itself cannot be run: 126 not executable, 127 not found. */
-    private static final java.util.Set<String> CANNOT_RUN = java.util.Set.of("exit 126", "exit 127", "cannot run the test command");
+    /** Why the test command could not be run, as the bad-input message says it. */
+    private static String couldNotRun(Verdict.Cause cause) {
+        return switch (cause) {
+            case TEST_NOT_FOUND -> "exit 127: command not found";
+            case TEST_NOT_EXECUTABLE -> "exit 126: not executable";
+            case TEST_NOT_STARTED -> "cannot run the test command";
+            case CANDIDATE -> throw new IllegalArgumentException("the candidate's own failure: the test ran");
+        };
+    }
 
     @Override
     public Integer call() throws IOException {
@@ -138,7 +147,7 @@ final class ReduceCommand implements Callable<Integer> {
                 throw new BadInputException("--max-tries, --max-seconds and --test-timeout must be at least 1");
             }
             Path target = OutputPaths.newDirectory("--out", out).path(); // checked before the work
-            LoadedProgram lp = LoadedProgram.read(programFile);
+            LoadedProgram lp = Load.program(programFile);
             Program program = lp.program();
             List<Diagnostic> invalid = new Validator().validate(program);
             if (!invalid.isEmpty()) {
@@ -162,10 +171,8 @@ final class ReduceCommand implements Callable<Integer> {
                 if (fromReport == null) {
                     // a test command the shell cannot find or run "fails" every candidate alike: that is bad input, not a failure to keep
                     Verdict first = o.oracle().judge(original);
-                    if (first instanceof Verdict.Fails f && CANNOT_RUN.contains(f.signature().split(" / ")[0])) {
-                        throw new BadInputException("the test command could not be run (" + f.signature().split(" / ")[0]
-                                + (f.signature().startsWith("exit 127") ? ": command not found" : f.signature().startsWith("exit 126")
-                                ? ": not executable" : "") + "): " + f.detail());
+                    if (first instanceof Verdict.Fails f && f.cause().testCouldNotRun()) {
+                        throw new BadInputException("the test command could not be run (" + couldNotRun(f.cause()) + "): " + f.detail());
                     }
                 }
                 if (fromReport != null) {
@@ -215,12 +222,13 @@ final class ReduceCommand implements Callable<Integer> {
         } catch (FailureReport.ReportException e) {
             throw new BadInputException("--fails-like " + e.getMessage());
         }
-        String name = backend != null ? backend : failureReport.backend();
-        if (name == null || name.startsWith("files ")) {
-            throw new BadInputException("--fails-like " + failsLike + ": the report's backend "
-                    + (name == null ? "is not named" : "read " + name.substring("files ".length()) + " (outputs from files), which cannot be re-run")
+        if (backend == null && !failureReport.backendRerunnable()) {
+            throw new BadInputException("--fails-like " + failsLike + ": "
+                    + (failureReport.backend() == null ? "the report's backend is not named"
+                    : "the report read its outputs from files (" + failureReport.backend() + "), which cannot be re-run")
                     + "; name the backend to run with --backend NAME (one of " + String.join(", ", Backends.NAMES) + ")");
         }
+        String name = backend != null ? backend : failureReport.backend();
         Backend b = backends.named(name);
         FailsLikeOracle.Judging j = failureReport.judging();
         RecordOptions record = RecordOptions.defaults().withPolicy(j.policy()).withMathMode(j.mathMode());

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.stagecheck.api.LoadedProgram;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.NonFiniteStop;
 import org.stagecheck.interp.Precision;
@@ -80,7 +81,7 @@ class RunCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
         try {
-            LoadedProgram lp = LoadedProgram.read(programFile);
+            LoadedProgram lp = Load.program(programFile);
             Program program = lp.program();
             List<Diagnostic> invalid = new Validator().validate(program);
             if (!invalid.isEmpty()) {
@@ -146,12 +147,12 @@ class RunCommand implements Callable<Integer> {
                 g.writeBooleanField("holds", false);
                 g.writeStringField("status", "not-well-formed");
                 g.writeNumberField("exitCode", ExitCode.CHECK_FAILED);
-                DiagnosticOutput.jsonList(g, "diagnostics", invalid, lp::where);
+                DiagnosticOutput.jsonList(g, "diagnostics", invalid, lp::locate);
                 g.writeEndObject();
             });
         }
         for (Diagnostic d : invalid) {
-            err.println(DiagnosticOutput.text(d, lp::where));
+            err.println(DiagnosticOutput.text(d, lp::locate));
         }
         err.println(programFile + ": not well-formed; nothing was run");
         err.flush();
@@ -195,7 +196,7 @@ class RunCommand implements Callable<Integer> {
                     g.writeEndObject();
                 }
                 g.writeEndArray();
-                DiagnosticOutput.jsonList(g, "faults", result.faults(), lp::where);
+                DiagnosticOutput.jsonList(g, "faults", result.faults(), lp::locate);
                 g.writeEndObject();
             });
             return;
@@ -204,7 +205,7 @@ class RunCommand implements Callable<Integer> {
             o.println(name + "  " + TensorSummary.of(result.tensors().get(name)).text());
         }
         for (Diagnostic d : result.faults()) {
-            o.println(DiagnosticOutput.text(d, lp::where));
+            o.println(DiagnosticOutput.text(d, lp::locate));
         }
         String mode = mode();
         if (result.ok()) {

@@ -5,8 +5,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.stagecheck.spec.diag.Diagnostic;
-import org.stagecheck.spec.validate.Validator;
+import org.stagecheck.api.LoadedProgram;
+import org.stagecheck.api.PlacedDiagnostic;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -29,7 +29,7 @@ final class ValidateCommand implements Callable<Integer> {
     boolean json;
 
     /** The outcome for one file: its diagnostics, or the reason it could not be read. */
-    private record Outcome(Path file, LoadedProgram loaded, List<Diagnostic> diagnostics, String badInput) {}
+    private record Outcome(Path file, LoadedProgram loaded, List<PlacedDiagnostic> diagnostics, String badInput) {}
 
     @Override
     public Integer call() {
@@ -38,8 +38,8 @@ final class ValidateCommand implements Callable<Integer> {
         int exit = ExitCode.OK;
         for (Path file : files) {
             try {
-                LoadedProgram lp = LoadedProgram.read(file);
-                List<Diagnostic> ds = new Validator().validate(lp.program());
+                LoadedProgram lp = Load.program(file);
+                List<PlacedDiagnostic> ds = lp.validate().diagnostics();
                 outcomes.add(new Outcome(file, lp, ds, null));
                 exit = ExitCode.worst(exit, ds.isEmpty() ? ExitCode.OK : ExitCode.CHECK_FAILED);
             } catch (BadInputException e) {
@@ -75,7 +75,7 @@ final class ValidateCommand implements Callable<Integer> {
                     } else {
                         g.writeStringField("status", o.diagnostics().isEmpty() ? "valid" : "invalid");
                         g.writeStringField("program", o.loaded().program().name());
-                        DiagnosticOutput.jsonList(g, "diagnostics", o.diagnostics(), o.loaded()::where);
+                        DiagnosticOutput.jsonPlaced(g, "diagnostics", o.diagnostics());
                     }
                     g.writeEndObject();
                 }
@@ -90,8 +90,8 @@ final class ValidateCommand implements Callable<Integer> {
                     out.println(o.file() + ": valid (" + o.loaded().program().name() + ", "
                             + o.loaded().program().stages().size() + " stages)");
                 } else {
-                    for (Diagnostic d : o.diagnostics()) {
-                        out.println(DiagnosticOutput.text(d, o.loaded()::where));
+                    for (PlacedDiagnostic d : o.diagnostics()) {
+                        out.println(d.render());
                     }
                     out.println(o.file() + ": " + o.diagnostics().size() + " problem(s)");
                 }

@@ -5,15 +5,14 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.stagecheck.api.LoadedProgram;
+import org.stagecheck.api.PlacedDiagnostic;
+import org.stagecheck.api.Verification;
 import org.stagecheck.spec.cert.Certificate;
-import org.stagecheck.spec.diag.Diagnostic;
-import org.stagecheck.spec.json.CertificateCodec;
-import org.stagecheck.spec.json.JsonFormatException;
-import org.stagecheck.spec.json.JNode;
-import org.stagecheck.spec.json.JsonReader;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.json.CertificateFile;
 import org.stagecheck.verifier.ObligationResult;
-import org.stagecheck.verifier.Verifier;
-import org.stagecheck.verifier.VerifyReport;
+import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.report.SarifWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -21,15 +20,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code stagecheck verify}: check a program's certificate. */
+/** {@code stagecheck verify}: check a program's certificate; the verifier decides, this command renders. */
 @Command(name = "verify", mixinStandardHelpOptions = true,
         description = {"Check the obligations of a program and its certificate: well-formedness, UnreducedShard,",
-                "buffer remap, multicast and ordering. Trusts no claim of the certificate. --parent on fewer chips",
-                "is the unsplit program (the split must compute it); on as many chips, the program it was remapped from.",
+                "buffer remap, multicast and ordering. Trusts no claim of the certificate. --parent is the unsplit program",
+                "(the split must compute it) or the program it was remapped from, as --parent-kind says.",
                 "Exit 0 when every obligation is discharged, 1 with the findings when not, 2 on bad input."})
 final class VerifyCommand implements Callable<Integer> {
-    private static final String CERT_PREFIX = "cert:";
-
     @Spec
     CommandSpec spec;
 
@@ -40,10 +37,14 @@ final class VerifyCommand implements Callable<Integer> {
     Path certFile;
 
     @Option(names = "--parent", paramLabel = "PARENT",
-            description = "the program this one came from: its unsplit program (on fewer chips; every output is compared with it) or the program it was remapped from")
+            description = "the program this one came from: its unsplit program (every output is compared with it) or the program it was remapped from")
     Path parentFile;
 
-    @Option(names = "--json", description = "print one JSON document instead of text")
+    @Option(names = "--parent-kind", paramLabel = "KIND", defaultValue = "auto",
+            description = "what --parent is: unsplit, remap, or auto (the default: remap when the certificate has a remap; else unsplit when the parent runs on fewer chips or both run on one chip; else remap)")
+    String parentKind;
+
+    @Option(names = "--json", description = "print the verification report (docs/verifier.md, \"JSON report\") instead of text")
     boolean json;
 
     @Option(names = "--sarif", paramLabel = "FILE", description = "also write the findings as SARIF 2.1.0")
@@ -60,80 +61,76 @@ final class VerifyCommand implements Callable<Integer> {
 
     private int verify() throws BadInputException {
         PrintWriter out = spec.commandLine().getOut();
+        ParentKind kind = ParentKind.parse(parentKind);
+        if (kind != ParentKind.AUTO && parentFile == null) {
+            throw new BadInputException("--parent-kind " + parentKind + " goes with --parent");
+        }
         // the output is checked before the work: a bad --sarif path fails fast, leaving nothing
         OutputPaths.OutputFile sarifOut = sarif == null ? null : OutputPaths.file("--sarif", sarif);
         if (sarifOut != null) {
             InputOverlap.refuse(sarifOut, java.util.Arrays.asList(programFile, certFile, parentFile), List.of());
         }
-        LoadedProgram lp = LoadedProgram.read(programFile);
-        LoadedProgram parent = parentFile == null ? null : LoadedProgram.read(parentFile);
-        JNode certTree = certFile == null ? null : readJson(certFile);
-        Certificate cert = certTree == null ? null : readCertificate(certFile, certTree);
-        // The verifier points into the certificate with "cert:" pointers, into the program otherwise.
-        Locator locator = field -> field != null && field.startsWith(CERT_PREFIX) && certTree != null
-                ? new Locator.Where(certFile.toString(), JNode.at(certTree, field.substring(CERT_PREFIX.length())).pos())
-                : lp.where(field);
+        LoadedProgram lp = Load.program(programFile);
+        Program parentProgram = parentFile == null ? null : Load.program(parentFile).program();
+        CertificateFile cert = certFile == null ? null : Load.certificate(certFile);
+        Parent parent = kind.parent(lp.program(), cert == null ? null : cert.certificate(), parentProgram);
         // The verifier decides every obligation, well-formedness included; this command only renders.
-        VerifyReport report = new Verifier().verify(lp.program(), cert, parent == null ? null : parent.program());
-        List<ObligationResult> obligations = report.obligations();
-        List<Diagnostic> all = report.diagnostics();
-        boolean holds = report.holds();
+        Verification v = cert == null ? lp.verify((Certificate) null, parent) : lp.verify(cert, parent);
         if (sarifOut != null) {
-            sarifOut.write(new SarifWriter().write(report, programFile.toString()));
+            sarifOut.write(new SarifWriter().write(v.report(), programFile.toString()));
         }
         if (json) {
-            Json.print(out, g -> {
-                g.writeStartObject();
-                g.writeStringField("command", "verify");
-                g.writeStringField("program", programFile.toString());
-                g.writeBooleanField("holds", holds);
-                g.writeStringField("status", holds ? "verified" : "not-verified");
-                g.writeNumberField("exitCode", holds ? ExitCode.OK : ExitCode.CHECK_FAILED);
-                g.writeArrayFieldStart("obligations");
-                for (ObligationResult o : obligations) {
-                    g.writeStartObject();
-                    g.writeStringField("obligation", o.obligation().jsonName());
-                    g.writeStringField("status", status(o));
-                    g.writeBooleanField("claimed", o.claimed());
-                    g.writeNumberField("findings", o.findings());
-                    g.writeStringField("note", o.note());
-                    g.writeEndObject();
-                }
-                g.writeEndArray();
-                DiagnosticOutput.jsonList(g, "diagnostics", all, locator);
-                g.writeEndObject();
-            });
+            out.print(v.json());
+            out.flush();
         } else {
-            for (Diagnostic d : all) {
-                out.println(DiagnosticOutput.text(d, locator));
+            List<PlacedDiagnostic> all = v.diagnostics();
+            for (PlacedDiagnostic d : all) {
+                out.println(d.render());
             }
-            for (ObligationResult o : obligations) {
-                out.printf(Locale.ROOT, "%-16s %s%s%n", o.obligation().jsonName(), status(o),
+            for (ObligationResult o : v.report().obligations()) {
+                out.printf(Locale.ROOT, "%-16s %s%s%n", o.obligation().jsonName(), o.status().name().toLowerCase(Locale.ROOT).replace('_', '-'),
                         o.findings() > 0 ? ", " + o.findings() + " finding(s)" + (o.claimed() ? " (the certificate claimed it holds)" : "") : "");
             }
-            out.println(holds ? programFile + ": verified" : programFile + ": NOT verified, " + all.size() + " finding(s)");
+            out.println(v.holds() ? programFile + ": verified" : programFile + ": NOT verified, " + all.size() + " finding(s)");
             out.flush();
         }
-        return holds ? ExitCode.OK : ExitCode.CHECK_FAILED;
+        return v.holds() ? ExitCode.OK : ExitCode.CHECK_FAILED;
     }
 
-    private static String status(ObligationResult o) {
-        return o.status().name().toLowerCase(Locale.ROOT).replace('_', '-');
-    }
+    /**
+     * What {@code --parent} is. {@link #AUTO} keeps the command's meaning from before the choice
+     * was explicit: a remap in the certificate makes it the remap parent; otherwise a parent on
+     * fewer chips is the unsplit program, and so is a one-chip parent of a one-chip program (there
+     * is nothing to remap it from but itself); any other parent is the remap parent.
+     */
+    enum ParentKind {
+        AUTO, UNSPLIT, REMAP;
 
-    private static JNode readJson(Path file) throws BadInputException {
-        try {
-            return new JsonReader().read(file);
-        } catch (JsonFormatException e) {
-            throw BadInputException.of(file, e);
+        static ParentKind parse(String text) throws BadInputException {
+            return switch (text) {
+                case "auto" -> AUTO;
+                case "unsplit" -> UNSPLIT;
+                case "remap" -> REMAP;
+                default -> throw new BadInputException("--parent-kind must be unsplit, remap or auto, not '" + text + "'");
+            };
         }
-    }
 
-    private static Certificate readCertificate(Path file, JNode tree) throws BadInputException {
-        try {
-            return new CertificateCodec().read(tree);
-        } catch (JsonFormatException e) {
-            throw BadInputException.of(file, e);
+        Parent parent(Program program, Certificate certificate, Program parent) {
+            if (parent == null) {
+                return Parent.none();
+            }
+            return switch (this) {
+                case UNSPLIT -> Parent.unsplit(parent);
+                case REMAP -> Parent.remap(parent);
+                case AUTO -> (certificate == null || certificate.remap() == null) && unsplitByChips(program, parent)
+                        ? Parent.unsplit(parent) : Parent.remap(parent);
+            };
+        }
+
+        private static boolean unsplitByChips(Program program, Program parent) {
+            int chips = program.machine().chips();
+            int parentChips = parent.machine().chips();
+            return parentChips < chips || parentChips == 1 && chips == 1;
         }
     }
 }

@@ -18,6 +18,7 @@ import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.json.ProgramCodec;
 import org.stagecheck.spec.validate.Validator;
+import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.Verifier;
 
 /**
@@ -45,7 +46,7 @@ class PassPropertyExampleTest {
         assertThat(new Validator().validate(child)).isEmpty();
         Certificate cert = new Certificate(g.certificate().shards(),
                 new BufferRemap(new ProgramCodec().hash(parent), map), g.certificate().claims());
-        assertThat(new Verifier().verify(child, cert, parent).holds()).isTrue();
+        assertThat(new Verifier().verify(child, cert, Parent.remap(parent)).holds()).isTrue();
 
         Map<String, Long> params = new LinkedHashMap<>();
         for (Param prm : parent.params()) {
@@ -77,6 +78,6 @@ class PassPropertyExampleTest {
                         s.ins().stream().map(map::get).toList(), s.outs().stream().map(map::get).toList(), s.kind())).toList());
         Certificate cert = new Certificate(g.certificate().shards(),
                 new BufferRemap(new ProgramCodec().hash(parent), map), g.certificate().claims());
-        assertThat(new Verifier().verify(child, cert, parent).codes()).contains("REMAP_INTERNAL_REF");
+        assertThat(new Verifier().verify(child, cert, Parent.remap(parent)).codes()).contains("REMAP_INTERNAL_REF");
     }
 }

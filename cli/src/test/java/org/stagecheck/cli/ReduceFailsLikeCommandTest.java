@@ -120,7 +120,7 @@ class ReduceFailsLikeCommandTest {
             g.writeStringField("command", "diff");
             g.writeBooleanField("holds", r.agrees());
             g.writeNumberField("exitCode", r.exitCode());
-            DiffReports.json(g, r, BUGGY, new ProgramCodec().hash(p));
+            DiffReports.json(g, r, BUGGY, Actuals.Kind.BACKEND, new ProgramCodec().hash(p));
             g.writeEndObject();
         }
     }
@@ -158,7 +158,9 @@ class ReduceFailsLikeCommandTest {
         String stale = Files.readString(report).replaceFirst("\"programHash\" : \"[^\"]+\"|\"programHash\":\"[^\"]+\"", "\"programHash\":\"0000\"");
         Path otherProgram = Files.writeString(dir.resolve("other-program.json"), stale);
         Path noHash = Files.writeString(dir.resolve("no-hash.json"), Files.readString(report).replaceFirst("\"programHash\"", "\"hashOfTheProgram\""));
-        Path files = Files.writeString(dir.resolve("files.json"), Files.readString(report).replace("\"" + BUGGY + "\"", "\"files out/backend\""));
+        // a report of outputs read from files: it says so in "actuals", and its backend is no name to run
+        Path files = Files.writeString(dir.resolve("files.json"), Files.readString(report).replace("\"" + BUGGY + "\"", "\"files out/backend\"")
+                .replace("\"actuals\":\"backend\"", "\"actuals\":\"files\""));
         Path aFile = Files.writeString(dir.resolve("a-file"), "x");
         record Case(String why, String expected, String... extra) {}
         List<Case> cases = List.of(

@@ -112,7 +112,7 @@ class RunInputsTest {
 
     @Test
     void theMemoryEstimateCountsF64AndTheTrace() throws Exception {
-        var program = LoadedProgram.read(Path.of(CHAIN)).program();
+        var program = Load.program(Path.of(CHAIN)).program();
         long plain = MemoryEstimate.of(program, false, false).bytes();
         // tensors x 4x8 f32, bias 1x8 f32, y 4x8 bf16; buffers 4x8 f32 x2, 1x8 f32, 4x8 bf16
         assertThat(plain).isEqualTo(128 + 32 + 64 + 128 + 32 + 128 + 64);

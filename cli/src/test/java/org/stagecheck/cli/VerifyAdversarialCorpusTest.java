@@ -17,6 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.stagecheck.spec.json.CertificateCodec;
 import org.stagecheck.spec.json.ProgramCodec;
+import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.Verifier;
 import org.stagecheck.verifier.VerifyReport;
 
@@ -49,7 +50,7 @@ class VerifyAdversarialCorpusTest {
         var cert = new CertificateCodec().read(Files.readString(dir.resolve("certificate.json")));
         var parent = new ProgramCodec().read(Files.readString(dir.resolve("parent.json")));
         for (boolean withParent : new boolean[] {false, true}) {
-            VerifyReport expected = new Verifier().verify(program, cert, withParent ? parent : null);
+            VerifyReport expected = new Verifier().verify(program, cert, withParent ? Parent.unsplit(parent) : Parent.none());
             List<String> args = new ArrayList<>(List.of("verify", dir.resolve("program.json").toString(), "--cert", dir.resolve("certificate.json").toString()));
             if (withParent) {
                 args.addAll(List.of("--parent", dir.resolve("parent.json").toString()));

@@ -26,6 +26,7 @@ import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.json.CertificateCodec;
 import org.stagecheck.spec.json.ProgramCodec;
+import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.Verifier;
 
 /**
@@ -94,7 +95,7 @@ class VerifyAgreementTest {
     void the_library_and_the_command_give_the_same_findings() throws Exception {
         int rejected = 0;
         for (Case c : cases()) {
-            List<Diagnostic> lib = new Verifier().verify(c.program(), c.cert(), null).diagnostics();
+            List<Diagnostic> lib = new Verifier().verify(c.program(), c.cert(), Parent.none()).diagnostics();
             Path prog = tmp.resolve("p.json");
             Files.write(prog, new ProgramCodec().write(c.program()));
             List<String> args = new ArrayList<>(List.of("verify", prog.toString(), "--json"));

@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.stagecheck.api.Stagecheck;
+import org.stagecheck.verifier.Parent;
 
 class VerifyCommandTest {
     private static final String PROGRAM = "../examples/tp2-matmul-allreduce.json";
@@ -81,5 +83,43 @@ class VerifyCommandTest {
         CliRunner r = CliRunner.run("verify", PROGRAM, "--cert", f.toString());
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).contains("cert.json:1:").contains("expected a string, found a number");
+    }
+
+    @Test
+    void theJsonDocumentIsExactlyTheLibrarysReport() throws Exception {
+        String unsplit = "../examples/unsplit/tp2-matmul-allreduce.json";
+        Path twice = tmp.resolve("bias-twice.json");
+        Files.writeString(twice, Files.readString(Path.of(PROGRAM)).replace("\"expr\": \"add(in0, in1)\"", "\"expr\": \"add(add(in0, in1), in1)\""));
+        for (String program : new String[] {PROGRAM, twice.toString()}) {
+            CliRunner r = CliRunner.run("verify", program, "--cert", CERT, "--parent", unsplit, "--json");
+            String library = Stagecheck.load(Path.of(program))
+                    .verify(Stagecheck.loadCertificate(Path.of(CERT)), Parent.unsplit(Stagecheck.load(Path.of(unsplit)).program())).json();
+            assertThat(r.out()).as(program).isEqualTo(library);
+        }
+        CliRunner failing = CliRunner.run("verify", twice.toString(), "--cert", CERT, "--parent", unsplit, "--json");
+        assertThat(failing.exit()).isEqualTo(1);
+        assertThat(failing.out()).contains("\"format\" : \"stagecheck-verify-report\"").contains("\"exitCode\" : 1")
+                .contains("\"file\" : \"" + twice + "\"").contains("\"line\" : ");
+    }
+
+    @Test
+    void theParentKindIsTheCallersWord() {
+        String chain = "../examples/elementwise-chain.json";
+        // a one-chip parent of a one-chip program is taken as its unsplit program, unless told otherwise
+        CliRunner auto = CliRunner.run("verify", chain, "--parent", chain, "--json");
+        assertThat(auto.exit()).as(auto.out() + auto.err()).isZero();
+        assertThat(auto.out()).contains("compared with the unsplit parent's");
+        CliRunner remap = CliRunner.run("verify", chain, "--parent", chain, "--parent-kind", "remap", "--json");
+        assertThat(remap.exit()).isZero();
+        assertThat(remap.out()).contains("compared with the parent under the identity map").doesNotContain("compared with the unsplit parent's");
+        // a split against its unsplit program named a remap parent: not the same program renamed
+        CliRunner wrongKind = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--parent", "../examples/unsplit/tp2-matmul-allreduce.json",
+                "--parent-kind", "remap");
+        assertThat(wrongKind.exit()).isEqualTo(1);
+        assertThat(wrongKind.out()).contains("REMAP_");
+        assertThat(CliRunner.run("verify", chain, "--parent", chain, "--parent-kind", "sideways").exit()).isEqualTo(2);
+        CliRunner kindWithoutParent = CliRunner.run("verify", chain, "--parent-kind", "unsplit");
+        assertThat(kindWithoutParent.exit()).isEqualTo(2);
+        assertThat(kindWithoutParent.err()).contains("--parent-kind unsplit goes with --parent");
     }
 }

@@ -25,6 +25,25 @@ public sealed interface Actuals {
         }
     }
 
+    /** Where the values came from, as reports record it: only a backend can be run again. */
+    enum Kind {
+        /** A backend ran the case. */
+        BACKEND,
+        /** Files were read. */
+        FILES,
+        /** Tensors in memory were given. */
+        TENSORS
+    }
+
+    /** This source's {@link Kind}. */
+    default Kind kind() {
+        return switch (this) {
+            case FromBackend b -> Kind.BACKEND;
+            case FromDirectory d -> Kind.FILES;
+            case FromTensors t -> Kind.TENSORS;
+        };
+    }
+
     /** A short description for reports. */
     default String describe() {
         return switch (this) {

@@ -16,16 +16,29 @@ import org.stagecheck.tensor.compare.Comparison;
  * @param message  why it did not pass, or null
  * @param outputs  one comparison per expected output (empty unless compared)
  * @param warnings the case's recorded warnings (integer results a conforming backend may compute differently)
- * @param backend  what produced the actual values: a backend's name or {@code files DIR}
+ * @param backend  what produced the actual values, for people: a backend's name or {@code files DIR}
  * @param programHash the hash of the program the case was recorded for (its manifest's), or null
  *                 when the case could not be read; reports carry it so that a report is matched
  *                 to its program ({@code reduce --fails-like})
+ * @param actuals  whether a backend ran (so that a reader can run it again) or files or tensors
+ *                 were read; null when not said
  */
 public record CaseResult(String name, Path dir, Status status, String message, List<OutputResult> outputs,
-                         List<String> warnings, String backend, String programHash) {
+                         List<String> warnings, String backend, String programHash, Actuals.Kind actuals) {
     public CaseResult {
         outputs = List.copyOf(outputs);
         warnings = List.copyOf(warnings);
+    }
+
+    /** A result that does not say what kind of source produced the values. */
+    public CaseResult(String name, Path dir, Status status, String message, List<OutputResult> outputs,
+                      List<String> warnings, String backend, String programHash) {
+        this(name, dir, status, message, outputs, warnings, backend, programHash, null);
+    }
+
+    /** This result, saying that {@code kind} of source produced its values. */
+    public CaseResult from(Actuals.Kind kind) {
+        return new CaseResult(name, dir, status, message, outputs, warnings, backend, programHash, kind);
     }
 
     /** A result that names no program hash. */

@@ -80,7 +80,7 @@ public final class Golden {
 
     /** Checks one case with each output's recorded policy. Never throws: bad input is a {@link CaseResult.Status#BAD_INPUT} result. */
     public static CaseResult check(Path caseDir, Actuals actuals) {
-        return Checker.check(caseDir, actuals, null);
+        return Checker.check(caseDir, actuals, null).from(actuals.kind());
     }
 
     /**
@@ -90,7 +90,7 @@ public final class Golden {
      * {@link CaseResult.Status#BAD_INPUT} (there is nothing to scale).
      */
     public static CaseResult check(Path caseDir, Actuals actuals, Policy policy) {
-        return Checker.check(caseDir, actuals, policy);
+        return Checker.check(caseDir, actuals, policy).from(actuals.kind());
     }
 
     /**
@@ -111,7 +111,10 @@ public final class Golden {
         try {
             List<Future<CaseResult>> futures = new ArrayList<>();
             for (Path c : cases) {
-                futures.add(pool.submit(() -> Checker.check(c, actuals.get(), policy)));
+                futures.add(pool.submit(() -> {
+                    Actuals a = actuals.get();
+                    return Checker.check(c, a, policy).from(a.kind());
+                }));
             }
             List<CaseResult> out = new ArrayList<>();
             for (Future<CaseResult> f : futures) {

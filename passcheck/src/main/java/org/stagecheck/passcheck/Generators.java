@@ -29,6 +29,7 @@ import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.tensor.RandomBindings;
 import org.stagecheck.tensor.Tensor;
+import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.Verifier;
 
 /**
@@ -166,7 +167,7 @@ public final class Generators {
         int to = r.nextInt(from + 1, end + 1);
         Optional<Candidate> w = Windows.of(whole, from, to, reference);
         // a window that cuts a multicast from its receivers is well formed but does not verify: not a real program
-        if (w.isPresent() && new Verifier().verify(w.get().program(), null, null).holds()) {
+        if (w.isPresent() && new Verifier().verify(w.get().program(), null, Parent.none()).holds()) {
             Candidate c = w.get();
             return Optional.of(new Generated(label + " stages [" + from + ", " + to + ")", c.program(), null, c.bound(), c.params()));
         }

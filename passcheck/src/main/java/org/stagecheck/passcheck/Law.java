@@ -18,6 +18,7 @@ import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.verifier.VerifyReport;
+import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.Verifier;
 
 /**
@@ -64,7 +65,7 @@ public sealed interface Law {
         @Override
         public Optional<Violation> check(Application a) {
             Certificate c = a.child().certificate();
-            VerifyReport r = new Verifier().verify(a.child().program(), c, c != null && c.remap() != null ? a.parent() : null);
+            VerifyReport r = new Verifier().verify(a.child().program(), c, c != null && c.remap() != null ? Parent.remap(a.parent()) : Parent.none());
             // every distinct finding in the signature, so that shrinking cannot trade the bug's finding for another's
             return r.holds() ? Optional.empty()
                     : Optional.of(new Violation(name(), name() + ": " + String.join(", ", new java.util.TreeSet<>(r.codes())),

@@ -61,9 +61,14 @@ public final class CommandOracle implements FailureOracle {
                 Matcher m = match.matcher(output);
                 signature += m.find() ? " / " + m.group() : " / no match";
             }
-            return new Verdict.Fails(signature, lastLine(output));
+            Verdict.Cause cause = switch (status) {
+                case 126 -> Verdict.Cause.TEST_NOT_EXECUTABLE;
+                case 127 -> Verdict.Cause.TEST_NOT_FOUND;
+                default -> Verdict.Cause.CANDIDATE;
+            };
+            return new Verdict.Fails(signature, lastLine(output), cause);
         } catch (IOException e) {
-            return new Verdict.Fails("cannot run the test command", e.getMessage());
+            return new Verdict.Fails("cannot run the test command", e.getMessage(), Verdict.Cause.TEST_NOT_STARTED);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Verdict.Fails("interrupted", "interrupted while the test command ran");

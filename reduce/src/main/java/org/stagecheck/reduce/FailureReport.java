@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.stagecheck.golden.Actuals;
 import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.debug.Judge;
 import org.stagecheck.backend.MathMode;
@@ -26,14 +27,17 @@ import org.stagecheck.spec.json.JsonReader;
  * report for another program is refused.
  *
  * @param source      {@code golden check} or {@code diff}
- * @param backend     the backend the report ran or read ({@code files DIR} when it read files)
+ * @param backend     what produced the failing values, as the report names it ({@code files DIR} when it read files)
+ * @param actuals     whether the report's backend ran ({@link Actuals.Kind#BACKEND}: it can be run again by
+ *                    its name) or files were read; null when the report does not say (one written before
+ *                    reports said it), in which case {@code backend} is taken as a backend's name
  * @param judging     how a candidate is judged: the report's policies and scope
  * @param expected    the signature the program must fail with ({@code exact}) or its prefix
  * @param exact       whether {@code expected} is the whole signature
  * @param description one line saying what the report recorded
  */
-public record FailureReport(String source, String backend, FailsLikeOracle.Judging judging, String expected, boolean exact,
-                            String description) {
+public record FailureReport(String source, String backend, Actuals.Kind actuals, FailsLikeOracle.Judging judging, String expected,
+                            boolean exact, String description) {
     private static final Pattern FAULT = Pattern.compile("faulted at stage '.*?': ([A-Z][A-Z0-9_]*)");
 
     /** A report that cannot be used: unreadable, not a report of a failure, or for another program. */
@@ -112,7 +116,7 @@ public record FailureReport(String source, String backend, FailsLikeOracle.Judgi
             String message = string(c, "message");
             Matcher fault = FAULT.matcher(message == null ? "" : message);
             String expected = fault.find() ? "fault " + fault.group(1) : "diverges";
-            return new FailureReport("golden check", string(c, "backend"), new FailsLikeOracle.Judging(first, perOutput, mathMode),
+            return new FailureReport("golden check", string(c, "backend"), actuals(file, c), new FailsLikeOracle.Judging(first, perOutput, mathMode),
                     expected, false, "golden check of case '" + string(c, "name") + "' on " + string(c, "backend") + ": " + message);
         }
         if (!notFailing.isEmpty()) {
@@ -143,7 +147,7 @@ public record FailureReport(String source, String backend, FailsLikeOracle.Judgi
         boolean pinned = d.fields().get("pinned") instanceof JNode.JBool p && p.value();
         String expected = kind != null && pinned ? "diverges at " + kind : "diverges";
         String where = kind != null ? "stage '" + string(d, "id") + "' (" + kind + ")" : "tensor '" + string(d, "tensor") + "'";
-        return new FailureReport("diff", string(o, "backend"), FailsLikeOracle.Judging.of(judge, mathMode),
+        return new FailureReport("diff", string(o, "backend"), actuals(file, o), FailsLikeOracle.Judging.of(judge, mathMode),
                 expected, kind != null && pinned, "diff (" + string(o, "mode") + ", policy " + judge.spelling() + "): first divergence at " + where);
     }
 
@@ -168,6 +172,25 @@ public record FailureReport(String source, String backend, FailsLikeOracle.Judgi
         } catch (IllegalArgumentException e) {
             throw new ReportException(file + ": policy '" + spelling + "': " + e.getMessage());
         }
+    }
+
+    /** The report's {@code "actuals"}: what kind of source produced the values; null when it does not say. */
+    private static Actuals.Kind actuals(Path file, JNode.JObject o) throws ReportException {
+        String spelling = string(o, "actuals");
+        if (spelling == null) {
+            return null;
+        }
+        for (Actuals.Kind k : Actuals.Kind.values()) {
+            if (k.name().toLowerCase(java.util.Locale.ROOT).equals(spelling)) {
+                return k;
+            }
+        }
+        throw new ReportException(file + ": \"actuals\" is '" + spelling + "', not backend, files or tensors");
+    }
+
+    /** Whether the report's backend can be run again by its name: it ran (or the report does not say otherwise). */
+    public boolean backendRerunnable() {
+        return backend != null && (actuals == null || actuals == Actuals.Kind.BACKEND);
     }
 
     private static String string(JNode.JObject o, String field) {

@@ -214,6 +214,8 @@ class FailsLikeReduceTest {
         FailureReport r = FailureReport.read(failing, Reports.hash(decode), MathMode.FAST);
         assertThat(r.source()).isEqualTo("golden check");
         assertThat(r.backend()).isEqualTo("planted-slice_off_by_one");
+        assertThat(r.actuals()).as("the report says a backend ran, so it can be run again").isEqualTo(Actuals.Kind.BACKEND);
+        assertThat(r.backendRerunnable()).isTrue();
         assertThat(r.judging().policy()).isEqualTo(new Policy.Derived(1));
         assertThat(r.expected()).isEqualTo("diverges");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> FailureReport.read(failing, "0123", MathMode.FAST))

@@ -31,28 +31,35 @@ public final class Verifier {
 
     /**
      * Checks {@code program} against {@code certificate} (null: no shard declarations, no remap,
-     * no claims) and, when {@code parent} is not null, against the program it came from:
+     * no claims) and against the program it came from, as {@code parent} says:
      * <ul>
-     *   <li>a parent on <em>fewer chips</em> (and no remap in the certificate) is the
-     *       <em>unsplit</em> program: UnreducedShard also proves that every output and state
-     *       tensor of the split holds what the parent's tensor of that logical name holds
+     *   <li>{@link Parent#unsplit}: UnreducedShard also proves that every output and state tensor
+     *       of the split holds what the parent's tensor of that logical name holds
      *       ({@code LOGICAL_OUTPUT_DIFFERS}), the certificate's logical names being the parent's
      *       tensor names;</li>
-     *   <li>any other parent is the program this one was remapped from: the buffer-remap
-     *       obligation proves that {@code program} is the certificate's remap of it (the identity
-     *       when the certificate has none).</li>
+     *   <li>{@link Parent#remap}: the buffer-remap obligation proves that {@code program} is the
+     *       certificate's remap of the parent (the identity when the certificate has none);</li>
+     *   <li>{@link Parent#none}: neither comparison.</li>
      * </ul>
      * Without an unsplit parent, the UnreducedShard result says in its note that the logical
      * program was not checked.
      */
-    public VerifyReport verify(Program program, Certificate certificate, Program parent) {
+    public VerifyReport verify(Program program, Certificate certificate, Parent parent) {
         Objects.requireNonNull(program, "program");
+        Objects.requireNonNull(parent, "parent (Parent.none() for none)");
         Certificate cert = certificate == null ? Certificate.empty() : certificate;
         Findings findings = new Findings();
         ProgramIndex index = ProgramIndex.of(program);
         guarded(findings, "well-formed", () -> findings.structural(new Validator().validate(program)));
         List<String> remarks = new ArrayList<>();
-        Program unsplit = isUnsplitParent(program, cert, parent) ? parent : null;
+        Program unsplit = switch (parent) {
+            case Parent.Unsplit u -> u.program();
+            case Parent.Remap _, Parent.None _ -> null;
+        };
+        Program remapParent = switch (parent) {
+            case Parent.Remap r -> r.program();
+            case Parent.Unsplit _, Parent.None _ -> null;
+        };
         boolean[] compared = {false};
 
         guarded(findings, "UnreducedShard", () -> {
@@ -71,8 +78,8 @@ public final class Verifier {
         });
         guarded(findings, "buffer-remap", () -> {
             new ReferenceRoles(index, findings).run();
-            if (parent != null && unsplit == null) {
-                new RemapChecker(program, parent, cert.remap(), findings).run();
+            if (remapParent != null) {
+                new RemapChecker(program, remapParent, cert.remap(), findings).run();
             } else if (cert.remap() != null) {
                 new RemapChecker.MapOnly(program, cert.remap(), findings).run();
             }
@@ -80,11 +87,6 @@ public final class Verifier {
         guarded(findings, "multicast", () -> new FlowChecker(index, findings).run());
 
         return new VerifyReport(findings.all(), results(cert, parent, unsplit, compared[0], findings, remarks));
-    }
-
-    /** A parent on fewer chips than the program, with no remap claimed, is the program before it was split. */
-    static boolean isUnsplitParent(Program program, Certificate cert, Program parent) {
-        return parent != null && cert.remap() == null && parent.machine().chips() < program.machine().chips();
     }
 
     /** A defect of the checker on odd input becomes a finding that fails the verification, never an exception. */
@@ -102,7 +104,7 @@ public final class Verifier {
         }
     }
 
-    private static List<ObligationResult> results(Certificate cert, Program parent, Program unsplit, boolean compared, Findings findings,
+    private static List<ObligationResult> results(Certificate cert, Parent parent, Program unsplit, boolean compared, Findings findings,
                                                   List<String> remarks) {
         List<ObligationResult> out = new ArrayList<>();
         for (Obligation o : Obligation.values()) {
@@ -117,14 +119,15 @@ public final class Verifier {
                         : "; no unsplit parent was given, so the logical program was NOT checked: a split that computes another program"
                         + " consistently on every chip (a bias added twice) is not detected (give the unsplit program as the parent).")
                         + (remarks.isEmpty() ? "" : " " + String.join(" ", remarks));
-                case BUFFER_REMAP -> unsplit != null
-                        ? "The parent runs on fewer chips, so it was taken as the unsplit program (UnreducedShard compares the outputs), not as a remap"
-                        + " parent; kind-internal references were checked for role fit."
-                        : parent != null
-                        ? "The program was compared with the parent under the " + (cert.remap() == null ? "identity map" : "certificate's map") + "; kind-internal references were checked for role fit."
-                        : cert.remap() != null
-                        ? "No parent given: the map's injectivity and every kind-internal reference's role fit were checked, not the child-equals-parent proof."
-                        : "No parent given: every kind-internal reference was checked for role fit.";
+                case BUFFER_REMAP -> switch (parent) {
+                    case Parent.Unsplit _ -> "The parent was given as the unsplit program (UnreducedShard compares the outputs), not as a remap"
+                            + " parent; " + (cert.remap() != null ? "the map's injectivity and " : "") + "kind-internal references were checked for role fit.";
+                    case Parent.Remap _ -> "The program was compared with the parent under the " + (cert.remap() == null ? "identity map" : "certificate's map")
+                            + "; kind-internal references were checked for role fit.";
+                    case Parent.None _ -> cert.remap() != null
+                            ? "No parent given: the map's injectivity and every kind-internal reference's role fit were checked, not the child-equals-parent proof."
+                            : "No parent given: every kind-internal reference was checked for role fit.";
+                };
                 case MULTICAST -> "Reads after writes, multicast pairing and receive shapes were checked in reference order.";
             };
             ObligationResult.Status status = n > 0 ? ObligationResult.Status.VIOLATED : ObligationResult.Status.DISCHARGED;

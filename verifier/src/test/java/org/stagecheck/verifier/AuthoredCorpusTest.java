@@ -60,15 +60,15 @@ class AuthoredCorpusTest {
         assertThat(cuts).hasSize(14);
         for (Cut cut : cuts) {
             var a = (AuthorOutcome.Authored) Author.author(TINY, cut, AuthorOptions.single());
-            assertThat(verifier.verify(a.program(), null, null).diagnostics()).as("unsplit %s", cut).isEmpty();
-            assertThat(verifier.verify(a.program(), null, a.program()).diagnostics()).as("unsplit %s against itself", cut).isEmpty();
+            assertThat(verifier.verify(a.program(), null, Parent.none()).diagnostics()).as("unsplit %s", cut).isEmpty();
+            assertThat(verifier.verify(a.program(), null, Parent.remap(a.program())).diagnostics()).as("unsplit %s against itself", cut).isEmpty();
         }
         List<AuthoredCase> splits = validSplits();
         assertThat(splits).extracting(c -> c.cut().name()).containsOnly("Decode", "Batch", "DecodeLayer", "BatchLayer").hasSize(8);
         for (AuthoredCase c : splits) {
             assertThat(c.certificate().shards()).as("%s declares its row shards", c.name()).isNotEmpty();
-            assertThat(verifier.verify(c.program(), c.certificate(), null).diagnostics()).as(c.name()).isEmpty();
-            assertThat(verifier.verify(c.program(), c.certificate(), c.program()).diagnostics()).as("%s against itself", c.name()).isEmpty();
+            assertThat(verifier.verify(c.program(), c.certificate(), Parent.none()).diagnostics()).as(c.name()).isEmpty();
+            assertThat(verifier.verify(c.program(), c.certificate(), Parent.remap(c.program())).diagnostics()).as("%s against itself", c.name()).isEmpty();
         }
     }
 
@@ -81,10 +81,10 @@ class AuthoredCorpusTest {
     void every_authored_split_computes_its_unsplit_cut_and_a_residual_added_twice_does_not() {
         for (AuthoredCase c : validSplits()) {
             var unsplit = ((AuthorOutcome.Authored) Author.author(TINY, c.cut(), AuthorOptions.single())).program();
-            assertThat(verifier.verify(c.program(), c.certificate(), unsplit).codes()).as(c.name()).isEmpty();
+            assertThat(verifier.verify(c.program(), c.certificate(), Parent.unsplit(unsplit)).codes()).as(c.name()).isEmpty();
             AuthoredCase twice = AuthoredMutants.residualTwice(c);
-            assertThat(verifier.verify(twice.program(), twice.certificate(), null).codes()).as("%s alone", twice.name()).isEmpty();
-            assertThat(verifier.verify(twice.program(), twice.certificate(), unsplit).codes()).as(twice.name())
+            assertThat(verifier.verify(twice.program(), twice.certificate(), Parent.none()).codes()).as("%s alone", twice.name()).isEmpty();
+            assertThat(verifier.verify(twice.program(), twice.certificate(), Parent.unsplit(unsplit)).codes()).as(twice.name())
                     .isNotEmpty().containsOnly("LOGICAL_OUTPUT_DIFFERS");
             assertThat(AuthoredRuns.run(twice, AuthoredRuns.reference(c)).kind()).as(twice.name()).isEqualTo(Outcome.Kind.DIFFERS);
         }
@@ -105,7 +105,7 @@ class AuthoredCorpusTest {
                     continue;
                 }
                 AuthoredCase c = m.get();
-                VerifyReport r = verifier.verify(c.program(), c.certificate(), c.parent());
+                VerifyReport r = verifier.verify(c.program(), c.certificate(), c.asParent());
                 int[] t = tally.computeIfAbsent(plant, p -> new int[2]);
                 t[0]++;
                 alsoReported.computeIfAbsent(plant, p -> new java.util.TreeSet<>()).addAll(r.codes());
@@ -171,11 +171,11 @@ class AuthoredCorpusTest {
         AuthoredRuns.Reference ref = AuthoredRuns.reference(valid);
 
         AuthoredCase row0 = AuthoredMutants.unmappedInternalRef(valid, "cache_row.l1.r0", "pos_r0");
-        assertThat(verifier.verify(row0.program(), row0.certificate(), row0.parent()).codes()).contains("REMAP_INTERNAL_REF");
+        assertThat(verifier.verify(row0.program(), row0.certificate(), row0.asParent()).codes()).contains("REMAP_INTERNAL_REF");
         assertThat(AuthoredRuns.run(row0, ref).kind()).isEqualTo(Outcome.Kind.AGREES);
 
         AuthoredCase row1 = AuthoredMutants.unmappedInternalRef(valid, "cache_row.l1.r1", "pos_r1");
-        assertThat(verifier.verify(row1.program(), row1.certificate(), row1.parent()).codes()).contains("REMAP_INTERNAL_REF");
+        assertThat(verifier.verify(row1.program(), row1.certificate(), row1.asParent()).codes()).contains("REMAP_INTERNAL_REF");
         assertThat(AuthoredRuns.run(row1, ref).kind()).isEqualTo(Outcome.Kind.DIFFERS);
     }
 }

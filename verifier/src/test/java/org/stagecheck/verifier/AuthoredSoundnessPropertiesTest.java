@@ -42,7 +42,7 @@ class AuthoredSoundnessPropertiesTest {
             return; // the class has no place in this cut (a decode layer names no buffer inside a kind)
         }
         AuthoredCase c = mutant.get();
-        boolean accepted = new Verifier().verify(c.program(), c.certificate(), c.parent()).holds();
+        boolean accepted = new Verifier().verify(c.program(), c.certificate(), c.asParent()).holds();
         assertThat(accepted).as("%s is accepted exactly when valid", c.name()).isEqualTo(plant == Plant.NONE);
         if (accepted) {
             AuthorOutcome.Authored u = AuthoredRuns.unsplit(c);

@@ -15,7 +15,7 @@ class DiagnosticTextTest {
 
     private static String render(Plant plant) {
         TpCase c = TpPrograms.split(SPEC, plant);
-        return new Verifier().verify(c.program(), c.certificate(), c.parent()).diagnostics().stream()
+        return new Verifier().verify(c.program(), c.certificate(), c.asParent()).diagnostics().stream()
                 .map(d -> d.render()).collect(Collectors.joining("\n"));
     }
 

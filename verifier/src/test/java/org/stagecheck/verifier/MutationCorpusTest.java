@@ -42,7 +42,7 @@ class MutationCorpusTest {
                     continue;
                 }
                 TpCase c = TpPrograms.split(spec, plant);
-                VerifyReport r = verifier.verify(c.program(), c.certificate(), c.parent());
+                VerifyReport r = verifier.verify(c.program(), c.certificate(), c.asParent());
                 int[] t = tally.computeIfAbsent(plant, p -> new int[2]);
                 t[0]++;
                 boolean ok = plant == Plant.NONE ? r.holds() : r.codes().contains(plant.expected().name());
@@ -72,9 +72,9 @@ class MutationCorpusTest {
     @Test
     void unsplit_programs_and_bijective_renamings_verify() {
         for (TpSpec spec : specs()) {
-            assertThat(verifier.verify(TpPrograms.unsplit(spec), null, null).diagnostics()).as("unsplit %s", spec).isEmpty();
+            assertThat(verifier.verify(TpPrograms.unsplit(spec), null, Parent.none()).diagnostics()).as("unsplit %s", spec).isEmpty();
             TpCase renamed = TpPrograms.renamed(spec);
-            assertThat(verifier.verify(renamed.program(), renamed.certificate(), renamed.parent()).diagnostics())
+            assertThat(verifier.verify(renamed.program(), renamed.certificate(), renamed.asParent()).diagnostics())
                     .as("renamed %s", spec).isEmpty();
         }
     }

@@ -18,7 +18,7 @@ class ReportWritersTest {
 
     private static VerifyReport report(Plant plant) {
         TpCase c = TpPrograms.split(SPEC, plant);
-        return new Verifier().verify(c.program(), c.certificate(), c.parent());
+        return new Verifier().verify(c.program(), c.certificate(), c.asParent());
     }
 
     @Test

@@ -24,7 +24,7 @@ class RobustnessPropertiesTest {
     @SeededProperty(tries = 200)
     void every_random_valid_split_verifies(long seed) {
         TpCase c = TpPrograms.split(TpSpec.random(specSeed(new SplittableRandom(seed))), Plant.NONE);
-        assertThat(new Verifier().verify(c.program(), c.certificate(), null).diagnostics()).isEmpty();
+        assertThat(new Verifier().verify(c.program(), c.certificate(), Parent.none()).diagnostics()).isEmpty();
     }
 
     @SeededProperty(tries = 300)
@@ -43,7 +43,7 @@ class RobustnessPropertiesTest {
             default -> throw new AssertionError("damage " + damage);
         }
         Program broken = c.program().withStages(stages);
-        VerifyReport r = new Verifier().verify(broken, c.certificate(), c.program());
+        VerifyReport r = new Verifier().verify(broken, c.certificate(), Parent.remap(c.program()));
         assertThat(r.codes()).doesNotContain(Code.CHECKER_FAULT.name());
         assertThat(r.holds()).isFalse();
     }

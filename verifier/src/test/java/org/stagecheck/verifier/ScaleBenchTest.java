@@ -11,7 +11,7 @@ class ScaleBenchTest {
         for (int n : new int[] {8, 1_000, 12_345}) {
             ScaleBench.Generated g = ScaleBench.generate(n);
             assertThat(g.program().stages()).hasSize(n);
-            assertThat(new Verifier().verify(g.program(), g.certificate(), null).diagnostics()).isEmpty();
+            assertThat(new Verifier().verify(g.program(), g.certificate(), Parent.none()).diagnostics()).isEmpty();
         }
     }
 
@@ -19,6 +19,6 @@ class ScaleBenchTest {
     void a_generated_program_without_its_shards_is_rejected() {
         ScaleBench.Generated g = ScaleBench.generate(1_000);
         // with no shard declarations every all-reduce sums full values
-        assertThat(new Verifier().verify(g.program(), null, null).codes()).isNotEmpty().allMatch("REDUCE_OF_FULL"::equals);
+        assertThat(new Verifier().verify(g.program(), null, Parent.none()).codes()).isNotEmpty().allMatch("REDUCE_OF_FULL"::equals);
     }
 }

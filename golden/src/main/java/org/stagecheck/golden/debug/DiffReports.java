@@ -58,12 +58,25 @@ public final class DiffReports {
      * its program later ({@code reduce --fails-like}).
      */
     public static void json(JsonGenerator g, DiffResult r, String backendName, String programHash) throws IOException {
+        json(g, r, backendName, null, programHash);
+    }
+
+    /**
+     * As {@link #json(JsonGenerator, DiffResult, String, String)}, also saying whether a backend
+     * ran or files were read ({@code "actuals"}; omitted when null), so that a reader knows whether
+     * the backend can be run again without reading its name.
+     */
+    public static void json(JsonGenerator g, DiffResult r, String backendName, org.stagecheck.golden.Actuals.Kind actuals, String programHash)
+            throws IOException {
         g.writeStringField("mode", r.mode().words());
         g.writeStringField("program", r.program());
         if (programHash != null) {
             g.writeStringField("programHash", programHash);
         }
         g.writeStringField("backend", backendName);
+        if (actuals != null) {
+            g.writeStringField("actuals", actuals.name().toLowerCase(java.util.Locale.ROOT));
+        }
         g.writeStringField("policy", r.judge().spelling());
         g.writeBooleanField("agrees", r.agrees());
         g.writeStringField("headline", DiffText.headline(r));

@@ -27,6 +27,9 @@ public final class JsonReport {
             g.writeStringField("status", r.status().name().toLowerCase(java.util.Locale.ROOT));
             g.writeBooleanField("passed", r.passed());
             g.writeStringField("backend", r.backend());
+            if (r.actuals() != null) {
+                g.writeStringField("actuals", r.actuals().name().toLowerCase(java.util.Locale.ROOT));
+            }
             if (r.programHash() != null) {
                 g.writeStringField("programHash", r.programHash());
             }

@@ -28,4 +28,9 @@ public final class JsonFormatException extends Exception {
     public String detail() {
         return detail;
     }
+
+    /** {@code FILE:LINE:COL: what} where the position is known, {@code FILE: what} otherwise: the message a person reads. */
+    public String messageIn(java.nio.file.Path file) {
+        return file + (pos.known() ? ":" : ": ") + getMessage();
+    }
 }

@@ -22,6 +22,7 @@ import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.verifier.VerifyReport;
+import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.Verifier;
 
 /**
@@ -53,7 +54,7 @@ public final class ScaleBench {
     public static double[] run(List<Integer> sizes, PrintStream out) {
         Verifier verifier = new Verifier();
         Generated warm = generate(20_000);
-        verifier.verify(warm.program(), warm.certificate(), null);
+        verifier.verify(warm.program(), warm.certificate(), Parent.none());
         out.printf("%10s %12s %12s %10s %s%n", "stages", "generate ms", "verify ms", "ns/stage", "verdict");
         double[] nsPerStage = new double[sizes.size()];
         for (int i = 0; i < sizes.size(); i++) {
@@ -61,7 +62,7 @@ public final class ScaleBench {
             long t0 = System.nanoTime();
             Generated g = generate(n);
             long t1 = System.nanoTime();
-            VerifyReport r = verifier.verify(g.program(), g.certificate(), null);
+            VerifyReport r = verifier.verify(g.program(), g.certificate(), Parent.none());
             long t2 = System.nanoTime();
             nsPerStage[i] = (t2 - t1) / (double) n;
             out.printf("%10d %12.1f %12.1f %10.1f %s%n", n, (t1 - t0) / 1e6, (t2 - t1) / 1e6, nsPerStage[i],

@@ -1,5 +1,6 @@
 package org.stagecheck.verifier.adversarial;
 
+import org.stagecheck.verifier.Parent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.stagecheck.verifier.adversarial.CorpusRuns.Verdict.AGREES;
 import static org.stagecheck.verifier.adversarial.CorpusRuns.Verdict.DIFFERS;
@@ -161,8 +162,8 @@ class AdversarialCorpusTest {
     @MethodSource("rows")
     void the_checker_reports_the_pinned_codes_alone_and_given_the_unsplit_parent(Row row) throws Exception {
         CorpusCase c = CorpusCase.load(row.name());
-        VerifyReport alone = new Verifier().verify(c.program(), c.certificate(), null);
-        VerifyReport withParent = new Verifier().verify(c.program(), c.certificate(), c.parent());
+        VerifyReport alone = new Verifier().verify(c.program(), c.certificate(), Parent.none());
+        VerifyReport withParent = new Verifier().verify(c.program(), c.certificate(), Parent.unsplit(c.parent()));
         assertThat(codes(alone)).as("alone").isEqualTo(row.alone());
         assertThat(codes(withParent)).as("with the unsplit parent").isEqualTo(row.withParent());
         // every report renders as text and as one JSON document

@@ -6,6 +6,7 @@ import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
 import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.ir.Program;
+import org.stagecheck.verifier.Parent;
 
 /**
  * A split program written by the model author ({@code stagecheck-author}), possibly with one
@@ -26,5 +27,10 @@ public record AuthoredCase(ModelSpec spec, Cut cut, AuthorOptions options, Plant
 
     public String name() {
         return plant.name().toLowerCase(java.util.Locale.ROOT) + " " + cut + " tp" + options.tp();
+    }
+
+    /** The parent to verify against: the program it was remapped from (remap plants), else none. */
+    public Parent asParent() {
+        return parent == null ? Parent.none() : Parent.remap(parent);
     }
 }

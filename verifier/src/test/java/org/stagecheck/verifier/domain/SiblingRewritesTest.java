@@ -1,5 +1,6 @@
 package org.stagecheck.verifier.domain;
 
+import org.stagecheck.verifier.Parent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -80,7 +81,7 @@ class SiblingRewritesTest {
     }
 
     private static VerifyReport verify(TpCase c) {
-        return new Verifier().verify(c.program(), c.certificate(), c.unsplit());
+        return new Verifier().verify(c.program(), c.certificate(), Parent.unsplit(c.unsplit()));
     }
 
     @Test
@@ -117,7 +118,7 @@ class SiblingRewritesTest {
     void a_full_value_added_to_the_max_partial_on_every_chip_is_the_max_plus_it() {
         // max_c(m_c + 1) = max(h) + 1: consistent, right for another program, and the parent shows it
         TpCase shifted = withRowMax(new MaxPath(Expr.apply(Fn.ADD, Expr.in(0), Expr.f(1.0)), ReducePool.MAX));
-        assertThat(new Verifier().verify(shifted.program(), shifted.certificate(), null).holds()).as("the split alone").isFalse();
+        assertThat(new Verifier().verify(shifted.program(), shifted.certificate(), Parent.none()).holds()).as("the split alone").isFalse();
         assertThat(verify(shifted).holds()).isFalse();
         assertThat(TpRuns.agrees(shifted)).isFalse();
     }

@@ -1,5 +1,6 @@
 package org.stagecheck.verifier.domain;
 
+import org.stagecheck.verifier.Parent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -42,7 +43,7 @@ class UnsplitParentTest {
     private static final TpSpec PLAIN = new TpSpec(2, 4, 8, 2, TpSpec.Act.TANH, false, false, false);
 
     private static VerifyReport verify(TpCase c) {
-        return new Verifier().verify(c.program(), c.certificate(), c.unsplit());
+        return new Verifier().verify(c.program(), c.certificate(), Parent.unsplit(c.unsplit()));
     }
 
     private static String render(VerifyReport r) {
@@ -188,16 +189,16 @@ class UnsplitParentTest {
     void an_ill_formed_unsplit_parent_is_a_finding_and_nothing_is_compared() {
         TpCase c = new SplitEdits(PLAIN).asCase();
         Program broken = replace(c.unsplit(), "add_b2.0", ins -> List.of(ins.get(0), "nowhere"), Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)));
-        VerifyReport r = new Verifier().verify(c.program(), c.certificate(), broken);
+        VerifyReport r = new Verifier().verify(c.program(), c.certificate(), Parent.unsplit(broken));
         assertThat(r.codes()).containsExactly("UNSPLIT_PARENT_INVALID");
         assertThat(r.obligations()).filteredOn(o -> o.obligation() == Obligation.UNREDUCED_SHARD).singleElement()
                 .extracting(ObligationResult::note).asString().contains("the logical program was NOT checked");
     }
 
     @Test
-    void a_parent_on_as_many_chips_is_still_a_remap_parent() {
+    void a_parent_given_as_a_remap_parent_is_compared_as_one() {
         TpCase c = new SplitEdits(PLAIN).asCase();
-        VerifyReport r = new Verifier().verify(c.program(), c.certificate(), c.program());
+        VerifyReport r = new Verifier().verify(c.program(), c.certificate(), Parent.remap(c.program()));
         assertThat(r.codes()).isEmpty();
         assertThat(r.obligations()).filteredOn(o -> o.obligation() == Obligation.BUFFER_REMAP).singleElement()
                 .extracting(ObligationResult::note).asString().contains("compared with the parent");

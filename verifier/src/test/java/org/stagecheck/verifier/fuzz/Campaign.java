@@ -1,5 +1,6 @@
 package org.stagecheck.verifier.fuzz;
 
+import org.stagecheck.verifier.Parent;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -56,7 +57,7 @@ public final class Campaign {
     /** The checker's report on program {@code seed}, given the unsplit parent. */
     public static VerifyReport report(long seed) {
         TpCase c = program(seed).edited();
-        return new Verifier().verify(c.program(), c.certificate(), c.unsplit());
+        return new Verifier().verify(c.program(), c.certificate(), Parent.unsplit(c.unsplit()));
     }
 
     /** Program {@code seed}, checked and judged. */
@@ -65,7 +66,7 @@ public final class Campaign {
         TpSpec spec = p.spec();
         Mutation pick = p.mutation();
         TpCase c = p.edited();
-        VerifyReport report = new Verifier().verify(c.program(), c.certificate(), c.unsplit());
+        VerifyReport report = new Verifier().verify(c.program(), c.certificate(), Parent.unsplit(c.unsplit()));
         Outcome worst = null;
         boolean agrees = true;
         for (long in = 1; in <= INPUT_SEEDS; in++) {

@@ -1,5 +1,6 @@
 package org.stagecheck.verifier.shard;
 
+import org.stagecheck.verifier.Parent;
 import java.util.ArrayList;
 import java.util.List;
 import org.stagecheck.spec.cert.Certificate;
@@ -147,6 +148,6 @@ public final class SplitEdits {
     }
 
     public VerifyReport verify() {
-        return new Verifier().verify(program(), certificate(), null);
+        return new Verifier().verify(program(), certificate(), Parent.none());
     }
 }
