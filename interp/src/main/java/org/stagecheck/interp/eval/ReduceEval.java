@@ -7,6 +7,7 @@ import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.ReduceFn;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.rules.Rule;
 
 /**
  * {@code Compute(Reduce)} (brief, "Stages"; docs/semantics.md, "Reduce"): along {@code axis},
@@ -25,17 +26,17 @@ final class ReduceEval {
         Shape in = x.shape();
         int axis = r.axis();
         if (axis < 0 || axis >= in.rank()) {
-            throw new Fault("REDUCE_AXIS", "kind/op/axis", null, "axis " + axis + " is outside the input's rank " + in.rank() + ".");
+            throw new Fault(Rule.REDUCE_AXIS, "kind/op/axis", null, "axis " + axis + " is outside the input's rank " + in.rank() + ".");
         }
         String outName = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(outName);
         if (!isReduced(bd.shape(), in, axis)) {
-            throw new Fault("REDUCE_SHAPE", "outs/0", outName, "reducing " + in + " along axis " + axis + " gives "
+            throw new Fault(Rule.REDUCE_SHAPE, "outs/0", outName, "reducing " + in + " along axis " + axis + " gives "
                     + in.withDim(axis, 1) + " but buffer '" + outName + "' is " + bd.shape() + ".");
         }
         int len = in.dim(axis);
         if (len == 0 && r.fn() == ReduceFn.ARGMAX) {
-            throw new Fault("EMPTY_REDUCE", "kind/op", null, "argmax over an empty axis has no answer.");
+            throw new Fault(Rule.EMPTY_REDUCE, "kind/op", null, "argmax over an empty axis has no answer.");
         }
         int inner = 1;
         for (int a = axis + 1; a < in.rank(); a++) {

@@ -14,6 +14,7 @@ import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Site;
 import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.rules.Rule;
 
 /**
  * The explicit evaluation context of one run (no static state): the DRAM tensors (owned by the
@@ -187,7 +188,7 @@ public final class RunState {
     public Group group(String name) throws Fault {
         Group g = groups.get(name);
         if (g == null) {
-            throw new Fault("UNKNOWN_GROUP", "group '" + name + "' is not declared.");
+            throw new Fault(Rule.UNKNOWN_GROUP, "group '" + name + "' is not declared.");
         }
         return g;
     }
@@ -195,7 +196,7 @@ public final class RunState {
     public TensorDecl tensorDecl(String name) throws Fault {
         TensorDecl t = tensorDecls.get(name);
         if (t == null) {
-            throw new Fault("UNKNOWN_TENSOR", "tensor '" + name + "' is not declared.");
+            throw new Fault(Rule.UNKNOWN_TENSOR, "tensor '" + name + "' is not declared.");
         }
         return t;
     }
@@ -218,7 +219,7 @@ public final class RunState {
     private int position(String name) throws Fault {
         int p = bufferIndex.position(name);
         if (p < 0) {
-            throw new Fault("UNKNOWN_BUFFER", null, name, "buffer '" + name + "' is not declared.");
+            throw new Fault(Rule.UNKNOWN_BUFFER, null, name, "buffer '" + name + "' is not declared.");
         }
         return p;
     }
