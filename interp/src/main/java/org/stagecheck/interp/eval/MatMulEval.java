@@ -14,7 +14,7 @@ import org.stagecheck.spec.rules.OpRules;
  * {@code Compute(MatMul)} (brief, "Stages"; docs/semantics.md, "MatMul"): {@code out = op(A) x
  * op(B) (+ bias)} with A = ins[0] {@code [M, K]} ({@code [K, M]} when transposed) and B = ins[1]
  * {@code [K, N]} ({@code [N, K]}), floating; the shapes and dtypes are the language's rules
- * ({@link OpRules#matmul}), checked on the declarations. Each output element's accumulator starts
+ * ({@link OpRules#matmul}), held on the declarations before the stage runs. Each output element's accumulator starts
  * at the spill's value (or +0), takes {@code acc = fma(a, b, acc)} for k ascending in f32 (double
  * in float64 mode), is written back to the spill, then the bias is added once in f32 and the sum
  * rounded once to the output dtype. A spill never written by an earlier stage reads as +0.
@@ -27,8 +27,7 @@ final class MatMulEval {
         BufferDecl ad = s.bufferDecl(Ports.in(st, 0));
         BufferDecl bd = s.bufferDecl(Ports.in(st, 1));
         BufferDecl od = s.bufferDecl(Ports.out(st, 0));
-        Fault.throwFirst(OpRules.matmul(mm, ad, bd, od, mm.bias() == null ? null : s.bufferDecl(mm.bias()),
-                mm.spill() == null ? null : s.bufferDecl(mm.spill())));
+        // the rules (rank-2 floating operands, the product's shape, bias, spill) held: RunState.holdToRules
         OpRules.Product product = OpRules.product(ad.shape(), bd.shape(), mm.transposeA(), mm.transposeB());
         int m = product.m();
         int k = product.k();

@@ -23,6 +23,62 @@ public final class OpRules {
     private OpRules() {
     }
 
+    /**
+     * The port counts of a Compute stage of {@code op} ({@link Rule#PORT_COUNT}): one output; two
+     * inputs for a MatMul, one for a Reduce, reshape, transpose or slice, at least one for a concat,
+     * any number for a Generic. {@link #check} needs ports that pass this.
+     */
+    public static List<Violation> ports(ComputeOp op, int ins, int outs) {
+        String what = switch (op) {
+            case ComputeOp.Generic g -> "a generic op";
+            case ComputeOp.MatMul m -> "a MatMul";
+            case ComputeOp.Reduce r -> "a Reduce";
+            case ComputeOp.Reshape r -> "a reshape";
+            case ComputeOp.Transpose t -> "a transpose";
+            case ComputeOp.Slice sl -> "a slice";
+            case ComputeOp.Concat c -> "a concat";
+        };
+        int nIns = switch (op) {
+            case ComputeOp.Generic g -> -1;
+            case ComputeOp.MatMul m -> 2;
+            case ComputeOp.Reduce r -> 1;
+            case ComputeOp.Reshape r -> 1;
+            case ComputeOp.Transpose t -> 1;
+            case ComputeOp.Slice sl -> 1;
+            case ComputeOp.Concat c -> -1;
+        };
+        List<Violation> v = new ArrayList<>();
+        if (nIns >= 0 && ins != nIns) {
+            v.add(new Violation(Rule.PORT_COUNT, "ins", null, what + " takes " + nIns + " input(s), not " + ins));
+        }
+        if (outs != 1) {
+            v.add(new Violation(Rule.PORT_COUNT, "outs", null, what + " writes 1 output(s), not " + outs));
+        }
+        if (op instanceof ComputeOp.Concat && ins == 0) {
+            v.add(new Violation(Rule.PORT_COUNT, "ins", null, "a concat needs at least one input"));
+        }
+        return v;
+    }
+
+    /**
+     * Every shape and dtype rule of {@code op} on its ports: {@code ins} and {@code out} are the
+     * declarations of the stage's inputs and (first) output, {@code named} those of the buffers the
+     * op names beyond its ports (a MatMul's bias and spill), looked up by name. The expression of a
+     * Generic is typed by the validator (ExprTyper), not here.
+     */
+    public static List<Violation> check(ComputeOp op, List<BufferDecl> ins, BufferDecl out, java.util.function.Function<String, BufferDecl> named) {
+        return switch (op) {
+            case ComputeOp.Generic g -> generic(ins, out);
+            case ComputeOp.MatMul m -> matmul(m, ins.get(0), ins.get(1), out,
+                    m.bias() == null ? null : named.apply(m.bias()), m.spill() == null ? null : named.apply(m.spill()));
+            case ComputeOp.Reduce r -> reduce(r, ins.getFirst(), out);
+            case ComputeOp.Reshape r -> reshape(ins.getFirst(), out);
+            case ComputeOp.Transpose t -> transpose(t, ins.getFirst(), out);
+            case ComputeOp.Slice sl -> slice(sl, ins.getFirst(), out);
+            case ComputeOp.Concat c -> concat(c, ins, out);
+        };
+    }
+
     // ------------------------------------------------------------------ Generic
 
     /** numpy broadcasting: align trailing axes; each input extent equals the output's or is 1. */

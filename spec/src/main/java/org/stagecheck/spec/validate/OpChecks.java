@@ -26,22 +26,22 @@ final class OpChecks {
             case ComputeOp.Generic g -> generic(i, s, g, ins, outs);
             case ComputeOp.MatMul m -> matmul(i, s, m, ins, outs);
             case ComputeOp.Reduce r -> {
-                if (KindChecks.arity(f, i, s, ins, 1, outs, 1, "a Reduce")) {
+                if (ports(i, s, op, ins, outs)) {
                     f.stage(i, s, OpRules.reduce(r, ins.get(0), outs.get(0)));
                 }
             }
             case ComputeOp.Reshape r -> {
-                if (KindChecks.arity(f, i, s, ins, 1, outs, 1, "a reshape")) {
+                if (ports(i, s, op, ins, outs)) {
                     f.stage(i, s, OpRules.reshape(ins.get(0), outs.get(0)));
                 }
             }
             case ComputeOp.Transpose t -> {
-                if (KindChecks.arity(f, i, s, ins, 1, outs, 1, "a transpose")) {
+                if (ports(i, s, op, ins, outs)) {
                     f.stage(i, s, OpRules.transpose(t, ins.get(0), outs.get(0)));
                 }
             }
             case ComputeOp.Slice sl -> {
-                if (KindChecks.arity(f, i, s, ins, 1, outs, 1, "a slice")) {
+                if (ports(i, s, op, ins, outs)) {
                     f.stage(i, s, OpRules.slice(sl, ins.get(0), outs.get(0)));
                 }
             }
@@ -49,8 +49,15 @@ final class OpChecks {
         }
     }
 
+    /** The op's port counts ({@link OpRules#ports}); true when they hold and every port is declared. */
+    private boolean ports(int i, Stage s, ComputeOp op, List<BufferDecl> ins, List<BufferDecl> outs) {
+        var broken = OpRules.ports(op, ins.size(), outs.size());
+        f.stage(i, s, broken);
+        return broken.isEmpty() && !ins.contains(null) && !outs.contains(null);
+    }
+
     private void generic(int i, Stage s, ComputeOp.Generic g, List<BufferDecl> ins, List<BufferDecl> outs) {
-        if (!KindChecks.arity(f, i, s, ins, -1, outs, 1, "a generic op")) {
+        if (!ports(i, s, g, ins, outs)) {
             return;
         }
         BufferDecl out = outs.get(0);
@@ -68,7 +75,7 @@ final class OpChecks {
     }
 
     private void matmul(int i, Stage s, ComputeOp.MatMul m, List<BufferDecl> ins, List<BufferDecl> outs) {
-        boolean portsOk = KindChecks.arity(f, i, s, ins, 2, outs, 1, "a MatMul");
+        boolean portsOk = ports(i, s, m, ins, outs);
         BufferDecl out = portsOk ? outs.get(0) : null;
         if (portsOk) {
             f.stage(i, s, OpRules.matmul(m, ins.get(0), ins.get(1), out));
@@ -100,10 +107,7 @@ final class OpChecks {
     }
 
     private void concat(int i, Stage s, ComputeOp.Concat c, List<BufferDecl> ins, List<BufferDecl> outs) {
-        if (!KindChecks.arity(f, i, s, ins, -1, outs, 1, "a concat") || ins.isEmpty()) {
-            if (ins.isEmpty()) {
-                f.stage(Rule.PORT_COUNT, i, s, "ins", null, "a concat needs at least one input");
-            }
+        if (!ports(i, s, c, ins, outs)) {
             return;
         }
         f.stage(i, s, OpRules.concat(c, ins, outs.get(0)));
