@@ -26,8 +26,8 @@ import org.stagecheck.spec.rules.Rule;
  * writing it), so a chain of any length needs two columns of its type. Inputs and {@code index}
  * columns are never given back (they may be read again, or are not the evaluation's own).
  *
- * <p>A fault that the shapes and types already decide (EXPR_TYPE, EXPR_INPUT, EXPR_INDEX,
- * SCALAR_INPUT, BROADCAST_SHAPE) becomes a step that raises it where evaluation would meet it,
+ * <p>A fault that the shapes and types already decide (EXPR_TYPE,
+ * SCALAR_SHAPE, BROADCAST) becomes a step that raises it where evaluation would meet it,
  * so a run faults in the same place, with the same fault, as the per-element definition.
  */
 final class ExprCompiler {
