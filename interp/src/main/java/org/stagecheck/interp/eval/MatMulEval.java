@@ -14,10 +14,11 @@ import org.stagecheck.spec.rules.OpRules;
  * {@code Compute(MatMul)} (brief, "Stages"; docs/semantics.md, "MatMul"): {@code out = op(A) x
  * op(B) (+ bias)} with A = ins[0] {@code [M, K]} ({@code [K, M]} when transposed) and B = ins[1]
  * {@code [K, N]} ({@code [N, K]}), floating; the shapes and dtypes are the language's rules
- * ({@link OpRules#matmul}), held on the declarations before the stage runs. Each output element's accumulator starts
- * at the spill's value (or +0), takes {@code acc = fma(a, b, acc)} for k ascending in f32 (double
- * in float64 mode), is written back to the spill, then the bias is added once in f32 and the sum
- * rounded once to the output dtype. A spill never written by an earlier stage reads as +0.
+ * ({@link OpRules#matmul}), held on the declarations before the stage runs. Each output
+ * element's accumulator starts at the spill's value (or +0), takes {@code acc = fma(a, b, acc)}
+ * for k ascending in f32 (double in float64 mode), is written back to the spill, then the bias is
+ * added once in f32 and the sum rounded once to the output dtype. A spill never written by an
+ * earlier stage reads as +0.
  */
 final class MatMulEval {
     private MatMulEval() {
