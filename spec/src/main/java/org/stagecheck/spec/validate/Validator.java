@@ -22,7 +22,9 @@ import org.stagecheck.spec.rules.Rule;
  * tile, blocks fit their tensors for every parameter value in range, names are unique, sizes can be
  * held. It judges well-formedness only; the certificate's obligations (partial sums, remaps,
  * multicast ordering) are the verifier's. Every finding is collected: validation never stops at the
- * first, and never throws for any program the codec can build.
+ * first, and never throws for any program the codec can build. Every finding is a broken
+ * {@link org.stagecheck.spec.rules.Rule} under its one code; the Compute ops' shape and dtype rules
+ * are {@link org.stagecheck.spec.rules.OpRules}, which the backends and the author's builder share.
  */
 public final class Validator {
     /**
