@@ -36,7 +36,6 @@ public final class CaseBuilder {
     private final String name;
     private final Family family;
     private final String what;
-    private Scope scope = Scope.WELL_FORMED;
     private Machine machine = new Machine(1, 2, 2);
     private final List<Param> params = new ArrayList<>();
     private final List<TensorDecl> tensors = new ArrayList<>();
@@ -56,12 +55,6 @@ public final class CaseBuilder {
     /** A case named {@code family/name} that checks the rule {@code what}. */
     public static CaseBuilder of(Family family, String name, String what) {
         return new CaseBuilder(family, name, what);
-    }
-
-    /** Marks the case {@link Scope#LENIENT}: a program the validator rejects. */
-    public CaseBuilder lenient() {
-        scope = Scope.LENIENT;
-        return this;
     }
 
     public CaseBuilder machine(int chips, int width, int height) {
@@ -156,7 +149,7 @@ public final class CaseBuilder {
 
     public ConformanceCase build() {
         Program p = new Program(name, machine, params, tensors, buffers, groups, stages);
-        return new ConformanceCase(name, family, scope, what, p, bound, paramValues, expected);
+        return new ConformanceCase(name, family, what, p, bound, paramValues, expected);
     }
 
     /**

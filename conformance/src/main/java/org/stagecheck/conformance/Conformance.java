@@ -21,7 +21,7 @@ import org.stagecheck.tensor.Tensor;
  * backend that does not support something yet says so instead of failing.
  *
  * <pre>{@code
- * List<CaseResult> results = Conformance.suite().skipLenient().run(myBackend);
+ * List<CaseResult> results = Conformance.suite().run(myBackend);
  * }</pre>
  *
  * Only final tensors are compared (every backend produces them); traces are not used.
@@ -88,16 +88,6 @@ public final class Conformance {
         Map<Pattern, String> more = new LinkedHashMap<>(skips);
         more.put(Pattern.compile(regex), reason);
         return new Conformance(cases, more);
-    }
-
-    /** This runner, also skipping the {@link Scope#LENIENT} cases (programs the validator rejects). */
-    public Conformance skipLenient() {
-        List<String> names = cases.stream().filter(c -> c.scope() == Scope.LENIENT).map(ConformanceCase::name).toList();
-        Conformance out = this;
-        for (String n : names) {
-            out = out.skipping("^" + Pattern.quote(n) + "$", "outside the contract: the validator rejects this program");
-        }
-        return out;
     }
 
     /** Runs every case in order, skipping those the skip list names. */

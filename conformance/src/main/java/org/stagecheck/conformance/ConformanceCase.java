@@ -15,20 +15,17 @@ import org.stagecheck.tensor.Tensor;
  *
  * @param name     unique, {@code family/what-it-tests}, e.g. {@code matmul/spill-and-bias}
  * @param family   the stage kind or op family under test
- * @param scope    whether every backend must pass it ({@link Scope#WELL_FORMED}) or the program is
- *                 one the validator rejects ({@link Scope#LENIENT})
  * @param what     one sentence: the rule the case checks
  * @param program  the program
  * @param bound    values of its input, weight and state tensors (and of outputs that start non-zero)
  * @param params   a value for every program parameter
  * @param expected the DRAM tensors compared after the run, each with its tolerance
  */
-public record ConformanceCase(String name, Family family, Scope scope, String what, Program program,
+public record ConformanceCase(String name, Family family, String what, Program program,
                               Map<String, Tensor> bound, Map<String, Long> params, List<Expected> expected) {
     public ConformanceCase {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(family, "family");
-        Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(what, "what");
         Objects.requireNonNull(program, "program");
         if (!name.startsWith(family.prefix() + "/")) {

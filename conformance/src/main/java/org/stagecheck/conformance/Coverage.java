@@ -24,8 +24,8 @@ import org.stagecheck.spec.ir.TensorDecl;
  * What the suite exercises, computed by walking the cases' programs with exhaustive switches over
  * the IR, against what the IR offers: every stage kind, compute op, access pattern (for Load and
  * for Store), offset term, expression node, function, reduce function, all-reduce pool, dtype (as
- * tensor, buffer and cast dtype), and the options a kind carries (MatMul transposes, bias, spill,
- * batch; multicast; streamed block counts; sub-blocks; broadcasting). A new kind or op fails to
+ * tensor, buffer and cast dtype), and the options a kind carries (MatMul transposes, bias, spill;
+ * multicast; streamed block counts; sub-blocks; broadcasting). A new kind or op fails to
  * compile here; a new enum constant shows up in {@link #required()} and so as missing until a case
  * covers it.
  *
@@ -63,7 +63,7 @@ public final class Coverage {
             out.add("dtype/buffer/" + d.jsonName());
             out.add("dtype/cast/" + d.jsonName());
         }
-        out.addAll(List.of("matmul/transposeA", "matmul/transposeB", "matmul/bias", "matmul/spill", "matmul/batch",
+        out.addAll(List.of("matmul/transposeA", "matmul/transposeB", "matmul/bias", "matmul/spill",
                 "load/multicast", "load/streamed-blocks", "store/sub-blocks", "store/streamed-blocks", "generic/broadcast"));
         return out;
     }
@@ -183,10 +183,6 @@ public final class Coverage {
                 }
                 if (m.spill() != null) {
                     out.add("matmul/spill");
-                }
-                BufferDecl a = s.ins().isEmpty() ? null : buffers.get(s.ins().getFirst());
-                if (a != null && a.shape().rank() > 2) {
-                    out.add("matmul/batch");
                 }
             }
             case ComputeOp.Reduce r -> {

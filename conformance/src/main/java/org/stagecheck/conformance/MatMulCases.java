@@ -13,7 +13,7 @@ import org.stagecheck.spec.ir.DType;
 /**
  * Compute(MatMul) (docs/semantics.md, "MatMul"): each output element is one f32 fma chain over k
  * ascending, starting from the spill (or +0), written back to the spill, and the bias added once
- * after; transposes; operands of every floating dtype; the batched form (lenient).
+ * after; transposes; operands of every floating dtype.
  */
 final class MatMulCases {
     private MatMulCases() {
@@ -21,7 +21,7 @@ final class MatMulCases {
 
     static List<ConformanceCase> cases() {
         return List.of(plain(), transposes(), spillAcrossStagesThenBias(), spillKeepsF32UnderABf16Output(), fmaChainInAscendingK(),
-                columnBiasAndPositiveZeroStart(), emptyContraction(), mixedNarrowOperands(), severalTiles(), batched());
+                columnBiasAndPositiveZeroStart(), emptyContraction(), mixedNarrowOperands(), severalTiles());
     }
 
     private static ConformanceCase plain() {
@@ -190,24 +190,6 @@ final class MatMulCases {
                 .compute("mm", List.of("A", "B"), "C", ComputeOp.MatMul.plain())
                 .storeAll("store", "C", "out")
                 .expect("out", f32(dims(m, n), c))
-                .build();
-    }
-
-    private static ConformanceCase batched() {
-        // A [2,1,2] = batches [1 2] and [3 4]; per-batch B [2,2,1] = [[1],[1]] and [[2],[0]]: 3 and 6;
-        // shared B [2,1] = [[1],[1]]: 1+2 = 3 and 3+4 = 7
-        return CaseBuilder.of(Family.MATMUL, "batched", "leading axes are batches; a rank-2 B is shared by every batch")
-                .lenient()
-                .input("a", f32(dims(2, 1, 2), 1, 2, 3, 4)).input("b", f32(dims(2, 2, 1), 1, 1, 2, 0)).input("s", f32(dims(2, 1), 1, 1))
-                .output("per_batch", DType.F32, 2, 1, 1).output("shared", DType.F32, 2, 1, 1)
-                .buffer("A", DType.F32, 2, 1, 2).buffer("B", DType.F32, 2, 2, 1).buffer("S", DType.F32, 2, 1)
-                .buffer("y", DType.F32, 2, 1, 1).buffer("z", DType.F32, 2, 1, 1)
-                .loadAll("la", "a", "A").loadAll("lb", "b", "B").loadAll("ls", "s", "S")
-                .compute("per-batch", List.of("A", "B"), "y", ComputeOp.MatMul.plain())
-                .compute("shared", List.of("A", "S"), "z", ComputeOp.MatMul.plain())
-                .storeAll("sy", "y", "per_batch").storeAll("sz", "z", "shared")
-                .expect("per_batch", f32(dims(2, 1, 1), 3, 6))
-                .expect("shared", f32(dims(2, 1, 1), 3, 7))
                 .build();
     }
 }

@@ -107,9 +107,9 @@ class ConformanceRunnerTest {
         List<CaseResult> results = Conformance.of(cases).skipping(".", "not yet").run(refusing);
         assertThat(results).allMatch(r -> r.status() == CaseResult.Status.SKIPPED && r.message().equals("not yet"));
 
-        List<CaseResult> lenient = Conformance.of(cases).skipLenient().skipping("^function/", "fast math").run(new Echo(cases, m -> m));
-        assertThat(lenient.stream().filter(r -> r.status() == CaseResult.Status.SKIPPED).map(CaseResult::caseName))
+        List<CaseResult> someSkipped = Conformance.of(cases).skipping("^function/", "fast math").run(new Echo(cases, m -> m));
+        assertThat(someSkipped.stream().filter(r -> r.status() == CaseResult.Status.SKIPPED).map(CaseResult::caseName))
                 .containsExactly("function/exp", "function/log", "function/sqrt", "function/rsqrt", "function/tanh", "function/sigmoid",
-                        "function/recip", "function/sin", "function/cos", "matmul/batched");
+                        "function/recip", "function/sin", "function/cos");
     }
 }

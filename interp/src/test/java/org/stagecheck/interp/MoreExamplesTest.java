@@ -50,7 +50,7 @@ class MoreExamplesTest {
                 .loadAll("lx", "x", "X", Fixtures.CORE)
                 .stage("st", List.of("X"), List.of(), new StageKind.Store("far", new AccessPattern.Block(at(0), Shape.of(1)), 1, 1))
                 .run();
-        assertThat(r.faults()).singleElement().satisfies(d -> assertThat(d.code()).isEqualTo("WRONG_CHIP"));
+        assertThat(r.faults()).singleElement().satisfies(d -> assertThat(d.code()).isEqualTo("TENSOR_WRONG_CHIP"));
     }
 
     @Test

@@ -25,12 +25,17 @@ import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
+import org.stagecheck.spec.rules.OpRules;
+import org.stagecheck.spec.rules.Violation;
 
 /**
  * Accumulates a program's declarations and stages in reference order (brief, "Stages"), with
  * fresh buffer, group and stage names, so the cut writers read as the model's math. Each helper
  * declares the output buffer it needs (dtype and shape worked out from the op) and appends one
- * stage. The builder checks nothing a validator would: it only refuses a duplicate tensor name.
+ * stage. Output shapes and dtypes come from the language's rules ({@link OpRules}), and each
+ * compute stage is held to those rules as it is added: a helper asked for an op the validator would
+ * refuse throws {@link IllegalArgumentException} naming the rule's code. A duplicate tensor name is
+ * refused too.
  */
 public final class ProgramBuilder {
     private final String name;
@@ -187,39 +192,37 @@ public final class ProgramBuilder {
     public String generic(String hint, Expr expr, DType dtype, Shape shape, String... ins) {
         Site site = site(ins[0]);
         String out = newBuffer(hint, dtype, shape, site);
-        stage(hint, site, List.of(ins), List.of(out), new StageKind.Compute(new ComputeOp.Generic(expr)));
+        compute(hint, site, List.of(ins), out, new ComputeOp.Generic(expr));
         return out;
     }
 
-    /** {@code a x op(b)}, with b transposed when {@code transposeB}; f32 output. */
+    /** {@code a x op(b)}, with b transposed when {@code transposeB}; f32 output of the product's shape. */
     public String matmul(String hint, String a, String b, boolean transposeB) {
-        Shape sa = shape(a);
-        Shape sb = shape(b);
-        int n = transposeB ? sb.dim(0) : sb.dim(1);
-        String out = newBuffer(hint, DType.F32, Shape.of(sa.dim(0), n), site(a));
-        stage(hint, site(a), List.of(a, b), List.of(out),
-                new StageKind.Compute(new ComputeOp.MatMul(false, transposeB, null, null)));
+        OpRules.Product p = OpRules.product(shape(a), shape(b), false, transposeB);
+        ComputeOp.MatMul op = new ComputeOp.MatMul(false, transposeB, null, null);
+        // operands that do not multiply get the first operand's shape: the rule check below names why
+        String out = newBuffer(hint, DType.F32, p == null ? shape(a) : p.shape(), site(a));
+        compute(hint, site(a), List.of(a, b), out, op);
         return out;
     }
 
     /** {@code fn} along {@code axis}, keeping the axis with extent 1 (ARGMAX gives i32). */
     public String reduce(String hint, ReduceFn fn, int axis, String in) {
-        Shape s = shape(in).withDim(axis, 1);
-        DType dt = fn == ReduceFn.ARGMAX ? DType.I32 : buffers.get(in).dtype();
-        String out = newBuffer(hint, dt, s, site(in));
-        stage(hint, site(in), List.of(in), List.of(out), new StageKind.Compute(new ComputeOp.Reduce(fn, axis)));
+        Shape s = axis >= 0 && axis < shape(in).rank() ? OpRules.reduceShape(shape(in), axis) : shape(in);
+        String out = newBuffer(hint, OpRules.reduceDtype(fn, buffers.get(in).dtype()), s, site(in));
+        compute(hint, site(in), List.of(in), out, new ComputeOp.Reduce(fn, axis));
         return out;
     }
 
     public String reshape(String hint, String in, Shape to) {
         String out = newBuffer(hint, buffers.get(in).dtype(), to, site(in));
-        stage(hint, site(in), List.of(in), List.of(out), new StageKind.Compute(new ComputeOp.Reshape()));
+        compute(hint, site(in), List.of(in), out, new ComputeOp.Reshape());
         return out;
     }
 
     public String slice(String hint, String in, List<Integer> starts, Shape window) {
         String out = newBuffer(hint, buffers.get(in).dtype(), window, site(in));
-        stage(hint, site(in), List.of(in), List.of(out), new StageKind.Compute(new ComputeOp.Slice(starts)));
+        compute(hint, site(in), List.of(in), out, new ComputeOp.Slice(starts));
         return out;
     }
 
@@ -227,14 +230,20 @@ public final class ProgramBuilder {
         if (ins.size() == 1) {
             return ins.getFirst();
         }
-        Shape first = shape(ins.getFirst());
-        int total = 0;
-        for (String b : ins) {
-            total += shape(b).dim(axis);
-        }
-        String out = newBuffer(hint, buffers.get(ins.getFirst()).dtype(), first.withDim(axis, total), site(ins.getFirst()));
-        stage(hint, site(ins.getFirst()), ins, List.of(out), new StageKind.Compute(new ComputeOp.Concat(axis)));
+        Shape joined = OpRules.concatShape(ins.stream().map(this::shape).toList(), axis);
+        String out = newBuffer(hint, buffers.get(ins.getFirst()).dtype(), joined == null ? shape(ins.getFirst()) : joined,
+                site(ins.getFirst()));
+        compute(hint, site(ins.getFirst()), ins, out, new ComputeOp.Concat(axis));
         return out;
+    }
+
+    /** Appends a Compute stage of {@code op} after holding it to the language's rules ({@link OpRules#check}). */
+    private void compute(String hint, Site site, List<String> ins, String out, ComputeOp op) {
+        List<Violation> broken = OpRules.check(op, ins.stream().map(buffers::get).toList(), buffers.get(out), buffers::get);
+        if (!broken.isEmpty()) {
+            throw new IllegalArgumentException("stage '" + hint + "' breaks the rule " + broken.getFirst());
+        }
+        stage(hint, site, ins, List.of(out), new StageKind.Compute(op));
     }
 
     /** A Scalar stage writing {@code expr} (over the one-element {@code ins}) to a new one-element i32 buffer. */

@@ -1,11 +1,12 @@
 package org.stagecheck.cuda.lower;
 
-import java.util.Arrays;
 import java.util.List;
 
+import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.ReduceFn;
 import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.rules.OpRules;
 
 /**
  * {@code MatMul}, {@code Reduce} and the layout ops (docs/semantics.md, "Compute(MatMul)",
@@ -20,33 +21,22 @@ final class ComputeLowering {
     }
 
     static void matmul(Emit x, ComputeOp.MatMul mm, boolean spillWritten) {
-        Placed a = x.in(x.stage.ins().get(0));
-        Placed b = x.in(x.stage.ins().get(1));
-        Shape as = a.shape();
-        Shape bs = b.shape();
-        if (as.rank() < 2 || bs.rank() < 2) {
-            throw new LoweringException("matmul operands need rank at least 2");
-        }
-        int m = mm.transposeA() ? as.dim(as.rank() - 1) : as.dim(as.rank() - 2);
-        int k = mm.transposeA() ? as.dim(as.rank() - 2) : as.dim(as.rank() - 1);
-        int n = mm.transposeB() ? bs.dim(bs.rank() - 2) : bs.dim(bs.rank() - 1);
-        int[] batch = Arrays.copyOf(as.toArray(), as.rank() - 2);
-        boolean batchedB = bs.rank() > 2;
-        int[] outDims = Arrays.copyOf(batch, batch.length + 2);
-        outDims[batch.length] = m;
-        outDims[batch.length + 1] = n;
+        // the language's rules (rank-2 floating operands, the product's shape, the bias and spill), as the validator checks them
+        List<String> ins = x.stage.ins();
+        BufferDecl od = x.decl(x.stage.outs().getFirst());
+        LoweringException.throwFirst(OpRules.matmul(mm, x.decl(ins.get(0)), x.decl(ins.get(1)), od,
+                mm.bias() == null ? null : x.decl(mm.bias()), mm.spill() == null ? null : x.decl(mm.spill())));
+        Placed a = x.in(ins.get(0));
+        Placed b = x.in(ins.get(1));
+        OpRules.Product product = OpRules.product(a.shape(), b.shape(), mm.transposeA(), mm.transposeB());
+        int m = product.m();
+        int k = product.k();
+        int n = product.n();
+        int[] outDims = {m, n};
         Placed out = x.out(x.stage.outs().getFirst());
-        if (!Arrays.equals(out.shape().toArray(), outDims)) {
-            throw new LoweringException("the product is " + Shape.of(outDims) + " but the output is " + out.shape());
-        }
-        boolean ints = CText.computesAsInt(a.dtype());
-        if (ints != CText.computesAsInt(b.dtype())) {
-            throw new LoweringException("matmul operands must be both floating or both i32");
-        }
         long total = Shape.of(outDims).elementCount();
         x.begin("", total, "out = " + (mm.transposeA() ? "A^T" : "A") + " x " + (mm.transposeB() ? "B^T" : "B")
-                        + (mm.bias() == null ? "" : " + bias '" + mm.bias() + "'") + ", M=" + m + " K=" + k + " N=" + n
-                        + (batch.length == 0 ? "" : ", batch " + Shape.of(batch)),
+                        + (mm.bias() == null ? "" : " + bias '" + mm.bias() + "'") + ", M=" + m + " K=" + k + " N=" + n,
                 mm.spill() == null ? "" : "spill '" + mm.spill() + "': the f32 accumulator, "
                         + (spillWritten ? "continued from its value" : "not written before in this run, so it starts at +0"));
         x.pointer("A", a, false);
@@ -60,19 +50,14 @@ final class ComputeLowering {
         }
         x.open("SC_FOR_EACH(e, n) {");
         x.line("long long p = e / " + ((long) m * n) + ", i = e / " + n + " % " + m + ", j = e % " + n + "; // batch, row, column");
-        x.line("long long aOff = p * " + ((long) m * k) + ", bOff = " + (batchedB ? "p * " + ((long) k * n) : "0") + ";");
+        x.line("long long aOff = p * " + ((long) m * k) + ", bOff = 0;");
         String ai = mm.transposeA() ? "aOff + kk * " + m + " + i" : "aOff + i * " + k + " + kk";
         String bi = mm.transposeB() ? "bOff + j * " + k + " + kk" : "bOff + kk * " + n + " + j";
-        String t = ints ? "int" : "float";
-        x.line(t + " acc = " + (mm.spill() != null && spillWritten && !ints ? "spill[e]" : ints ? "0" : "0.0f") + ";");
+        x.line("float acc = " + (mm.spill() != null && spillWritten ? "spill[e]" : "0.0f") + ";");
         x.open("for (long long kk = 0; kk < " + k + "; kk++) { // k ascending: one chain");
-        if (ints) {
-            x.line("acc = sc_iadd(acc, sc_imul(" + CText.read(a.dtype(), "A", ai) + ", " + CText.read(b.dtype(), "B", bi) + "));");
-        } else {
-            x.line("acc = sc_fma(" + CText.read(a.dtype(), "A", ai) + ", " + CText.read(b.dtype(), "B", bi) + ", acc);");
-        }
+        x.line("acc = sc_fma(" + CText.read(a.dtype(), "A", ai) + ", " + CText.read(b.dtype(), "B", bi) + ", acc);");
         x.close();
-        if (mm.spill() != null && !ints) {
+        if (mm.spill() != null) {
             x.line("spill[e] = acc;");
         }
         if (mm.bias() != null) {
@@ -81,13 +66,10 @@ final class ComputeLowering {
             if (!bix.equals("e")) {
                 x.coordinates("e", "i", outDims);
             }
-            if (ints != CText.computesAsInt(bias.dtype())) {
-                throw new LoweringException("the bias's dtype does not match the matmul's");
-            }
             String bv = CText.read(bias.dtype(), "bias", bix);
-            x.line("acc = " + (ints ? "sc_iadd(acc, " + bv + ")" : "sc_fadd(acc, " + bv + ")") + "; // the bias, added once");
+            x.line("acc = sc_fadd(acc, " + bv + "); // the bias, added once");
         }
-        x.line("out[e] = " + (ints ? CText.fromInt(out.dtype(), "acc") : CText.fromFloat(out.dtype(), "acc")) + ";");
+        x.line("out[e] = " + CText.fromFloat(out.dtype(), "acc") + ";");
         x.close();
         x.end();
     }
@@ -95,11 +77,9 @@ final class ComputeLowering {
     static void reduce(Emit x, ComputeOp.Reduce r) {
         Placed in = x.in(x.stage.ins().getFirst());
         Placed out = x.out(x.stage.outs().getFirst());
+        LoweringException.throwFirst(OpRules.reduce(r, x.decl(x.stage.ins().getFirst()), x.decl(x.stage.outs().getFirst())));
         int axis = r.axis();
         int[] dims = in.shape().toArray();
-        if (axis < 0 || axis >= dims.length) {
-            throw new LoweringException("axis " + axis + " is outside the input's rank");
-        }
         int len = dims[axis];
         long inner = 1;
         for (int a = axis + 1; a < dims.length; a++) {
@@ -164,9 +144,7 @@ final class ComputeLowering {
     static void reshape(Emit x) {
         Placed in = x.in(x.stage.ins().getFirst());
         Placed out = x.out(x.stage.outs().getFirst());
-        if (in.elements() != out.elements()) {
-            throw new LoweringException("reshape changes the element count");
-        }
+        LoweringException.throwFirst(OpRules.reshape(x.decl(x.stage.ins().getFirst()), x.decl(x.stage.outs().getFirst())));
         x.begin("", out.elements(), "reshape " + in.shape() + " -> " + out.shape() + ": row-major order kept");
         x.pointer("in", in, false);
         x.pointer("out", out, true);
@@ -180,10 +158,8 @@ final class ComputeLowering {
         Placed in = x.in(x.stage.ins().getFirst());
         Placed out = x.out(x.stage.outs().getFirst());
         List<Integer> perm = t.perm();
+        LoweringException.throwFirst(OpRules.transpose(t, x.decl(x.stage.ins().getFirst()), x.decl(x.stage.outs().getFirst())));
         int rank = in.shape().rank();
-        if (perm.size() != rank) {
-            throw new LoweringException(perm + " is not a permutation of the input's axes");
-        }
         long[] inStrides = in.shape().strides();
         String[] idx = new String[rank];
         long[] step = new long[rank];
@@ -204,10 +180,8 @@ final class ComputeLowering {
     static void slice(Emit x, ComputeOp.Slice s) {
         Placed in = x.in(x.stage.ins().getFirst());
         Placed out = x.out(x.stage.outs().getFirst());
+        LoweringException.throwFirst(OpRules.slice(s, x.decl(x.stage.ins().getFirst()), x.decl(x.stage.outs().getFirst())));
         int rank = in.shape().rank();
-        if (s.starts().size() != rank || out.shape().rank() != rank) {
-            throw new LoweringException("a slice needs one start per axis");
-        }
         String[] idx = new String[rank];
         for (int a = 0; a < rank; a++) {
             idx[a] = s.starts().get(a) == 0 ? "i" + a : "(i" + a + " + " + s.starts().get(a) + ")";
@@ -225,10 +199,8 @@ final class ComputeLowering {
     static void concat(Emit x, ComputeOp.Concat c) {
         Placed out = x.out(x.stage.outs().getFirst());
         int rank = out.shape().rank();
+        LoweringException.throwFirst(OpRules.concat(c, x.stage.ins().stream().map(x::decl).toList(), x.decl(x.stage.outs().getFirst())));
         int axis = c.axis();
-        if (axis < 0 || axis >= rank) {
-            throw new LoweringException("axis " + axis + " is outside the output's rank");
-        }
         x.begin("", out.elements(), "concat of " + x.stage.ins().size() + " inputs along axis " + axis + ", in port order");
         for (int i = 0; i < x.stage.ins().size(); i++) {
             x.pointer("in" + i, x.in(x.stage.ins().get(i)), false);
@@ -248,9 +220,6 @@ final class ComputeLowering {
             String move = "out[e] = " + CText.convert(in.dtype(), out.dtype(), "in" + i, Emit.linear(idx, in.shape().strides())) + ";";
             x.line((i == 0 ? "if (" : "else if (") + cond + ") " + move);
             at += extent;
-        }
-        if (at != out.shape().dim(axis)) {
-            throw new LoweringException("the inputs do not add up to the output along the axis");
         }
         x.close();
         x.end();

@@ -3,6 +3,7 @@ package org.stagecheck.cuda.lower;
 import java.util.List;
 import java.util.Map;
 
+import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Offset;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;
@@ -39,6 +40,12 @@ final class Emit {
     /** Where the stage reads buffer {@code name}. */
     Placed in(String name) {
         return plan.buffer(name);
+    }
+
+    /** The declaration of buffer {@code name} as placed (dtype and shape), for the language's rules. */
+    BufferDecl decl(String name) {
+        Placed p = plan.buffer(name);
+        return new BufferDecl(name, p.dtype(), p.shape(), stage.site());
     }
 
     /** Where the stage writes buffer {@code name}: its staging area when the stage also reads it. */

@@ -5,6 +5,7 @@ import java.util.Set;
 
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
+import org.stagecheck.spec.rules.Rule;
 
 /**
  * {@code AllReduce} (brief, "Stages"): the combine is evaluated as the {@code Generic} op it is,
@@ -21,7 +22,7 @@ final class AllReduceEval {
         for (int i = 0; i < st.ins().size(); i++) {
             String in = st.ins().get(i);
             if (!chips.add(s.bufferDecl(in).site().chip())) {
-                throw new Fault("ALLREDUCE_MEMBERS", "ins/" + i, in, "partial '" + in + "' is on chip "
+                throw new Fault(Rule.ALLREDUCE_MEMBERS, "ins/" + i, in, "partial '" + in + "' is on chip "
                         + s.bufferDecl(in).site().chip() + ", which already holds another partial of this all-reduce.");
             }
         }

@@ -12,6 +12,7 @@ import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Fn;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.tensor.Tensor;
+import org.stagecheck.spec.rules.Rule;
 
 /**
  * Compiles a {@code Generic} expression (or a {@code Scalar} result) for one output shape and one
@@ -25,8 +26,8 @@ import org.stagecheck.tensor.Tensor;
  * writing it), so a chain of any length needs two columns of its type. Inputs and {@code index}
  * columns are never given back (they may be read again, or are not the evaluation's own).
  *
- * <p>A fault that the shapes and types already decide (EXPR_TYPE, EXPR_INPUT, EXPR_INDEX,
- * SCALAR_INPUT, BROADCAST_SHAPE) becomes a step that raises it where evaluation would meet it,
+ * <p>A fault that the shapes and types already decide (EXPR_TYPE,
+ * SCALAR_SHAPE, BROADCAST) becomes a step that raises it where evaluation would meet it,
  * so a run faults in the same place, with the same fault, as the per-element definition.
  */
 final class ExprCompiler {
@@ -172,7 +173,7 @@ final class ExprCompiler {
     }
 
     private Stop typeFault(Fn fn, Value a, Value b) {
-        return fail(new Fault("EXPR_TYPE", "kind", null, fn.spelling() + " cannot take " + a.type().typeName()
+        return fail(new Fault(Rule.EXPR_TYPE, "kind", null, fn.spelling() + " cannot take " + a.type().typeName()
                 + (b == null ? "" : " and " + b.type().typeName()) + "."));
     }
 
@@ -207,7 +208,7 @@ final class ExprCompiler {
             return known;
         }
         if (i >= inputs.size()) {
-            throw fail(new Fault("EXPR_INPUT", "kind", null, "the expression reads in" + i + " but the stage has "
+            throw fail(new Fault(Rule.EXPR_TYPE, "kind", null, "the expression reads in" + i + " but the stage has "
                     + inputs.size() + " inputs."));
         }
         Tensor t = inputs.get(i);
@@ -216,7 +217,7 @@ final class ExprCompiler {
         boolean broadcastOne;
         if (scalar) {
             if (t.size() != 1) {
-                throw fail(new Fault("SCALAR_INPUT", "ins/" + i, null, "a Scalar stage reads one-element buffers; in" + i
+                throw fail(new Fault(Rule.SCALAR_SHAPE, "ins/" + i, null, "a Scalar stage reads one-element buffers; in" + i
                         + " has shape " + t.shape() + "."));
             }
             gather = null;
@@ -242,7 +243,7 @@ final class ExprCompiler {
 
     private Value index(int axis) throws Stop {
         if (scalar || axis < 0 || axis >= outDims.length) {
-            throw fail(new Fault("EXPR_INDEX", "kind", null, "index(" + axis + ") names no axis of the output shape "
+            throw fail(new Fault(Rule.EXPR_TYPE, "kind", null, "index(" + axis + ") names no axis of the output shape "
                     + Shape.of(outDims) + "."));
         }
         Value v = new Value(newSlot(ColType.I, false), ColType.I, false);

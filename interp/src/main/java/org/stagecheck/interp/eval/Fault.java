@@ -1,5 +1,10 @@
 package org.stagecheck.interp.eval;
 
+import java.util.List;
+
+import org.stagecheck.spec.rules.Rule;
+import org.stagecheck.spec.rules.Violation;
+
 /**
  * A runtime fault inside one stage (brief, "Reference semantics": faults are diagnostics, not
  * Java exceptions). Thrown only inside the evaluator and turned into a
@@ -19,6 +24,23 @@ public final class Fault extends Exception {
 
     public Fault(String code, String message) {
         this(code, null, null, message);
+    }
+
+    /** A broken rule of the language, under its one code (the validator's). */
+    public Fault(Rule rule, String field, String buffer, String message) {
+        this(rule.code(), field, buffer, message);
+    }
+
+    public Fault(Rule rule, String message) {
+        this(rule.code(), null, null, message);
+    }
+
+    /** Throws the first of {@code violations} (the language's rules) as a fault; nothing when there are none. */
+    static void throwFirst(List<Violation> violations) throws Fault {
+        if (!violations.isEmpty()) {
+            Violation v = violations.getFirst();
+            throw new Fault(v.rule(), v.field(), v.buffer(), v.message() + ".");
+        }
     }
 
     public String code() {

@@ -8,6 +8,7 @@ import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.rules.Rule;
 
 /**
  * {@code Compute(Generic)} and the {@code AllReduce} combine (brief, "Stages"): the expression
@@ -35,7 +36,7 @@ final class GenericEval {
             String out = st.outs().get(o);
             BufferDecl bd = s.bufferDecl(out);
             if (!bd.shape().equals(first.shape())) {
-                throw new Fault("OUTPUT_SHAPE", "outs", out, "every output receives the same value, but '" + out + "' is "
+                throw new Fault(Rule.PORT_COUNT, "outs", out, "every output receives the same value, but '" + out + "' is "
                         + bd.shape() + " and '" + first.name() + "' is " + first.shape() + ".");
             }
             s.write(out, values[o]);

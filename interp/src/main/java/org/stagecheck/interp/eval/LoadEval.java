@@ -7,6 +7,7 @@ import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.rules.Rule;
 
 /**
  * {@code Load} (brief, "Stages"): the blocks the pattern selects, in the buffer layout of the
@@ -20,14 +21,14 @@ final class LoadEval {
     static void run(Stage st, StageKind.Load l, RunState s) throws Fault {
         TensorDecl td = s.tensorDecl(l.tensor());
         if (td.chip() != st.site().chip()) {
-            throw new Fault("WRONG_CHIP", "kind/tensor", null, "tensor '" + td.name() + "' lives on chip " + td.chip()
+            throw new Fault(Rule.TENSOR_WRONG_CHIP, "kind/tensor", null, "tensor '" + td.name() + "' lives on chip " + td.chip()
                     + " but the stage runs on chip " + st.site().chip() + ".");
         }
         Region r = Region.resolvePlanned(l.pattern(), l.numBlocks(), td, null, s);
         String out = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(out);
         if (r.bufferElements() != bd.shape().elementCount()) {
-            throw new Fault("LOAD_SHAPE", "outs/0", out, "the pattern selects " + Shape.of(r.bufferShape())
+            throw new Fault(Rule.LOAD_SHAPE, "outs/0", out, "the pattern selects " + Shape.of(r.bufferShape())
                     + " but buffer '" + out + "' is " + bd.shape() + ".");
         }
         Tensor src = s.tensor(l.tensor());
@@ -50,7 +51,7 @@ final class LoadEval {
         if (l.multicast() != null) {
             Group g = s.group(l.multicast());
             if (!g.sender().equals(st.site())) {
-                throw new Fault("MULTICAST_SENDER", "kind/multicast", null, "group '" + g.name() + "' is sent by "
+                throw new Fault(Rule.MULTICAST_SENDER, "kind/multicast", null, "group '" + g.name() + "' is sent by "
                         + g.sender() + ", not by this stage's core " + st.site() + ".");
             }
             s.deliver(g.name(), s.read(out));

@@ -3,6 +3,7 @@ package org.stagecheck.interp.eval;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Offset;
+import org.stagecheck.spec.rules.Rule;
 
 /**
  * Evaluates an affine {@link Offset}: {@code constant + sum(coefficient * source)} in 64-bit
@@ -32,7 +33,7 @@ final class Offsets {
     private static long scalarBuffer(String name, int axis, RunState state) throws Fault {
         Tensor t = state.read(name);
         if (t.dtype() != DType.I32 || t.size() != 1) {
-            throw new Fault("OFFSET_BUFFER", "kind/pattern/origin/" + axis, name,
+            throw new Fault(Rule.INDEX_BUFFER_TYPE, "kind/pattern/origin/" + axis, name,
                     "offset buffer '" + name + "' must be a one-element i32 buffer, not " + t.dtype() + " " + t.shape() + ".");
         }
         return t.getInt(0);

@@ -3,6 +3,7 @@ package org.stagecheck.interp.eval;
 import java.util.List;
 
 import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.rules.Rule;
 
 /** Port lookups that fault, rather than throw, when a stage has too few ports. */
 final class Ports {
@@ -19,7 +20,7 @@ final class Ports {
 
     private static String port(List<String> ports, int i, String side) throws Fault {
         if (i >= ports.size()) {
-            throw new Fault("PORT_COUNT", side, null, "the stage needs " + side + "[" + i + "] but has " + ports.size() + " " + side + " ports.");
+            throw new Fault(Rule.PORT_COUNT, side, null, "the stage needs " + side + "[" + i + "] but has " + ports.size() + " " + side + " ports.");
         }
         return ports.get(i);
     }

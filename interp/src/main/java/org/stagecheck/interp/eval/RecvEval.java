@@ -5,6 +5,7 @@ import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Group;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
+import org.stagecheck.spec.rules.Rule;
 
 /**
  * {@code Recv} (brief, "Stages"): output port 0 receives the latest delivery of the group's
@@ -17,7 +18,7 @@ final class RecvEval {
     static void run(Stage st, StageKind.Recv k, RunState s) throws Fault {
         Group g = s.group(k.group());
         if (!s.receivers(g).contains(st.site())) {
-            throw new Fault("RECV_NOT_RECEIVER", "kind/group", null, "core " + st.site() + " is not a receiver of group '"
+            throw new Fault(Rule.RECV_NOT_RECEIVER, "kind/group", null, "core " + st.site() + " is not a receiver of group '"
                     + g.name() + "'.");
         }
         Tensor value = s.delivered(g.name());
@@ -28,7 +29,7 @@ final class RecvEval {
         String out = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(out);
         if (value.size() != bd.shape().elementCount()) {
-            throw new Fault("RECV_SHAPE", "outs/0", out, "group '" + g.name() + "' delivered " + value.shape()
+            throw new Fault(Rule.RECV_SHAPE, "outs/0", out, "group '" + g.name() + "' delivered " + value.shape()
                     + " but buffer '" + out + "' is " + bd.shape() + ".");
         }
         if (value.dtype() == bd.dtype() && value.isFloat64() == (s.f64() && bd.dtype().isFloating())) {

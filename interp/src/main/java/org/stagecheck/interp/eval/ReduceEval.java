@@ -13,8 +13,8 @@ import org.stagecheck.spec.ir.Stage;
  * sequentially in index order, the output keeping the axis with extent 1. SUM: {@code acc = x0},
  * then {@code acc = acc + x_i} in f32 (float64 mode: double; i32: wrapping). MAX/MIN: Math.max /
  * Math.min, so NaN propagates. ARGMAX: the first index of the maximum, a NaN counting as the
- * maximum (numpy's rule), as i32. An empty axis gives 0 (SUM), -inf (MAX), +inf (MIN) and the
- * fault EMPTY_REDUCE for ARGMAX.
+ * maximum (numpy's rule), as i32. An empty axis gives 0 (SUM), -inf (MAX), +inf (MIN); an argmax
+ * over one is refused by the rules (EMPTY_REDUCE).
  */
 final class ReduceEval {
     private ReduceEval() {
@@ -23,20 +23,12 @@ final class ReduceEval {
     static void run(Stage st, ComputeOp.Reduce r, RunState s) throws Fault {
         Tensor x = s.read(Ports.in(st, 0));
         Shape in = x.shape();
+        // the axis, the output's shape and dtype and a non-empty argmax axis are the language's rules,
+        // held before the stage runs (RunState.holdToRules)
         int axis = r.axis();
-        if (axis < 0 || axis >= in.rank()) {
-            throw new Fault("REDUCE_AXIS", "kind/op/axis", null, "axis " + axis + " is outside the input's rank " + in.rank() + ".");
-        }
         String outName = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(outName);
-        if (!isReduced(bd.shape(), in, axis)) {
-            throw new Fault("REDUCE_SHAPE", "outs/0", outName, "reducing " + in + " along axis " + axis + " gives "
-                    + in.withDim(axis, 1) + " but buffer '" + outName + "' is " + bd.shape() + ".");
-        }
         int len = in.dim(axis);
-        if (len == 0 && r.fn() == ReduceFn.ARGMAX) {
-            throw new Fault("EMPTY_REDUCE", "kind/op", null, "argmax over an empty axis has no answer.");
-        }
         int inner = 1;
         for (int a = axis + 1; a < in.rank(); a++) {
             inner *= in.dim(a);
@@ -203,15 +195,4 @@ final class ReduceEval {
     }
 
     /** Whether {@code out} is {@code in} with axis {@code axis} reduced to extent 1 (compared without making that shape). */
-    private static boolean isReduced(Shape out, Shape in, int axis) {
-        if (out.rank() != in.rank()) {
-            return false;
-        }
-        for (int a = 0; a < in.rank(); a++) {
-            if (out.dim(a) != (a == axis ? 1 : in.dim(a))) {
-                return false;
-            }
-        }
-        return true;
-    }
 }

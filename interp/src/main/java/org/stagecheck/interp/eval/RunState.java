@@ -1,5 +1,6 @@
 package org.stagecheck.interp.eval;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,12 +9,17 @@ import java.util.Map;
 import org.stagecheck.interp.Precision;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
+import org.stagecheck.spec.ir.ComputeOp;
+import org.stagecheck.spec.ir.InternalRef;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Group;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Site;
+import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.rules.OpRules;
+import org.stagecheck.spec.rules.Rule;
 
 /**
  * The explicit evaluation context of one run (no static state): the DRAM tensors (owned by the
@@ -187,7 +193,7 @@ public final class RunState {
     public Group group(String name) throws Fault {
         Group g = groups.get(name);
         if (g == null) {
-            throw new Fault("UNKNOWN_GROUP", "group '" + name + "' is not declared.");
+            throw new Fault(Rule.UNKNOWN_GROUP, "group '" + name + "' is not declared.");
         }
         return g;
     }
@@ -195,7 +201,7 @@ public final class RunState {
     public TensorDecl tensorDecl(String name) throws Fault {
         TensorDecl t = tensorDecls.get(name);
         if (t == null) {
-            throw new Fault("UNKNOWN_TENSOR", "tensor '" + name + "' is not declared.");
+            throw new Fault(Rule.UNKNOWN_TENSOR, "tensor '" + name + "' is not declared.");
         }
         return t;
     }
@@ -218,7 +224,7 @@ public final class RunState {
     private int position(String name) throws Fault {
         int p = bufferIndex.position(name);
         if (p < 0) {
-            throw new Fault("UNKNOWN_BUFFER", null, name, "buffer '" + name + "' is not declared.");
+            throw new Fault(Rule.UNKNOWN_BUFFER, null, name, "buffer '" + name + "' is not declared.");
         }
         return p;
     }
@@ -305,6 +311,31 @@ public final class RunState {
     public void enterStage(int index) {
         stage = index;
         slotsTaken = 0;
+    }
+
+    /**
+     * Holds the running Compute stage's op to the language's shape and dtype rules
+     * ({@link OpRules}, the validator's), on the declarations: once per prepared program, since
+     * declarations never change between runs. A broken rule is a fault under its code.
+     */
+    void holdToRules(Stage st, ComputeOp op) throws Fault {
+        if (plans != null && plans.ruled(stage)) {
+            return;
+        }
+        Fault.throwFirst(OpRules.ports(op, st.ins().size(), st.outs().size()));
+        List<BufferDecl> ins = new ArrayList<>(st.ins().size());
+        for (String name : st.ins()) {
+            ins.add(bufferDecl(name));
+        }
+        BufferDecl out = bufferDecl(st.outs().getFirst());
+        Map<String, BufferDecl> named = new HashMap<>();
+        for (InternalRef ref : op.internalRefs()) {
+            named.put(ref.buffer(), bufferDecl(ref.buffer()));
+        }
+        Fault.throwFirst(OpRules.check(op, ins, out, named::get));
+        if (plans != null) {
+            plans.keepRuled(stage);
+        }
     }
 
     /** The region the running stage resolved in an earlier run, when it depends on no run's values; or null. */

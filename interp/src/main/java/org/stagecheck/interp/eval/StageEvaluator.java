@@ -20,6 +20,7 @@ public final class StageEvaluator {
             case StageKind.AllReduce a -> AllReduceEval.run(st, a, s);
             case StageKind.Scalar sc -> ScalarEval.run(st, sc, s);
             case StageKind.Compute c -> {
+                s.holdToRules(st, c.op());
                 switch (c.op()) {
                     case ComputeOp.Generic g -> GenericEval.run(st, g, s);
                     case ComputeOp.MatMul m -> MatMulEval.run(st, m, s);

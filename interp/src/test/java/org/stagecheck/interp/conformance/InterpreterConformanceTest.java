@@ -15,7 +15,7 @@ import org.stagecheck.interp.RunOptions;
 
 /**
  * The reference interpreter passes the whole conformance suite through the {@code Backend}
- * interface, lenient cases included: one dynamic test per case, named after it.
+ * interface: one dynamic test per case, named after it.
  */
 class InterpreterConformanceTest {
     private final Interpreter interpreter = new Interpreter(RunOptions.defaults());

@@ -30,7 +30,7 @@ class BroadcastRulesTest {
                 .loadAll("l", "t", "x", CORE)
                 .generic("g", List.of("x"), "y", Expr.in(0))
                 .run();
-        assertThat(r.faults()).extracting(Diagnostic::code).containsExactly("BROADCAST_SHAPE");
+        assertThat(r.faults()).extracting(Diagnostic::code).containsExactly("BROADCAST");
     }
 
     @Test
@@ -71,6 +71,6 @@ class BroadcastRulesTest {
                 .loadAll("la", "a", "A", CORE)
                 .generic("g", List.of("A"), "y", Expr.in(0))
                 .run();
-        assertThat(bad.faults()).extracting(Diagnostic::code).containsExactly("BROADCAST_SHAPE");
+        assertThat(bad.faults()).extracting(Diagnostic::code).containsExactly("BROADCAST");
     }
 }

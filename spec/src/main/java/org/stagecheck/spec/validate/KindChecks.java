@@ -14,6 +14,7 @@ import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.rules.Rule;
 import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.ir.ValueType;
 
@@ -50,9 +51,9 @@ final class KindChecks {
         for (int k = 0; k < names.size(); k++) {
             BufferDecl b = d.buffers().get(names.get(k));
             if (b == null) {
-                f.stage("UNKNOWN_BUFFER", i, s, field + "/" + k, names.get(k), "names buffer '" + names.get(k) + "', which is not declared");
+                f.stage(Rule.UNKNOWN_BUFFER, i, s, field + "/" + k, names.get(k), "names buffer '" + names.get(k) + "', which is not declared");
             } else if (sameSite && !b.site().equals(s.site())) {
-                f.stage("BUFFER_WRONG_SITE", i, s, field + "/" + k, b.name(), "buffer '" + b.name() + "' lives on core " + b.site() + " but the stage runs on " + s.site());
+                f.stage(Rule.BUFFER_WRONG_SITE, i, s, field + "/" + k, b.name(), "buffer '" + b.name() + "' lives on core " + b.site() + " but the stage runs on " + s.site());
             }
             out.add(b);
         }
@@ -62,11 +63,11 @@ final class KindChecks {
     static boolean arity(Findings f, int i, Stage s, List<BufferDecl> ins, int nIns, List<BufferDecl> outs, int nOuts, String what) {
         boolean ok = true;
         if (nIns >= 0 && ins.size() != nIns) {
-            f.stage("PORT_COUNT", i, s, "ins", null, what + " takes " + nIns + " input(s), not " + ins.size());
+            f.stage(Rule.PORT_COUNT, i, s, "ins", null, what + " takes " + nIns + " input(s), not " + ins.size());
             ok = false;
         }
         if (nOuts >= 0 && outs.size() != nOuts) {
-            f.stage("PORT_COUNT", i, s, "outs", null, what + " writes " + nOuts + " output(s), not " + outs.size());
+            f.stage(Rule.PORT_COUNT, i, s, "outs", null, what + " writes " + nOuts + " output(s), not " + outs.size());
             ok = false;
         }
         return ok && !ins.contains(null) && !outs.contains(null);
@@ -77,15 +78,15 @@ final class KindChecks {
         TensorDecl t = tensor(i, s, l.tensor());
         Integer indexLength = pattern(i, s, l.pattern(), t, "kind/pattern");
         if (l.numBlocks() != 1 && !(l.pattern() instanceof AccessPattern.Streamed)) {
-            f.stage("NUM_BLOCKS", i, s, "kind/numBlocks", null, "only a streamed pattern reads more than one block; this one reads " + l.numBlocks());
+            f.stage(Rule.NUM_BLOCKS, i, s, "kind/numBlocks", null, "only a streamed pattern reads more than one block; this one reads " + l.numBlocks());
         }
         BufferDecl out = portsOk ? outs.get(0) : null;
         if (l.multicast() != null) {
             Group g = d.groups().get(l.multicast());
             if (g == null) {
-                f.stage("UNKNOWN_GROUP", i, s, "kind/multicast", null, "multicasts to group '" + l.multicast() + "', which is not declared");
+                f.stage(Rule.UNKNOWN_GROUP, i, s, "kind/multicast", null, "multicasts to group '" + l.multicast() + "', which is not declared");
             } else if (!g.sender().equals(s.site())) {
-                f.stage("MULTICAST_SENDER", i, s, "kind/multicast", null, "multicasts to group '" + g.name() + "' whose sender is " + g.sender() + ", but the Load runs on " + s.site());
+                f.stage(Rule.MULTICAST_SENDER, i, s, "kind/multicast", null, "multicasts to group '" + g.name() + "' whose sender is " + g.sender() + ", but the Load runs on " + s.site());
             } else if (out != null) {
                 lastMulticast.put(g.name(), out);
             }
@@ -95,10 +96,10 @@ final class KindChecks {
         }
         Shape expected = PatternShapes.bufferShape(l.pattern(), l.numBlocks(), indexLength);
         if (expected != null && !expected.equals(out.shape())) {
-            f.stage("LOAD_SHAPE", i, s, "outs/0", out.name(), "loads " + l.numBlocks() + " block(s) of shape " + expected + " but buffer '" + out.name() + "' has shape " + out.shape());
+            f.stage(Rule.LOAD_SHAPE, i, s, "outs/0", out.name(), "loads " + l.numBlocks() + " block(s) of shape " + expected + " but buffer '" + out.name() + "' has shape " + out.shape());
         }
         if (t.dtype() != out.dtype()) {
-            f.stage("DTYPE_MISMATCH", i, s, "outs/0", out.name(), "loads " + t.dtype() + " tensor '" + t.name() + "' into " + out.dtype() + " buffer '" + out.name() + "'");
+            f.stage(Rule.DTYPE_MISMATCH, i, s, "outs/0", out.name(), "loads " + t.dtype() + " tensor '" + t.name() + "' into " + out.dtype() + " buffer '" + out.name() + "'");
         }
         if (l.pattern() instanceof AccessPattern.Streamed st && st.axis() >= 0 && st.axis() < st.block().rank()
                 && t.shape().rank() == st.block().rank() && st.originOffsets().size() == st.block().rank()) {
@@ -111,13 +112,13 @@ final class KindChecks {
         TensorDecl t = tensor(i, s, st.tensor());
         Integer indexLength = pattern(i, s, st.pattern(), t, "kind/pattern");
         if (t != null && (t.role() == TensorRole.INPUT || t.role() == TensorRole.WEIGHT)) {
-            f.stage("STORE_READ_ONLY", i, s, "kind/tensor", null, "stores into " + t.role().jsonName() + " tensor '" + t.name() + "', which a program only reads");
+            f.stage(Rule.STORE_READ_ONLY, i, s, "kind/tensor", null, "stores into " + t.role().jsonName() + " tensor '" + t.name() + "', which a program only reads");
         }
         Shape block = st.pattern().block();
         int rows = block.rank() >= 2 ? block.dim(block.rank() - 2) : 1;
         int cols = block.rank() >= 1 ? block.dim(block.rank() - 1) : 1;
         if (rows % st.subRows() != 0 || cols % st.subCols() != 0) {
-            f.stage("SUBBLOCK_TILING", i, s, "kind/subBlocks", null, "sub-blocks of " + st.subRows() + "x" + st.subCols() + " do not tile the " + rows + "x" + cols + " block");
+            f.stage(Rule.SUBBLOCK_TILING, i, s, "kind/subBlocks", null, "sub-blocks of " + st.subRows() + "x" + st.subCols() + " do not tile the " + rows + "x" + cols + " block");
         }
         if (!portsOk || t == null || indexLength == null) {
             return;
@@ -129,7 +130,7 @@ final class KindChecks {
             int per = sp.block().dim(sp.axis());
             int have = in.shape().dim(sp.axis());
             if (per == 0 || have % per != 0) {
-                f.stage("STORE_SHAPE", i, s, "ins/0", in.name(), "buffer '" + in.name() + "' of shape " + in.shape() + " is not a whole number of " + sp.block() + " blocks along axis " + sp.axis());
+                f.stage(Rule.STORE_SHAPE, i, s, "ins/0", in.name(), "buffer '" + in.name() + "' of shape " + in.shape() + " is not a whole number of " + sp.block() + " blocks along axis " + sp.axis());
                 return;
             }
             blocks = have / per;
@@ -137,10 +138,10 @@ final class KindChecks {
         }
         Shape expected = PatternShapes.bufferShape(st.pattern(), blocks, indexLength);
         if (expected != null && !expected.equals(in.shape())) {
-            f.stage("STORE_SHAPE", i, s, "ins/0", in.name(), "stores buffer '" + in.name() + "' of shape " + in.shape() + " into a region of shape " + expected);
+            f.stage(Rule.STORE_SHAPE, i, s, "ins/0", in.name(), "stores buffer '" + in.name() + "' of shape " + in.shape() + " into a region of shape " + expected);
         }
         if (t.dtype() != in.dtype()) {
-            f.stage("DTYPE_MISMATCH", i, s, "ins/0", in.name(), "stores " + in.dtype() + " buffer '" + in.name() + "' into " + t.dtype() + " tensor '" + t.name() + "'");
+            f.stage(Rule.DTYPE_MISMATCH, i, s, "ins/0", in.name(), "stores " + in.dtype() + " buffer '" + in.name() + "' into " + t.dtype() + " tensor '" + t.name() + "'");
         }
     }
 
@@ -148,24 +149,24 @@ final class KindChecks {
         boolean portsOk = arity(f, i, s, ins, 0, outs, 1, "a Recv");
         Group g = d.groups().get(r.group());
         if (g == null) {
-            f.stage("UNKNOWN_GROUP", i, s, "kind/group", null, "receives from group '" + r.group() + "', which is not declared");
+            f.stage(Rule.UNKNOWN_GROUP, i, s, "kind/group", null, "receives from group '" + r.group() + "', which is not declared");
             return;
         }
         if (!g.receivers().contains(s.site())) {
-            f.stage("RECV_NOT_RECEIVER", i, s, "site", null, "core " + s.site() + " is not a receiver of group '" + g.name() + "'");
+            f.stage(Rule.RECV_NOT_RECEIVER, i, s, "site", null, "core " + s.site() + " is not a receiver of group '" + g.name() + "'");
         }
         BufferDecl sent = lastMulticast.get(g.name());
         if (portsOk && sent != null) {
             BufferDecl out = outs.get(0);
             if (!sent.shape().equals(out.shape()) || sent.dtype() != out.dtype()) {
-                f.stage("RECV_SHAPE", i, s, "outs/0", out.name(), "receives " + sent.dtype() + sent.shape() + " from group '" + g.name() + "' into " + out.dtype() + out.shape() + " buffer '" + out.name() + "'");
+                f.stage(Rule.RECV_SHAPE, i, s, "outs/0", out.name(), "receives " + sent.dtype() + sent.shape() + " from group '" + g.name() + "' into " + out.dtype() + out.shape() + " buffer '" + out.name() + "'");
             }
         }
     }
 
     private void allReduce(int i, Stage s, StageKind.AllReduce a, List<BufferDecl> ins, List<BufferDecl> outs) {
         if (ins.isEmpty() || outs.isEmpty()) {
-            f.stage("PORT_COUNT", i, s, ins.isEmpty() ? "ins" : "outs", null, "an AllReduce takes at least one input and writes at least one output");
+            f.stage(Rule.PORT_COUNT, i, s, ins.isEmpty() ? "ins" : "outs", null, "an AllReduce takes at least one input and writes at least one output");
         }
         BufferDecl first = ins.stream().filter(b -> b != null).findFirst().orElse(null);
         List<BufferDecl> all = new ArrayList<>(ins);
@@ -174,7 +175,7 @@ final class KindChecks {
             BufferDecl b = all.get(k);
             String field = k < ins.size() ? "ins/" + k : "outs/" + (k - ins.size());
             if (b != null && first != null && (!b.shape().equals(first.shape()) || b.dtype() != first.dtype())) {
-                f.stage("ALLREDUCE_SHAPE", i, s, field, b.name(), "buffer '" + b.name() + "' is " + b.dtype() + b.shape() + " but '" + first.name() + "' is " + first.dtype() + first.shape() + "; all partials and outputs agree");
+                f.stage(Rule.ALLREDUCE_SHAPE, i, s, field, b.name(), "buffer '" + b.name() + "' is " + b.dtype() + b.shape() + " but '" + first.name() + "' is " + first.dtype() + first.shape() + "; all partials and outputs agree");
             }
         }
         Map<Integer, BufferDecl> byChip = new HashMap<>();
@@ -186,7 +187,7 @@ final class KindChecks {
             BufferDecl earlier = byChip.putIfAbsent(b.site().chip(), b);
             if (earlier != null) {
                 // the members are derived from the partials' chips (brief, "Stages"): one chip, one partial
-                f.stage("ALLREDUCE_MEMBERS", i, s, "ins/" + k, b.name(), "partial '" + b.name() + "' is on chip " + b.site().chip()
+                f.stage(Rule.ALLREDUCE_MEMBERS, i, s, "ins/" + k, b.name(), "partial '" + b.name() + "' is on chip " + b.site().chip()
                         + ", which already holds partial '" + earlier.name() + "'; the partials of an all-reduce are on distinct chips");
             }
         }
@@ -197,30 +198,30 @@ final class KindChecks {
         try {
             ValueType t = new ExprTyper(types, d.params().keySet(), first.shape().rank()).type(a.combine().expr());
             if (t != ValueType.of(first.dtype())) {
-                f.stage("EXPR_TYPE", i, s, "kind/combine", null, "the combine yields " + t + " but the partials are " + first.dtype());
+                f.stage(Rule.EXPR_TYPE, i, s, "kind/combine", null, "the combine yields " + t + " but the partials are " + first.dtype());
             }
         } catch (ExprTyper.TypeError e) {
-            f.stage("EXPR_TYPE", i, s, "kind/combine", null, e.getMessage());
+            f.stage(Rule.EXPR_TYPE, i, s, "kind/combine", null, e.getMessage());
         }
     }
 
     private void scalar(int i, Stage s, StageKind.Scalar sc, List<BufferDecl> ins, List<BufferDecl> outs) {
         List<Expr> results = sc.body().results();
         if (results.size() != outs.size()) {
-            f.stage("PORT_COUNT", i, s, "outs", null, "the scalar body computes " + results.size() + " value(s) for " + outs.size() + " output(s)");
+            f.stage(Rule.PORT_COUNT, i, s, "outs", null, "the scalar body computes " + results.size() + " value(s) for " + outs.size() + " output(s)");
         }
         List<ValueType> types = new ArrayList<>();
         for (int k = 0; k < ins.size(); k++) {
             BufferDecl b = ins.get(k);
             types.add(b == null ? ValueType.INT : ValueType.of(b.dtype()));
             if (b != null && b.shape().elementCount() != 1) {
-                f.stage("SCALAR_SHAPE", i, s, "ins/" + k, b.name(), "a scalar stage reads one-element buffers; '" + b.name() + "' has shape " + b.shape());
+                f.stage(Rule.SCALAR_SHAPE, i, s, "ins/" + k, b.name(), "a scalar stage reads one-element buffers; '" + b.name() + "' has shape " + b.shape());
             }
         }
         for (int k = 0; k < outs.size(); k++) {
             BufferDecl b = outs.get(k);
             if (b != null && b.shape().elementCount() != 1) {
-                f.stage("SCALAR_SHAPE", i, s, "outs/" + k, b.name(), "a scalar stage writes one-element buffers; '" + b.name() + "' has shape " + b.shape());
+                f.stage(Rule.SCALAR_SHAPE, i, s, "outs/" + k, b.name(), "a scalar stage writes one-element buffers; '" + b.name() + "' has shape " + b.shape());
             }
         }
         ExprTyper typer = new ExprTyper(types, d.params().keySet(), -1);
@@ -228,10 +229,10 @@ final class KindChecks {
             try {
                 ValueType t = typer.type(results.get(k));
                 if (k < outs.size() && outs.get(k) != null && t != ValueType.of(outs.get(k).dtype())) {
-                    f.stage("EXPR_TYPE", i, s, "kind/body/" + k, outs.get(k).name(), "computes a " + t + " for " + outs.get(k).dtype() + " buffer '" + outs.get(k).name() + "'");
+                    f.stage(Rule.EXPR_TYPE, i, s, "kind/body/" + k, outs.get(k).name(), "computes a " + t + " for " + outs.get(k).dtype() + " buffer '" + outs.get(k).name() + "'");
                 }
             } catch (ExprTyper.TypeError e) {
-                f.stage("EXPR_TYPE", i, s, "kind/body/" + k, null, e.getMessage());
+                f.stage(Rule.EXPR_TYPE, i, s, "kind/body/" + k, null, e.getMessage());
             }
         }
     }
@@ -239,11 +240,11 @@ final class KindChecks {
     private TensorDecl tensor(int i, Stage s, String name) {
         TensorDecl t = d.tensors().get(name);
         if (t == null) {
-            f.stage("UNKNOWN_TENSOR", i, s, "kind/tensor", null, "names tensor '" + name + "', which is not declared");
+            f.stage(Rule.UNKNOWN_TENSOR, i, s, "kind/tensor", null, "names tensor '" + name + "', which is not declared");
             return null;
         }
         if (t.chip() != s.site().chip()) {
-            f.stage("TENSOR_WRONG_CHIP", i, s, "kind/tensor", null, "tensor '" + name + "' is in chip " + t.chip() + "'s DRAM but the stage runs on chip " + s.site().chip());
+            f.stage(Rule.TENSOR_WRONG_CHIP, i, s, "kind/tensor", null, "tensor '" + name + "' is in chip " + t.chip() + "'s DRAM but the stage runs on chip " + s.site().chip());
         }
         return t;
     }
@@ -259,11 +260,11 @@ final class KindChecks {
         List<Offset> origin = p.originOffsets();
         int originAxes = p instanceof AccessPattern.Indirect ? rank - 1 : rank;
         if (origin.size() != originAxes) {
-            f.stage("PATTERN_RANK", i, s, field + "/origin", null, "the origin has " + origin.size() + " offset(s) for a block of " + originAxes + " axes");
+            f.stage(Rule.PATTERN_RANK, i, s, field + "/origin", null, "the origin has " + origin.size() + " offset(s) for a block of " + originAxes + " axes");
             ok = false;
         }
         if (t != null && t.shape().rank() != rank) {
-            f.stage("PATTERN_RANK", i, s, field + "/block", null, "the pattern addresses a rank-" + rank + " tensor but '" + t.name() + "' has shape " + t.shape());
+            f.stage(Rule.PATTERN_RANK, i, s, field + "/block", null, "the pattern addresses a rank-" + rank + " tensor but '" + t.name() + "' has shape " + t.shape());
             ok = false;
         }
         for (int k = 0; k < origin.size(); k++) {
@@ -271,7 +272,7 @@ final class KindChecks {
                 switch (term) {
                     case Offset.Term.OfParam pt -> {
                         if (!d.params().containsKey(pt.param())) {
-                            f.stage("UNKNOWN_PARAM", i, s, field + "/origin/" + k, null, "offset names parameter '" + pt.param() + "', which is not declared");
+                            f.stage(Rule.UNKNOWN_PARAM, i, s, field + "/origin/" + k, null, "offset names parameter '" + pt.param() + "', which is not declared");
                             ok = false;
                         }
                     }
@@ -283,26 +284,26 @@ final class KindChecks {
         if (p instanceof AccessPattern.Indirect ind) {
             BufferDecl ib = d.buffers().get(ind.indexBuffer());
             if (ib == null) {
-                f.stage("UNKNOWN_BUFFER", i, s, field + "/indexBuffer", ind.indexBuffer(), "index buffer '" + ind.indexBuffer() + "' is not declared");
+                f.stage(Rule.UNKNOWN_BUFFER, i, s, field + "/indexBuffer", ind.indexBuffer(), "index buffer '" + ind.indexBuffer() + "' is not declared");
                 ok = false;
             } else {
                 if (ib.dtype() != DType.I32 || ib.shape().rank() != 1) {
-                    f.stage("INDEX_BUFFER_TYPE", i, s, field + "/indexBuffer", ib.name(), "index buffer '" + ib.name() + "' must be a rank-1 i32 buffer, not " + ib.dtype() + ib.shape());
+                    f.stage(Rule.INDEX_BUFFER_TYPE, i, s, field + "/indexBuffer", ib.name(), "index buffer '" + ib.name() + "' must be a rank-1 i32 buffer, not " + ib.dtype() + ib.shape());
                     ok = false;
                 } else {
                     indexLength = ib.shape().dim(0);
                 }
                 if (!ib.site().equals(s.site())) {
-                    f.stage("BUFFER_WRONG_SITE", i, s, field + "/indexBuffer", ib.name(), "index buffer '" + ib.name() + "' lives on " + ib.site() + " but the stage runs on " + s.site());
+                    f.stage(Rule.BUFFER_WRONG_SITE, i, s, field + "/indexBuffer", ib.name(), "index buffer '" + ib.name() + "' lives on " + ib.site() + " but the stage runs on " + s.site());
                 }
             }
         }
         if (p instanceof AccessPattern.Streamed st) {
             if (st.axis() < 0 || st.axis() >= st.block().rank()) {
-                f.stage("PATTERN_AXIS", i, s, field + "/axis", null, "streams along axis " + st.axis() + " of a rank-" + st.block().rank() + " block");
+                f.stage(Rule.PATTERN_AXIS, i, s, field + "/axis", null, "streams along axis " + st.axis() + " of a rank-" + st.block().rank() + " block");
                 ok = false;
             } else if (st.stride() < st.block().dim(st.axis())) {
-                f.stage("PATTERN_STRIDE", i, s, field + "/stride", null, "stride " + st.stride() + " is smaller than the block's extent " + st.block().dim(st.axis()) + " along axis " + st.axis() + ", so blocks would overlap");
+                f.stage(Rule.PATTERN_STRIDE, i, s, field + "/stride", null, "stride " + st.stride() + " is smaller than the block's extent " + st.block().dim(st.axis()) + " along axis " + st.axis() + ", so blocks would overlap");
             }
         }
         // A streamed pattern's extent depends on its block count: Load and Store check it.
@@ -329,7 +330,7 @@ final class KindChecks {
             long hi = k == extraAxis ? saturatingAdd(b.max(), extra) : b.max();
             long end = saturatingAdd(hi, block.dim(k));
             if (b.min() < 0 || end > t.shape().dim(axis)) {
-                f.stage("BLOCK_OUT_OF_BOUNDS", i, s, field + "/origin/" + k, null,
+                f.stage(Rule.BLOCK_OUT_OF_BOUNDS, i, s, field + "/origin/" + k, null,
                         "along axis " + axis + " the block covers [" + b.min() + ", " + end + ") for some parameter value in range, outside tensor '" + t.name() + "' of extent " + t.shape().dim(axis));
             }
         }
@@ -356,11 +357,11 @@ final class KindChecks {
     private void scalarIndexBuffer(int i, Stage s, String name, String field) {
         BufferDecl b = d.buffers().get(name);
         if (b == null) {
-            f.stage("UNKNOWN_BUFFER", i, s, field, name, "offset reads buffer '" + name + "', which is not declared");
+            f.stage(Rule.UNKNOWN_BUFFER, i, s, field, name, "offset reads buffer '" + name + "', which is not declared");
         } else if (b.dtype() != DType.I32 || b.shape().elementCount() != 1) {
-            f.stage("INDEX_BUFFER_TYPE", i, s, field, name, "offset buffer '" + name + "' must be a one-element i32 buffer, not " + b.dtype() + b.shape());
+            f.stage(Rule.INDEX_BUFFER_TYPE, i, s, field, name, "offset buffer '" + name + "' must be a one-element i32 buffer, not " + b.dtype() + b.shape());
         } else if (!b.site().equals(s.site())) {
-            f.stage("BUFFER_WRONG_SITE", i, s, field, name, "offset buffer '" + name + "' lives on " + b.site() + " but the stage runs on " + s.site());
+            f.stage(Rule.BUFFER_WRONG_SITE, i, s, field, name, "offset buffer '" + name + "' lives on " + b.site() + " but the stage runs on " + s.site());
         }
     }
 

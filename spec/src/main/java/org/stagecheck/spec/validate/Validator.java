@@ -14,6 +14,7 @@ import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.rules.Rule;
 
 /**
  * Structural validation of a program (brief "Stages"): every reference resolves, each
@@ -21,7 +22,9 @@ import org.stagecheck.spec.ir.TensorDecl;
  * tile, blocks fit their tensors for every parameter value in range, names are unique, sizes can be
  * held. It judges well-formedness only; the certificate's obligations (partial sums, remaps,
  * multicast ordering) are the verifier's. Every finding is collected: validation never stops at the
- * first, and never throws for any program the codec can build.
+ * first, and never throws for any program the codec can build. Every finding is a broken
+ * {@link org.stagecheck.spec.rules.Rule} under its one code; the Compute ops' shape and dtype rules
+ * are {@link org.stagecheck.spec.rules.OpRules}, which the backends and the author's builder share.
  */
 public final class Validator {
     /**
@@ -39,13 +42,13 @@ public final class Validator {
             Stage s = p.stages().get(i);
             String idProblem = NameRules.problem(s.id());
             if (idProblem != null) {
-                f.stage("BAD_NAME", i, s, "id", null, "stage id " + NameRules.quote(s.id()) + " " + idProblem);
+                f.stage(Rule.BAD_NAME, i, s, "id", null, "stage id " + NameRules.quote(s.id()) + " " + idProblem);
             }
             if (!stageIds.add(s.id())) {
-                f.stage("DUPLICATE_ID", i, s, "id", null, "stage id '" + s.id() + "' is used by an earlier stage");
+                f.stage(Rule.DUPLICATE_ID, i, s, "id", null, "stage id '" + s.id() + "' is used by an earlier stage");
             }
             if (!p.machine().contains(s.site())) {
-                f.stage("BAD_SITE", i, s, "site", null, "site " + s.site() + " is not a core of the " + describe(p.machine()) + " machine");
+                f.stage(Rule.BAD_SITE, i, s, "site", null, "site " + s.site() + " is not a core of the " + describe(p.machine()) + " machine");
             }
             kinds.check(i, s);
         }
@@ -62,7 +65,7 @@ public final class Validator {
         for (int i = 0; i < p.params().size(); i++) {
             Param prm = p.params().get(i);
             if (params.putIfAbsent(prm.name(), prm) != null) {
-                f.program("DUPLICATE_ID", "/params/" + i + "/name", "parameter '" + prm.name() + "' is declared twice");
+                f.program(Rule.DUPLICATE_ID, "/params/" + i + "/name", "parameter '" + prm.name() + "' is declared twice");
             }
         }
         Map<String, TensorDecl> tensors = new HashMap<>();
@@ -71,13 +74,13 @@ public final class Validator {
             String at = "/tensors/" + i;
             String nameProblem = NameRules.problem(t.name());
             if (nameProblem != null) {
-                f.program("BAD_NAME", at + "/name", "tensor name " + NameRules.quote(t.name()) + " " + nameProblem);
+                f.program(Rule.BAD_NAME, at + "/name", "tensor name " + NameRules.quote(t.name()) + " " + nameProblem);
             }
             if (tensors.putIfAbsent(t.name(), t) != null) {
-                f.program("DUPLICATE_ID", at + "/name", "tensor '" + t.name() + "' is declared twice");
+                f.program(Rule.DUPLICATE_ID, at + "/name", "tensor '" + t.name() + "' is declared twice");
             }
             if (t.chip() < 0 || t.chip() >= m.chips()) {
-                f.program("BAD_CHIP", at + "/chip", "tensor '" + t.name() + "' is on chip " + t.chip() + " but the machine has " + m.chips() + " chip(s)");
+                f.program(Rule.BAD_CHIP, at + "/chip", "tensor '" + t.name() + "' is on chip " + t.chip() + " but the machine has " + m.chips() + " chip(s)");
             }
             checkSize(f, at + "/shape", "tensor '" + t.name() + "'", t.shape());
         }
@@ -86,10 +89,10 @@ public final class Validator {
             BufferDecl b = p.buffers().get(i);
             String at = "/buffers/" + i;
             if (buffers.putIfAbsent(b.name(), b) != null) {
-                f.program("DUPLICATE_ID", at + "/name", "buffer '" + b.name() + "' is declared twice");
+                f.program(Rule.DUPLICATE_ID, at + "/name", "buffer '" + b.name() + "' is declared twice");
             }
             if (!m.contains(b.site())) {
-                f.program("BAD_SITE", at + "/site", "buffer '" + b.name() + "' is on " + b.site() + ", not a core of the " + describe(m) + " machine");
+                f.program(Rule.BAD_SITE, at + "/site", "buffer '" + b.name() + "' is on " + b.site() + ", not a core of the " + describe(m) + " machine");
             }
             checkSize(f, at + "/shape", "buffer '" + b.name() + "'", b.shape());
         }
@@ -98,16 +101,16 @@ public final class Validator {
             Group g = p.groups().get(i);
             String at = "/groups/" + i;
             if (groups.putIfAbsent(g.name(), g) != null) {
-                f.program("DUPLICATE_ID", at + "/name", "group '" + g.name() + "' is declared twice");
+                f.program(Rule.DUPLICATE_ID, at + "/name", "group '" + g.name() + "' is declared twice");
             }
             var r = g.rect();
             if (g.chip() < 0 || g.chip() >= m.chips() || r.width() < 1 || r.height() < 1
                     || r.x() < 0 || r.y() < 0 || (long) r.x() + r.width() > m.width() || (long) r.y() + r.height() > m.height()) {
-                f.program("BAD_GROUP", at + "/rect", "group '" + g.name() + "' is not a non-empty rectangle of chip " + g.chip() + "'s " + m.width() + "x" + m.height() + " grid");
+                f.program(Rule.BAD_GROUP, at + "/rect", "group '" + g.name() + "' is not a non-empty rectangle of chip " + g.chip() + "'s " + m.width() + "x" + m.height() + " grid");
             } else if (g.sender().chip() != g.chip() || !m.contains(g.sender())) {
-                f.program("BAD_GROUP", at + "/sender", "group '" + g.name() + "' has sender " + g.sender() + ", which is not a core of its chip " + g.chip());
+                f.program(Rule.BAD_GROUP, at + "/sender", "group '" + g.name() + "' has sender " + g.sender() + ", which is not a core of its chip " + g.chip());
             } else if (g.receivers().isEmpty()) {
-                f.program("BAD_GROUP", at + "/rect", "group '" + g.name() + "' has no receiver: its rectangle holds only the sender");
+                f.program(Rule.BAD_GROUP, at + "/rect", "group '" + g.name() + "' has no receiver: its rectangle holds only the sender");
             }
         }
         return new Declarations(tensors, buffers, groups, params);
@@ -121,7 +124,7 @@ public final class Validator {
             n = Long.MAX_VALUE;
         }
         if (n > MAX_ELEMENTS) {
-            f.program("SIZE_TOO_LARGE", field, what + " has shape " + shape + ", more than the " + MAX_ELEMENTS + " elements one tensor may hold");
+            f.program(Rule.SIZE_TOO_LARGE, field, what + " has shape " + shape + ", more than the " + MAX_ELEMENTS + " elements one tensor may hold");
         }
     }
 

@@ -5,6 +5,7 @@ import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.InternalRef;
 import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.rules.OpRules;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.verifier.Code;
@@ -130,19 +131,9 @@ public final class ReferenceRoles {
         };
     }
 
-    /** numpy broadcasting of {@code from} to {@code to}: aligned from the right, each dim equal or 1. */
+    /** numpy broadcasting of {@code from} to {@code to}: the language's rule ({@link OpRules#broadcasts}). */
     static boolean broadcasts(Shape from, Shape to) {
-        if (from.rank() > to.rank()) {
-            return false;
-        }
-        for (int k = 1; k <= from.rank(); k++) {
-            int f = from.dim(from.rank() - k);
-            int t = to.dim(to.rank() - k);
-            if (f != t && f != 1) {
-                return false;
-            }
-        }
-        return true;
+        return OpRules.broadcasts(from, to);
     }
 
 }
