@@ -3,6 +3,7 @@ package org.stagecheck.interp.eval;
 import java.util.HashSet;
 import java.util.Set;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 
@@ -21,7 +22,7 @@ final class AllReduceEval {
         for (int i = 0; i < st.ins().size(); i++) {
             String in = st.ins().get(i);
             if (!chips.add(s.bufferDecl(in).site().chip())) {
-                throw new Fault("ALLREDUCE_MEMBERS", "ins/" + i, in, "partial '" + in + "' is on chip "
+                throw new Fault(FaultCode.ALLREDUCE_MEMBERS, "ins/" + i, in, "partial '" + in + "' is on chip "
                         + s.bufferDecl(in).site().chip() + ", which already holds another partial of this all-reduce.");
             }
         }

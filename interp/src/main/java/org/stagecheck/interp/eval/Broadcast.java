@@ -1,5 +1,6 @@
 package org.stagecheck.interp.eval;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.spec.ir.Shape;
 
 /** numpy broadcasting of an input to an output shape: axes aligned on the right, each 1 or equal. */
@@ -12,7 +13,7 @@ final class Broadcast {
         int ro = out.length;
         int ri = in.rank();
         if (ri > ro) {
-            throw new Fault("BROADCAST_SHAPE", what + " of shape " + in + " does not broadcast to " + Shape.of(out) + ".");
+            throw new Fault(FaultCode.BROADCAST_SHAPE, what + " of shape " + in + " does not broadcast to " + Shape.of(out) + ".");
         }
         long[] inStrides = in.strides();
         long[] step = new long[ro];
@@ -25,7 +26,7 @@ final class Broadcast {
             if (d == out[a]) {
                 step[a] = inStrides[ia];
             } else if (d != 1) {
-                throw new Fault("BROADCAST_SHAPE", what + " of shape " + in + " does not broadcast to " + Shape.of(out) + ".");
+                throw new Fault(FaultCode.BROADCAST_SHAPE, what + " of shape " + in + " does not broadcast to " + Shape.of(out) + ".");
             }
         }
         int n = (int) Shape.of(out).elementCount();

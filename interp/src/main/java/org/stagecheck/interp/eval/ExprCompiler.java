@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Fn;
@@ -172,7 +173,7 @@ final class ExprCompiler {
     }
 
     private Stop typeFault(Fn fn, Value a, Value b) {
-        return fail(new Fault("EXPR_TYPE", "kind", null, fn.spelling() + " cannot take " + a.type().typeName()
+        return fail(new Fault(FaultCode.EXPR_TYPE, "kind", null, fn.spelling() + " cannot take " + a.type().typeName()
                 + (b == null ? "" : " and " + b.type().typeName()) + "."));
     }
 
@@ -207,7 +208,7 @@ final class ExprCompiler {
             return known;
         }
         if (i >= inputs.size()) {
-            throw fail(new Fault("EXPR_INPUT", "kind", null, "the expression reads in" + i + " but the stage has "
+            throw fail(new Fault(FaultCode.EXPR_INPUT, "kind", null, "the expression reads in" + i + " but the stage has "
                     + inputs.size() + " inputs."));
         }
         Tensor t = inputs.get(i);
@@ -216,7 +217,7 @@ final class ExprCompiler {
         boolean broadcastOne;
         if (scalar) {
             if (t.size() != 1) {
-                throw fail(new Fault("SCALAR_INPUT", "ins/" + i, null, "a Scalar stage reads one-element buffers; in" + i
+                throw fail(new Fault(FaultCode.SCALAR_INPUT, "ins/" + i, null, "a Scalar stage reads one-element buffers; in" + i
                         + " has shape " + t.shape() + "."));
             }
             gather = null;
@@ -242,7 +243,7 @@ final class ExprCompiler {
 
     private Value index(int axis) throws Stop {
         if (scalar || axis < 0 || axis >= outDims.length) {
-            throw fail(new Fault("EXPR_INDEX", "kind", null, "index(" + axis + ") names no axis of the output shape "
+            throw fail(new Fault(FaultCode.EXPR_INDEX, "kind", null, "index(" + axis + ") names no axis of the output shape "
                     + Shape.of(outDims) + "."));
         }
         Value v = new Value(newSlot(ColType.I, false), ColType.I, false);

@@ -3,6 +3,7 @@ package org.stagecheck.interp.eval;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
@@ -35,7 +36,7 @@ final class GenericEval {
             String out = st.outs().get(o);
             BufferDecl bd = s.bufferDecl(out);
             if (!bd.shape().equals(first.shape())) {
-                throw new Fault("OUTPUT_SHAPE", "outs", out, "every output receives the same value, but '" + out + "' is "
+                throw new Fault(FaultCode.OUTPUT_SHAPE, "outs", out, "every output receives the same value, but '" + out + "' is "
                         + bd.shape() + " and '" + first.name() + "' is " + first.shape() + ".");
             }
             s.write(out, values[o]);

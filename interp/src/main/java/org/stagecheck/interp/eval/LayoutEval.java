@@ -3,6 +3,7 @@ package org.stagecheck.interp.eval;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
@@ -48,7 +49,7 @@ final class LayoutEval {
             }
         }
         if (!valid) {
-            throw new Fault("TRANSPOSE_PERM", "kind/op/perm", null, perm + " is not a permutation of the input's " + rank + " axes.");
+            throw new Fault(FaultCode.TRANSPOSE_PERM, "kind/op/perm", null, perm + " is not a permutation of the input's " + rank + " axes.");
         }
         int[] outDims = new int[rank];
         for (int i = 0; i < rank; i++) {
@@ -95,7 +96,7 @@ final class LayoutEval {
             for (int a = 0; a < rank; a++) {
                 origin[a] = sl.starts().get(a);
                 if (origin[a] < 0 || origin[a] + bd.shape().dim(a) > x.shape().dim(a)) {
-                    throw new Fault("SLICE_BOUNDS", "kind/op/starts/" + a, null, "the window " + sl.starts() + " + " + bd.shape()
+                    throw new Fault(FaultCode.SLICE_BOUNDS, "kind/op/starts/" + a, null, "the window " + sl.starts() + " + " + bd.shape()
                             + " leaves the input " + x.shape() + " on axis " + a + ".");
                 }
             }
@@ -120,7 +121,7 @@ final class LayoutEval {
         int rank = bd.shape().rank();
         int axis = c.axis();
         if (axis < 0 || axis >= rank) {
-            throw new Fault("CONCAT_AXIS", "kind/op/axis", null, "axis " + axis + " is outside the output's rank " + rank + ".");
+            throw new Fault(FaultCode.CONCAT_AXIS, "kind/op/axis", null, "axis " + axis + " is outside the output's rank " + rank + ".");
         }
         List<Tensor> ins = new ArrayList<>();
         int total = 0;
@@ -174,6 +175,6 @@ final class LayoutEval {
     }
 
     private static Fault shape(Stage st, String message) {
-        return new Fault("LAYOUT_SHAPE", "kind/op", null, message);
+        return new Fault(FaultCode.LAYOUT_SHAPE, "kind/op", null, message);
     }
 }

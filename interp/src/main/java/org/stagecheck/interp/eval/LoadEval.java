@@ -1,5 +1,6 @@
 package org.stagecheck.interp.eval;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Group;
@@ -20,14 +21,14 @@ final class LoadEval {
     static void run(Stage st, StageKind.Load l, RunState s) throws Fault {
         TensorDecl td = s.tensorDecl(l.tensor());
         if (td.chip() != st.site().chip()) {
-            throw new Fault("WRONG_CHIP", "kind/tensor", null, "tensor '" + td.name() + "' lives on chip " + td.chip()
+            throw new Fault(FaultCode.WRONG_CHIP, "kind/tensor", null, "tensor '" + td.name() + "' lives on chip " + td.chip()
                     + " but the stage runs on chip " + st.site().chip() + ".");
         }
         Region r = Region.resolvePlanned(l.pattern(), l.numBlocks(), td, null, s);
         String out = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(out);
         if (r.bufferElements() != bd.shape().elementCount()) {
-            throw new Fault("LOAD_SHAPE", "outs/0", out, "the pattern selects " + Shape.of(r.bufferShape())
+            throw new Fault(FaultCode.LOAD_SHAPE, "outs/0", out, "the pattern selects " + Shape.of(r.bufferShape())
                     + " but buffer '" + out + "' is " + bd.shape() + ".");
         }
         Tensor src = s.tensor(l.tensor());
@@ -50,7 +51,7 @@ final class LoadEval {
         if (l.multicast() != null) {
             Group g = s.group(l.multicast());
             if (!g.sender().equals(st.site())) {
-                throw new Fault("MULTICAST_SENDER", "kind/multicast", null, "group '" + g.name() + "' is sent by "
+                throw new Fault(FaultCode.MULTICAST_SENDER, "kind/multicast", null, "group '" + g.name() + "' is sent by "
                         + g.sender() + ", not by this stage's core " + st.site() + ".");
             }
             s.deliver(g.name(), s.read(out));

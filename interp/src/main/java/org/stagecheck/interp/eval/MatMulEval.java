@@ -2,6 +2,7 @@ package org.stagecheck.interp.eval;
 
 import java.util.Arrays;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
@@ -31,7 +32,7 @@ final class MatMulEval {
         Shape as = a.shape();
         Shape bs = bLd >= 0 ? bView.shape() : b.shape();
         if (as.rank() < 2 || bs.rank() < 2) {
-            throw new Fault("MATMUL_SHAPE", "ins", null, "matmul operands need rank at least 2, not " + as + " and " + bs + ".");
+            throw new Fault(FaultCode.MATMUL_SHAPE, "ins", null, "matmul operands need rank at least 2, not " + as + " and " + bs + ".");
         }
         int m = mm.transposeA() ? as.dim(as.rank() - 1) : as.dim(as.rank() - 2);
         int k = mm.transposeA() ? as.dim(as.rank() - 2) : as.dim(as.rank() - 1);
@@ -40,7 +41,7 @@ final class MatMulEval {
         int[] batchA = batchAxes(as);
         int[] batchB = batchAxes(bs);
         if (k != kb || (batchB.length > 0 && !Arrays.equals(batchA, batchB))) {
-            throw new Fault("MATMUL_SHAPE", "ins", null, "cannot multiply " + as + (mm.transposeA() ? "^T" : "") + " by "
+            throw new Fault(FaultCode.MATMUL_SHAPE, "ins", null, "cannot multiply " + as + (mm.transposeA() ? "^T" : "") + " by "
                     + bs + (mm.transposeB() ? "^T" : "") + ".");
         }
         int[] outDims = Arrays.copyOf(batchA, batchA.length + 2);
@@ -50,12 +51,12 @@ final class MatMulEval {
         // the declared shape itself when it is the product's (then every shape below is that one object)
         Shape outShape = ShapeCache.sameDims(od.shape(), outDims) ? od.shape() : Shape.of(outDims);
         if (outShape != od.shape()) {
-            throw new Fault("MATMUL_SHAPE", "outs/0", od.name(), "the product is " + outShape + " but buffer '" + od.name()
+            throw new Fault(FaultCode.MATMUL_SHAPE, "outs/0", od.name(), "the product is " + outShape + " but buffer '" + od.name()
                     + "' is " + od.shape() + ".");
         }
         boolean ints = a.dtype() == DType.I32;
         if (ints != (b.dtype() == DType.I32)) {
-            throw new Fault("MATMUL_DTYPE", "ins", null, "matmul operands must be both floating or both i32, not "
+            throw new Fault(FaultCode.MATMUL_DTYPE, "ins", null, "matmul operands must be both floating or both i32, not "
                     + a.dtype() + " and " + b.dtype() + ".");
         }
         int batches = 1;
@@ -73,7 +74,7 @@ final class MatMulEval {
         if (mm.spill() != null) {
             BufferDecl sd = s.bufferDecl(mm.spill());
             if (ints || sd.dtype() != DType.F32 || !sd.shape().equals(outShape)) {
-                throw new Fault("SPILL_DECL", "kind/op/spill", mm.spill(), "spill '" + mm.spill() + "' must be an f32 buffer of the output's shape "
+                throw new Fault(FaultCode.SPILL_DECL, "kind/op/spill", mm.spill(), "spill '" + mm.spill() + "' must be an f32 buffer of the output's shape "
                         + outShape + " for a floating matmul, not " + sd.dtype() + " " + sd.shape() + ".");
             }
             spill = s.readOrNull(mm.spill());
@@ -195,7 +196,7 @@ final class MatMulEval {
     private static void intMatMul(Stage st, ComputeOp.MatMul mm, RunState s, Tensor a, Tensor b, int m, int k, int n,
                                   int batches, boolean batchedB, Tensor bias, int[] biasIndex, BufferDecl od, Shape outShape) throws Fault {
         if (bias != null && bias.dtype() != DType.I32) {
-            throw new Fault("MATMUL_DTYPE", "kind/op/bias", mm.bias(), "an i32 matmul takes an i32 bias, not " + bias.dtype() + ".");
+            throw new Fault(FaultCode.MATMUL_DTYPE, "kind/op/bias", mm.bias(), "an i32 matmul takes an i32 bias, not " + bias.dtype() + ".");
         }
         int[] av = a.rawInts();
         int[] bv = b.rawInts();

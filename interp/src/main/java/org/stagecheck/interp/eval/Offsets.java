@@ -1,5 +1,6 @@
 package org.stagecheck.interp.eval;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Offset;
@@ -24,7 +25,7 @@ final class Offsets {
             }
             return v;
         } catch (ArithmeticException e) {
-            throw new Fault("OFFSET_OVERFLOW", "kind/pattern/origin/" + axis, null,
+            throw new Fault(FaultCode.OFFSET_OVERFLOW, "kind/pattern/origin/" + axis, null,
                     "offset '" + o + "' on axis " + axis + " overflows 64 bits.");
         }
     }
@@ -32,7 +33,7 @@ final class Offsets {
     private static long scalarBuffer(String name, int axis, RunState state) throws Fault {
         Tensor t = state.read(name);
         if (t.dtype() != DType.I32 || t.size() != 1) {
-            throw new Fault("OFFSET_BUFFER", "kind/pattern/origin/" + axis, name,
+            throw new Fault(FaultCode.OFFSET_BUFFER, "kind/pattern/origin/" + axis, name,
                     "offset buffer '" + name + "' must be a one-element i32 buffer, not " + t.dtype() + " " + t.shape() + ".");
         }
         return t.getInt(0);

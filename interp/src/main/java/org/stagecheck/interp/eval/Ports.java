@@ -2,6 +2,7 @@ package org.stagecheck.interp.eval;
 
 import java.util.List;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.spec.ir.Stage;
 
 /** Port lookups that fault, rather than throw, when a stage has too few ports. */
@@ -19,7 +20,7 @@ final class Ports {
 
     private static String port(List<String> ports, int i, String side) throws Fault {
         if (i >= ports.size()) {
-            throw new Fault("PORT_COUNT", side, null, "the stage needs " + side + "[" + i + "] but has " + ports.size() + " " + side + " ports.");
+            throw new Fault(FaultCode.PORT_COUNT, side, null, "the stage needs " + side + "[" + i + "] but has " + ports.size() + " " + side + " ports.");
         }
         return ports.get(i);
     }

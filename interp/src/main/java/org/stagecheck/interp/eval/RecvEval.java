@@ -1,5 +1,6 @@
 package org.stagecheck.interp.eval;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Group;
@@ -17,18 +18,18 @@ final class RecvEval {
     static void run(Stage st, StageKind.Recv k, RunState s) throws Fault {
         Group g = s.group(k.group());
         if (!s.receivers(g).contains(st.site())) {
-            throw new Fault("RECV_NOT_RECEIVER", "kind/group", null, "core " + st.site() + " is not a receiver of group '"
+            throw new Fault(FaultCode.RECV_NOT_RECEIVER, "kind/group", null, "core " + st.site() + " is not a receiver of group '"
                     + g.name() + "'.");
         }
         Tensor value = s.delivered(g.name());
         if (value == null) {
-            throw new Fault("RECV_WITHOUT_LOAD", "kind/group", null, "nothing was delivered to " + st.site()
+            throw new Fault(FaultCode.RECV_WITHOUT_LOAD, "kind/group", null, "nothing was delivered to " + st.site()
                     + " by group '" + g.name() + "': no multicast Load of the group ran before this stage.");
         }
         String out = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(out);
         if (value.size() != bd.shape().elementCount()) {
-            throw new Fault("RECV_SHAPE", "outs/0", out, "group '" + g.name() + "' delivered " + value.shape()
+            throw new Fault(FaultCode.RECV_SHAPE, "outs/0", out, "group '" + g.name() + "' delivered " + value.shape()
                     + " but buffer '" + out + "' is " + bd.shape() + ".");
         }
         if (value.dtype() == bd.dtype() && value.isFloat64() == (s.f64() && bd.dtype().isFloating())) {

@@ -1,5 +1,6 @@
 package org.stagecheck.interp.eval;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
@@ -25,17 +26,17 @@ final class ReduceEval {
         Shape in = x.shape();
         int axis = r.axis();
         if (axis < 0 || axis >= in.rank()) {
-            throw new Fault("REDUCE_AXIS", "kind/op/axis", null, "axis " + axis + " is outside the input's rank " + in.rank() + ".");
+            throw new Fault(FaultCode.REDUCE_AXIS, "kind/op/axis", null, "axis " + axis + " is outside the input's rank " + in.rank() + ".");
         }
         String outName = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(outName);
         if (!isReduced(bd.shape(), in, axis)) {
-            throw new Fault("REDUCE_SHAPE", "outs/0", outName, "reducing " + in + " along axis " + axis + " gives "
+            throw new Fault(FaultCode.REDUCE_SHAPE, "outs/0", outName, "reducing " + in + " along axis " + axis + " gives "
                     + in.withDim(axis, 1) + " but buffer '" + outName + "' is " + bd.shape() + ".");
         }
         int len = in.dim(axis);
         if (len == 0 && r.fn() == ReduceFn.ARGMAX) {
-            throw new Fault("EMPTY_REDUCE", "kind/op", null, "argmax over an empty axis has no answer.");
+            throw new Fault(FaultCode.EMPTY_REDUCE, "kind/op", null, "argmax over an empty axis has no answer.");
         }
         int inner = 1;
         for (int a = axis + 1; a < in.rank(); a++) {

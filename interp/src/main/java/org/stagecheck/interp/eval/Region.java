@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.AccessPattern;
 import org.stagecheck.spec.ir.DType;
@@ -33,7 +34,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
             case AccessPattern.Block b -> {
                 checkRank(b.origin().size(), b.block().rank(), rank, "");
                 if (numBlocks > 1) {
-                    throw new Fault("BLOCK_COUNT", "kind/numBlocks", null,
+                    throw new Fault(FaultCode.BLOCK_COUNT, "kind/numBlocks", null,
                             "a Block pattern reads exactly one block, not " + numBlocks + ".");
                 }
                 long[] origin = origins(b.origin(), state);
@@ -45,7 +46,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
             case AccessPattern.Streamed s -> {
                 checkRank(s.origin().size(), s.block().rank(), rank, "");
                 if (s.axis() < 0 || s.axis() >= rank) {
-                    throw new Fault("PATTERN_AXIS", "kind/pattern/axis", null,
+                    throw new Fault(FaultCode.PATTERN_AXIS, "kind/pattern/axis", null,
                             "streamed axis " + s.axis() + " is outside the tensor's rank " + rank + ".");
                 }
                 int[] block = s.block().toArray();
@@ -53,7 +54,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
                 if (count < 0) {
                     int extent = storeBufferShape.rank() == rank ? storeBufferShape.dim(s.axis()) : -1;
                     if (block[s.axis()] == 0 || extent < 0 || extent % block[s.axis()] != 0) {
-                        throw new Fault("STORE_SHAPE", "kind/pattern", null, "the stored buffer " + storeBufferShape
+                        throw new Fault(FaultCode.STORE_SHAPE, "kind/pattern", null, "the stored buffer " + storeBufferShape
                                 + " is not a whole number of blocks " + s.block() + " along axis " + s.axis() + ".");
                     }
                     count = extent / block[s.axis()];
@@ -63,7 +64,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
                 long extent = (long) block[s.axis()] * count;
                 if (extent > Integer.MAX_VALUE) {
                     // numBlocks x block cannot be one buffer axis (nor fit any buffer): say so, not an int overflow
-                    throw new Fault("LOAD_SHAPE", "kind/numBlocks", null, count + " blocks of " + s.block() + " along axis "
+                    throw new Fault(FaultCode.LOAD_SHAPE, "kind/numBlocks", null, count + " blocks of " + s.block() + " along axis "
                             + s.axis() + " make an axis of " + extent + " elements, more than any buffer holds.");
                 }
                 bufferShape[s.axis()] = (int) extent;
@@ -81,12 +82,12 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
             }
             case AccessPattern.Indirect ind -> {
                 if (rank < 1) {
-                    throw new Fault("PATTERN_RANK", "kind/pattern", null, "an indirect pattern needs a tensor of rank at least 1.");
+                    throw new Fault(FaultCode.PATTERN_RANK, "kind/pattern", null, "an indirect pattern needs a tensor of rank at least 1.");
                 }
                 checkRank(ind.origin().size() + 1, ind.block().rank() + 1, rank, " (after axis 0)");
                 Tensor idx = state.read(ind.indexBuffer());
                 if (idx.dtype() != DType.I32) {
-                    throw new Fault("INDEX_DTYPE", "kind/pattern/indexBuffer", ind.indexBuffer(),
+                    throw new Fault(FaultCode.INDEX_DTYPE, "kind/pattern/indexBuffer", ind.indexBuffer(),
                             "index buffer '" + ind.indexBuffer() + "' is " + idx.dtype() + ", not i32.");
                 }
                 long[] rest = origins(ind.origin(), state);
@@ -103,7 +104,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
                 for (int i = 0; i < n; i++) {
                     int row = idx.getInt(i);
                     if (row < 0 || row >= tensor.shape().dim(0)) {
-                        throw new Fault("INDEX_OUT_OF_RANGE", "kind/pattern/indexBuffer", ind.indexBuffer(),
+                        throw new Fault(FaultCode.INDEX_OUT_OF_RANGE, "kind/pattern/indexBuffer", ind.indexBuffer(),
                                 "index buffer '" + ind.indexBuffer() + "' element " + i + " is " + row
                                         + ", outside [0, " + tensor.shape().dim(0) + ") of tensor '" + tensor.name() + "' axis 0.");
                     }
@@ -154,7 +155,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
 
     private static void checkRank(int origins, int blockRank, int rank, String what) throws Fault {
         if (origins != rank || blockRank != rank) {
-            throw new Fault("PATTERN_RANK", "kind/pattern", null, "the pattern has " + origins + " origin offsets and a block of rank "
+            throw new Fault(FaultCode.PATTERN_RANK, "kind/pattern", null, "the pattern has " + origins + " origin offsets and a block of rank "
                     + blockRank + " but the tensor has rank " + rank + what + ".");
         }
     }
@@ -172,7 +173,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
         try {
             return Math.addExact(origin, Math.multiplyExact(k, stride));
         } catch (ArithmeticException e) {
-            throw new Fault("OFFSET_OVERFLOW", "kind/pattern/stride", null, "block " + k + " of the streamed pattern lies at "
+            throw new Fault(FaultCode.OFFSET_OVERFLOW, "kind/pattern/stride", null, "block " + k + " of the streamed pattern lies at "
                     + origin + " + " + k + " * " + stride + " on axis " + axis + ", which overflows 64 bits.");
         }
     }
@@ -191,7 +192,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
                 long lo = p.tensorOrigin()[a];
                 if (lo < 0 || lo > (long) dims[a] - blockShape[a]) {
                     String hi = lo <= Long.MAX_VALUE - blockShape[a] ? Long.toString(lo + blockShape[a]) : lo + " + " + blockShape[a];
-                    throw new Fault("BLOCK_OUT_OF_BOUNDS", "kind/pattern/origin/" + (a - originBase), null,
+                    throw new Fault(FaultCode.BLOCK_OUT_OF_BOUNDS, "kind/pattern/origin/" + (a - originBase), null,
                             "the block at " + Arrays.toString(p.tensorOrigin()) + " of shape " + Arrays.toString(blockShape)
                                     + " covers [" + lo + ", " + hi + ") on axis " + a + ", past tensor '"
                                     + tensor.name() + "' of shape " + tensor.shape() + ".");

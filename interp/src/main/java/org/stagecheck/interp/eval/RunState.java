@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.interp.Precision;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
@@ -179,7 +180,7 @@ public final class RunState {
     public long param(String name) throws Fault {
         Long v = params.get(name);
         if (v == null) {
-            throw new Fault("PARAM_UNBOUND", "parameter '" + name + "' is not a declared, bound parameter of the program.");
+            throw new Fault(FaultCode.PARAM_UNBOUND, "parameter '" + name + "' is not a declared, bound parameter of the program.");
         }
         return v;
     }
@@ -187,7 +188,7 @@ public final class RunState {
     public Group group(String name) throws Fault {
         Group g = groups.get(name);
         if (g == null) {
-            throw new Fault("UNKNOWN_GROUP", "group '" + name + "' is not declared.");
+            throw new Fault(FaultCode.UNKNOWN_GROUP, "group '" + name + "' is not declared.");
         }
         return g;
     }
@@ -195,7 +196,7 @@ public final class RunState {
     public TensorDecl tensorDecl(String name) throws Fault {
         TensorDecl t = tensorDecls.get(name);
         if (t == null) {
-            throw new Fault("UNKNOWN_TENSOR", "tensor '" + name + "' is not declared.");
+            throw new Fault(FaultCode.UNKNOWN_TENSOR, "tensor '" + name + "' is not declared.");
         }
         return t;
     }
@@ -205,7 +206,7 @@ public final class RunState {
         tensorDecl(name);
         Tensor t = tensors.get(name);
         if (t == null) {
-            throw new Fault("MISSING_INPUT", "tensor '" + name + "' has no value.");
+            throw new Fault(FaultCode.MISSING_INPUT, "tensor '" + name + "' has no value.");
         }
         return t;
     }
@@ -218,7 +219,7 @@ public final class RunState {
     private int position(String name) throws Fault {
         int p = bufferIndex.position(name);
         if (p < 0) {
-            throw new Fault("UNKNOWN_BUFFER", null, name, "buffer '" + name + "' is not declared.");
+            throw new Fault(FaultCode.UNKNOWN_BUFFER, null, name, "buffer '" + name + "' is not declared.");
         }
         return p;
     }
@@ -227,7 +228,7 @@ public final class RunState {
     public Tensor read(String name) throws Fault {
         Tensor t = valueOf(position(name));
         if (t == null) {
-            throw new Fault("READ_BEFORE_WRITE", null, name, "buffer '" + name + "' is read before any stage wrote it.");
+            throw new Fault(FaultCode.READ_BEFORE_WRITE, null, name, "buffer '" + name + "' is read before any stage wrote it.");
         }
         return t;
     }
@@ -287,7 +288,7 @@ public final class RunState {
         if (value.shape() != d.shape()) {
             // a value not made for this buffer (RunState.output gives the declared shape object): check and reshape it
             if (value.size() != d.shape().elementCount()) {
-                throw new Fault("BUFFER_SHAPE", null, name, "buffer '" + name + "' is declared " + d.shape()
+                throw new Fault(FaultCode.BUFFER_SHAPE, null, name, "buffer '" + name + "' is declared " + d.shape()
                         + " but the stage produced " + value.shape() + ".");
             }
             if (!value.shape().equals(d.shape())) {

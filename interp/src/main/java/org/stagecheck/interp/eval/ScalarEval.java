@@ -3,6 +3,7 @@ package org.stagecheck.interp.eval;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Expr;
@@ -26,14 +27,14 @@ final class ScalarEval {
         }
         List<Expr> results = k.body().results();
         if (results.size() != st.outs().size()) {
-            throw new Fault("PORT_COUNT", "outs", null, "the body has " + results.size() + " results but the stage "
+            throw new Fault(FaultCode.PORT_COUNT, "outs", null, "the body has " + results.size() + " results but the stage "
                     + st.outs().size() + " output ports.");
         }
         List<Tensor> values = new ArrayList<>();
         for (int r = 0; r < results.size(); r++) {
             BufferDecl bd = s.bufferDecl(st.outs().get(r));
             if (bd.shape().elementCount() != 1) {
-                throw new Fault("SCALAR_OUTPUT", "outs/" + r, bd.name(), "a Scalar stage writes one-element buffers; '"
+                throw new Fault(FaultCode.SCALAR_OUTPUT, "outs/" + r, bd.name(), "a Scalar stage writes one-element buffers; '"
                         + bd.name() + "' is " + bd.shape() + ".");
             }
             values.add(ExprEval.evaluate(s, st, r, results.get(r), bd.shape(), ins, true, List.of(bd.dtype()),

@@ -1,5 +1,6 @@
 package org.stagecheck.interp.eval;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Stage;
@@ -20,14 +21,14 @@ final class StoreEval {
     static void run(Stage st, StageKind.Store k, RunState s) throws Fault {
         TensorDecl td = s.tensorDecl(k.tensor());
         if (td.chip() != st.site().chip()) {
-            throw new Fault("WRONG_CHIP", "kind/tensor", null, "tensor '" + td.name() + "' lives on chip " + td.chip()
+            throw new Fault(FaultCode.WRONG_CHIP, "kind/tensor", null, "tensor '" + td.name() + "' lives on chip " + td.chip()
                     + " but the stage runs on chip " + st.site().chip() + ".");
         }
         String in = Ports.in(st, 0);
         Tensor buf = s.read(in);
         Region r = Region.resolvePlanned(k.pattern(), -1, td, buf.shape(), s);
         if (r.bufferElements() != buf.size()) {
-            throw new Fault("STORE_SHAPE", "ins/0", in, "the pattern selects " + Shape.of(r.bufferShape())
+            throw new Fault(FaultCode.STORE_SHAPE, "ins/0", in, "the pattern selects " + Shape.of(r.bufferShape())
                     + " but buffer '" + in + "' is " + buf.shape() + ".");
         }
         int[] block = r.blockShape();
@@ -35,7 +36,7 @@ final class StoreEval {
         int rows = rank >= 2 ? block[rank - 2] : 1;
         int cols = rank >= 1 ? block[rank - 1] : 1;
         if (rows % k.subRows() != 0 || cols % k.subCols() != 0) {
-            throw new Fault("SUBBLOCK_TILING", "kind/subBlocks", null, k.subRows() + "x" + k.subCols()
+            throw new Fault(FaultCode.SUBBLOCK_TILING, "kind/subBlocks", null, k.subRows() + "x" + k.subCols()
                     + " sub-blocks do not tile the block's last two axes " + rows + "x" + cols + ".");
         }
         r.scatter(buf.reshaped(Shape.of(r.bufferShape())), s.tensorForWrite(k.tensor()));
