@@ -7,7 +7,6 @@ import org.stagecheck.backend.RunResult;
 import org.stagecheck.cuda.CudaBackend;
 import org.stagecheck.cuda.CudaOptions;
 import org.stagecheck.cuda.CudaSession;
-import org.stagecheck.cuda.CudaSetupException;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.cuda.runtime.CudaDriver;
 import org.stagecheck.cuda.runtime.GraphCounters;
@@ -64,9 +63,9 @@ final class CudaRunCommand extends RunCommand {
         CudaOptions o = (emulate ? CudaOptions.emulation() : CudaOptions.device())
                 .withMath(mode).withGraphs(graphs).withSegmentStages(segment);
         CudaBackend backend = new CudaBackend(o);
-        try (CudaSession s = backend.open(program)) {
+        try (CudaSession s = backend.prepare(program)) {
             RunResult r = s.step(bound, params, trace);
-            if (graphs) {
+            if (graphs && s.refusal().isEmpty()) {
                 PrintWriter err = spec.commandLine().getErr();
                 GraphCounters c = s.counters();
                 err.println("graphs: " + c.summary());
@@ -74,8 +73,6 @@ final class CudaRunCommand extends RunCommand {
                 err.flush();
             }
             return r;
-        } catch (CudaSetupException e) {
-            return new RunResult(Map.of(), Map.of(), java.util.List.of(e.diagnostic()), null);
         }
     }
 

@@ -17,7 +17,6 @@ import java.util.stream.Stream;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.backend.MathMode;
-import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.reduce.Budget;
 import org.stagecheck.reduce.Candidate;
@@ -185,7 +184,7 @@ final class ReduceCommand implements Callable<Integer> {
                         return ExitCode.CHECK_FAILED;
                     }
                 }
-                Reducer reducer = new Reducer(heartbeat(o.oracle(), err), new Interpreter(RunOptions.defaults()),
+                Reducer reducer = new Reducer(heartbeat(o.oracle(), err), Backends.reference(RunOptions.defaults()),
                         new Budget(maxTries, Duration.ofSeconds(maxSeconds)), line -> {
                             err.println("  " + line);
                             err.flush();
@@ -228,7 +227,7 @@ final class ReduceCommand implements Callable<Integer> {
         if (name == null || name.startsWith("files ")) {
             throw new BadInputException("--fails-like " + failsLike + ": the report's backend "
                     + (name == null ? "is not named" : "read " + name.substring("files ".length()) + " (outputs from files), which cannot be re-run")
-                    + "; name the backend to run with --backend NAME (one of " + String.join(", ", Backends.NAMES) + ")");
+                    + "; name the backend to run with --backend NAME (one of " + String.join(", ", Backends.names()) + ")");
         }
         Backend b = backends.named(name);
         FailsLikeOracle.Judging j = failureReport.judging();
@@ -236,7 +235,7 @@ final class ReduceCommand implements Callable<Integer> {
         for (var e : j.perOutput().entrySet()) {
             record = record.withPolicy(e.getKey(), e.getValue());
         }
-        return new Oracle(new FailsLikeOracle(new Interpreter(RunOptions.defaults()), b, j), record,
+        return new Oracle(new FailsLikeOracle(Backends.reference(RunOptions.defaults()), b, j), record,
                 "backend " + name + " under policy " + j.spelling(), failureReport);
     }
 

@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.NonFiniteStop;
 import org.stagecheck.interp.Precision;
 import org.stagecheck.interp.RunOptions;
@@ -128,7 +127,7 @@ class RunCommand implements Callable<Integer> {
     /** Runs the program: the reference interpreter here, another backend in a subclass. */
     RunResult execute(Program program, Map<String, Tensor> bound, Map<String, Long> params, RunOptions options)
             throws BadInputException {
-        return new Interpreter(options).run(program, bound, params);
+        return Backends.reference(options).run(program, bound, params);
     }
 
     /** The evaluation mode for the report, e.g. {@code f32 reference}. */
