@@ -52,11 +52,14 @@ class BackendRegistryTest {
     void theInterpreterByNameRunsAsTheInterpreterDoes() {
         Program p = RandomPrograms.generate(11, GenOptions.small());
         Map<String, Tensor> bound = RandomBindings.forProgram(p, 2);
+        Map<String, Long> params = new java.util.HashMap<>();
+        p.params().forEach(prm -> params.put(prm.name(), prm.min()));
         Backend byName = Backends.named("interp", RunOptions.defaults().withThreads(1).withTrace(true));
         assertThat(byName.name()).isEqualTo("interp");
-        RunResult a = byName.run(p, bound, Map.of());
-        RunResult b = new Interpreter(RunOptions.defaults().withTrace(true)).run(p, bound, Map.of());
+        RunResult a = byName.run(p, bound, params);
+        RunResult b = new Interpreter(RunOptions.defaults().withTrace(true)).run(p, bound, params);
         assertThat(a.faults()).isEqualTo(b.faults());
+        assertThat(a.faults()).noneMatch(d -> d.code().startsWith("PARAM_") || d.code().startsWith("BINDING_") || d.code().equals("MISSING_INPUT"));
         assertThat(a.trace().keySet()).isEqualTo(b.trace().keySet()).isNotEmpty();
         a.tensors().forEach((name, t) -> assertThat(t.bitEquals(b.tensor(name))).as(name).isTrue());
     }
