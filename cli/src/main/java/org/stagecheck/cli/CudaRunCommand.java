@@ -2,25 +2,27 @@ package org.stagecheck.cli;
 
 import java.io.PrintWriter;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.cuda.CudaBackend;
 import org.stagecheck.cuda.CudaOptions;
 import org.stagecheck.cuda.CudaSession;
-import org.stagecheck.cuda.CudaSetupException;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.cuda.runtime.CudaDriver;
 import org.stagecheck.cuda.runtime.GraphCounters;
 import org.stagecheck.cuda.runtime.LaunchException;
-import org.stagecheck.interp.RunOptions;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.tensor.Tensor;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code stagecheck cuda run}: {@code run}'s inputs, outputs and report, with the program run by
- * the CUDA backend on the GPU or, with {@code --emulate}, in host emulation. The {@code .npy}
+ * {@code stagecheck cuda run}: {@code run}'s inputs, outputs and report ({@link RunIoOptions},
+ * {@link RunPipeline}), with the program run by the CUDA backend on the GPU or, with {@code --emulate}, in host emulation. The {@code .npy}
  * files are written exactly as {@code run} writes them, so {@code diff} and golden checks read
  * them the same way. On a machine without a CUDA driver, a run without {@code --emulate} is bad
  * input (exit 2) with one line saying so.
@@ -28,7 +30,13 @@ import picocli.CommandLine.Option;
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Run a program with the CUDA backend and write its output tensors as .npy, as 'run' does.",
                 "--emulate runs the same generated kernels on the host (g++), for machines without a GPU."})
-final class CudaRunCommand extends RunCommand {
+final class CudaRunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    RunIoOptions io;
+
     @Option(names = "--emulate", description = "host emulation: the generated source compiled by g++ and run on the CPU")
     boolean emulate;
 
@@ -45,11 +53,22 @@ final class CudaRunCommand extends RunCommand {
     int segment = 64;
 
     @Override
-    RunResult execute(Program program, Map<String, Tensor> bound, Map<String, Long> params, RunOptions options)
-            throws BadInputException {
-        if (f64 || stopAtNonFinite != null || threads != null) {
-            throw new BadInputException("--f64, --stop-at-nonfinite and --threads are options of the reference interpreter, not of 'cuda run'");
-        }
+    public Integer call() {
+        return new RunPipeline(spec, io, false, (emulate ? "cuda-emu" : "cuda") + ", " + math + " math" + (graphs ? ", graphs" : ""))
+                .call(new RunPipeline.Execution() {
+                    @Override
+                    public void checkOptions() {
+                        // checked as the run starts, after the inputs (the order the command has always reported in)
+                    }
+
+                    @Override
+                    public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params) throws BadInputException {
+                        return execute(program, bound, params);
+                    }
+                });
+    }
+
+    private RunResult execute(Program program, Map<String, Tensor> bound, Map<String, Long> params) throws BadInputException {
         MathMode mode = MathModeOption.parse(math);
         if (segment < 1) {
             throw new BadInputException("--segment must be at least 1");
@@ -64,9 +83,9 @@ final class CudaRunCommand extends RunCommand {
         CudaOptions o = (emulate ? CudaOptions.emulation() : CudaOptions.device())
                 .withMath(mode).withGraphs(graphs).withSegmentStages(segment);
         CudaBackend backend = new CudaBackend(o);
-        try (CudaSession s = backend.open(program)) {
-            RunResult r = s.step(bound, params, trace);
-            if (graphs) {
+        try (CudaSession s = backend.prepare(program)) {
+            RunResult r = s.step(bound, params, io.trace);
+            if (graphs && s.refusal().isEmpty()) {
                 PrintWriter err = spec.commandLine().getErr();
                 GraphCounters c = s.counters();
                 err.println("graphs: " + c.summary());
@@ -74,13 +93,6 @@ final class CudaRunCommand extends RunCommand {
                 err.flush();
             }
             return r;
-        } catch (CudaSetupException e) {
-            return new RunResult(Map.of(), Map.of(), java.util.List.of(e.diagnostic()), null);
         }
-    }
-
-    @Override
-    String mode() {
-        return (emulate ? "cuda-emu" : "cuda") + ", " + math + " math" + (graphs ? ", graphs" : "");
     }
 }

@@ -22,8 +22,7 @@ import org.stagecheck.author.AuthorOutcome;
 import org.stagecheck.author.ModelSpec;
 import org.stagecheck.author.Weights;
 import org.stagecheck.backend.RunResult;
-import org.stagecheck.interp.Interpreter;
-import org.stagecheck.interp.PreparedProgram;
+import org.stagecheck.backend.Prepared;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.interp.eval.MatMulKernel;
 import org.stagecheck.interp.eval.Parallel;
@@ -70,8 +69,7 @@ final class DecodeBench {
         PrintWriter out = new PrintWriter(text);
         var mx = ManagementFactory.getThreadMXBean();
         Map<String, Tensor> bound = new LinkedHashMap<>(a.bound());
-        Interpreter interp = new Interpreter(RunOptions.defaults().withThreads(threads));
-        PreparedProgram step = interp.prepare(a.program());
+        Prepared step = Backends.reference(RunOptions.defaults().withThreads(threads)).prepare(a.program());
         // the KV caches are handed to each run (donated), which updates them in place as numpy's step does
         Set<String> states = new HashSet<>();
         for (TensorDecl t : a.program().tensors()) {
@@ -97,7 +95,7 @@ final class DecodeBench {
             long b0 = allocatedBytes(mx);
             long c0 = mx.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
-            RunResult r = step.run(bound, Map.of("pos", (long) pos), states);
+            RunResult r = step.run(bound, Map.of("pos", (long) pos), false, states);
             long t1 = System.nanoTime();
             long c1 = mx.getCurrentThreadCpuTime();
             long b1 = allocatedBytes(mx);
@@ -164,7 +162,7 @@ final class DecodeBench {
      * batch is no longer 3% faster than the fastest before it, or for at most
      * {@code JIT_WARMUP_NANOS}; returns how many ran.
      */
-    private static int warmUpJit(PreparedProgram step, AuthorOutcome.Authored a, Map<String, Tensor> bound, int positions) {
+    private static int warmUpJit(Prepared step, AuthorOutcome.Authored a, Map<String, Tensor> bound, int positions) {
         Map<String, Tensor> first = new LinkedHashMap<>(bound);
         for (TensorDecl t : a.program().tensors()) {
             if (t.name().startsWith("tokens") && t.role() == TensorRole.INPUT) {

@@ -17,7 +17,6 @@ import org.stagecheck.api.LoadedProgram;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.backend.MathMode;
-import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.reduce.Budget;
 import org.stagecheck.reduce.Candidate;
@@ -183,7 +182,7 @@ final class ReduceCommand implements Callable<Integer> {
                         return ExitCode.CHECK_FAILED;
                     }
                 }
-                Reducer reducer = new Reducer(heartbeat(o.oracle(), err), new Interpreter(RunOptions.defaults()),
+                Reducer reducer = new Reducer(heartbeat(o.oracle(), err), Backends.reference(RunOptions.defaults()),
                         new Budget(maxTries, Duration.ofSeconds(maxSeconds)), line -> {
                             err.println("  " + line);
                             err.flush();
@@ -226,7 +225,7 @@ final class ReduceCommand implements Callable<Integer> {
             throw new BadInputException("--fails-like " + failsLike + ": "
                     + (failureReport.backend() == null ? "the report's backend is not named"
                     : "the report read its outputs from files (" + failureReport.backend() + "), which cannot be re-run")
-                    + "; name the backend to run with --backend NAME (one of " + String.join(", ", Backends.NAMES) + ")");
+                    + "; name the backend to run with --backend NAME (one of " + String.join(", ", Backends.names()) + ")");
         }
         String name = backend != null ? backend : failureReport.backend();
         Backend b = backends.named(name);
@@ -235,7 +234,7 @@ final class ReduceCommand implements Callable<Integer> {
         for (var e : j.perOutput().entrySet()) {
             record = record.withPolicy(e.getKey(), e.getValue());
         }
-        return new Oracle(new FailsLikeOracle(new Interpreter(RunOptions.defaults()), b, j), record,
+        return new Oracle(new FailsLikeOracle(Backends.reference(RunOptions.defaults()), b, j), record,
                 "backend " + name + " under policy " + j.spelling(), failureReport);
     }
 

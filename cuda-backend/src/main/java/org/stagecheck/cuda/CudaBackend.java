@@ -55,28 +55,39 @@ public final class CudaBackend implements Backend {
         if (!faults.isEmpty()) {
             return new RunResult(Map.of(), Map.of(), faults, null);
         }
-        try (CudaSession s = open(program)) {
+        try (CudaSession s = setUp(program)) {
             return s.step(bound, params, trace);
-        } catch (CudaSetupException e) {
-            return new RunResult(Map.of(), Map.of(), List.of(e.diagnostic()), null);
         }
     }
 
     /**
      * A session of {@code program} for several runs (decode steps with graphs). The program is
-     * validated first: an invalid one is refused with the validator's first finding.
+     * validated first: an invalid one is refused with the validator's findings, and a program
+     * that cannot be lowered, compiled or loaded with that failure; a refused session runs
+     * nothing (see {@link CudaSession#refusal()}).
      */
-    public CudaSession open(Program program) throws CudaSetupException {
+    @Override
+    public CudaSession prepare(Program program) {
         List<Diagnostic> invalid = Preflight.program(program);
         if (!invalid.isEmpty()) {
-            throw new CudaSetupException(invalid.getFirst());
+            return CudaSession.refused(program, invalid);
         }
-        CudaModule module = CudaModule.build(List.of(program), options, factory);
+        return setUp(program);
+    }
+
+    /** The session of a valid program, or one refused with the setup's failure. */
+    private CudaSession setUp(Program program) {
+        CudaModule module;
+        try {
+            module = CudaModule.build(List.of(program), options, factory);
+        } catch (CudaSetupException e) {
+            return CudaSession.refused(program, List.of(e.diagnostic()));
+        }
         try {
             return new CudaSession(program, module, 0, options.graphs(), true);
         } catch (CudaSetupException e) {
             module.close();
-            throw e;
+            return CudaSession.refused(program, List.of(e.diagnostic()));
         }
     }
 

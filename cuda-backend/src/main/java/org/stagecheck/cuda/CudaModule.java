@@ -3,6 +3,7 @@ package org.stagecheck.cuda;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.cuda.compile.CompileException;
 import org.stagecheck.cuda.lower.CudaSource;
 import org.stagecheck.cuda.lower.LoweredProgram;
@@ -42,7 +43,7 @@ public final class CudaModule implements AutoCloseable {
                 out.add(ProgramLowering.lower(programs.get(i), programs.size() == 1 ? "" : "p" + i + "_"));
             } catch (LoweringException | StackOverflowError e) {
                 String why = e instanceof StackOverflowError ? "an expression nests too deeply to lower" : e.getMessage();
-                throw new CudaSetupException(Diagnostic.atField("CUDA_LOWERING", "/stages",
+                throw new CudaSetupException(FaultCode.CUDA_LOWERING.atField("/stages",
                         "The program '" + programs.get(i).name() + "' could not be lowered to CUDA C: " + why + "."));
             }
         }
@@ -66,7 +67,7 @@ public final class CudaModule implements AutoCloseable {
             Launcher launcher = factory.open(l.source(), options);
             return new CudaModule(l.programs(), l.source(), launcher, options);
         } catch (CompileException e) {
-            throw new CudaSetupException(Diagnostic.atField("CUDA_COMPILE", "/stages", e.getMessage()));
+            throw new CudaSetupException(FaultCode.CUDA_COMPILE.atField("/stages", e.getMessage()));
         } catch (LaunchException e) {
             throw new CudaSetupException(Diagnostic.atField(e.errorName(), "/stages", e.getMessage()));
         }

@@ -3,10 +3,13 @@ package org.stagecheck.cuda;
 import java.util.Objects;
 
 import org.stagecheck.cuda.compile.ArtifactCache;
+import org.stagecheck.backend.BackendOptions;
 import org.stagecheck.backend.MathMode;
 
 /**
- * How the CUDA backend runs (docs/cuda.md).
+ * How the CUDA backend runs (docs/cuda.md): its {@link BackendOptions}, given to
+ * {@code Backends.named("cuda", options)} or {@code Backends.named("cuda-emu", options)} (the name
+ * chooses the {@link #target}).
  *
  * @param target        on a GPU through the driver, or in host emulation
  * @param math          how transcendental functions are computed
@@ -16,7 +19,8 @@ import org.stagecheck.backend.MathMode;
  * @param hostOpt       the host compiler's optimisation level for emulation (0 to 2): the values are
  *                      the same at every level (no contraction, no fast-math); 0 compiles fastest
  */
-public record CudaOptions(Target target, MathMode math, boolean graphs, int segmentStages, ArtifactCache cache, int hostOpt) {
+public record CudaOptions(Target target, MathMode math, boolean graphs, int segmentStages, ArtifactCache cache, int hostOpt)
+        implements BackendOptions {
     /** Where the kernels run. */
     public enum Target {
         /** A GPU, through the CUDA driver API: backend name {@code cuda}. */
@@ -45,6 +49,10 @@ public record CudaOptions(Target target, MathMode math, boolean graphs, int segm
     /** The GPU, precise math, eager, the standard cache. */
     public static CudaOptions device() {
         return new CudaOptions(Target.DEVICE, MathMode.PRECISE, false, 64, ArtifactCache.standard(), 1);
+    }
+
+    public CudaOptions withTarget(Target t) {
+        return new CudaOptions(t, math, graphs, segmentStages, cache, hostOpt);
     }
 
     public CudaOptions withGraphs(boolean g) {

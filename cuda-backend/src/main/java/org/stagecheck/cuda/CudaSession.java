@@ -2,7 +2,9 @@ package org.stagecheck.cuda;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
+import org.stagecheck.backend.Prepared;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.cuda.runtime.GraphCounters;
 import org.stagecheck.cuda.runtime.LaunchException;
@@ -15,14 +17,18 @@ import org.stagecheck.tensor.Tensor;
  * A program kept on the device across runs (decode steps): memory allocated once, graphs
  * captured on the first step and replayed after (with {@link CudaOptions#graphs()}). Every run
  * returns a {@link RunResult} as {@link CudaBackend#run} does; nothing throws for bad bindings or
- * device errors, which are diagnostics naming the stage.
+ * device errors, which are diagnostics naming the stage. The CUDA backend's {@link Prepared}: made
+ * by {@link CudaBackend#prepare}, which never throws either; a program it could not set up (the
+ * validator's findings, a lowering, compiler or driver failure) gives a session whose
+ * {@link #refusal()} holds the finding and whose every run answers with it.
  */
-public final class CudaSession implements AutoCloseable {
+public final class CudaSession implements Prepared {
     private final Program program;
     private final CudaModule module;
     private final ProgramRunner runner;
     private final boolean graphs;
     private final boolean ownsModule;
+    private final List<Diagnostic> refusal;
 
     CudaSession(Program program, CudaModule module, int index, boolean graphs, boolean ownsModule) throws CudaSetupException {
         this.program = program;
@@ -30,6 +36,21 @@ public final class CudaSession implements AutoCloseable {
         this.runner = module.newRunner(index);
         this.graphs = graphs;
         this.ownsModule = ownsModule;
+        this.refusal = List.of();
+    }
+
+    /** A session that runs nothing: every step answers with {@code refusal}. */
+    private CudaSession(Program program, List<Diagnostic> refusal) {
+        this.program = program;
+        this.module = null;
+        this.runner = null;
+        this.graphs = false;
+        this.ownsModule = false;
+        this.refusal = List.copyOf(refusal);
+    }
+
+    static CudaSession refused(Program program, List<Diagnostic> refusal) {
+        return new CudaSession(program, refusal);
     }
 
     /**
@@ -45,12 +66,27 @@ public final class CudaSession implements AutoCloseable {
         return new CudaSession(module.lowered().get(index).program(), module, index, graphs, false);
     }
 
+    @Override
     public Program program() {
         return program;
     }
 
+    @Override
+    public List<Diagnostic> refusal() {
+        return refusal;
+    }
+
+    /** One run as {@link #step}; donation is ignored (device memory is the session's own, bound tensors are copied in). */
+    @Override
+    public RunResult run(Map<String, Tensor> bound, Map<String, Long> params, boolean trace, Set<String> donated) {
+        return step(bound, params, trace);
+    }
+
     /** One run: {@code trace} keeps every stage's outputs (always eager: replays show only final buffers). */
     public RunResult step(Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
+        if (!refusal.isEmpty()) {
+            return new RunResult(Map.of(), Map.of(), refusal, null);
+        }
         List<Diagnostic> faults = Preflight.bindings(program, bound, params);
         if (!faults.isEmpty()) {
             return new RunResult(Map.of(), Map.of(), faults, null);
@@ -70,22 +106,25 @@ public final class CudaSession implements AutoCloseable {
         return step(bound, params, false);
     }
 
-    /** Graph-mode counters so far. */
+    /** Graph-mode counters so far (all zero for a refused session). */
     public GraphCounters counters() {
-        return runner.counters();
+        return runner == null ? new GraphCounters(0, 0, 0, 0, 0, false, List.of()) : runner.counters();
     }
 
     /** Moves chip {@code chip}'s memory to a new address (graphs that baked the old one become stale). */
     public void reallocate(int chip) throws LaunchException {
+        if (runner == null) {
+            throw new LaunchException("SESSION_REFUSED", "the program was refused: " + refusal.getFirst().message());
+        }
         runner.reallocate(chip);
     }
 
-    /** The module (source, lowering) behind this session. */
+    /** The module (source, lowering) behind this session; null for a refused session. */
     public CudaModule module() {
         return module;
     }
 
-    /** The runner (device memory and graph state) of this session's program. */
+    /** The runner (device memory and graph state) of this session's program; null for a refused session. */
     public ProgramRunner runner() {
         return runner;
     }

@@ -24,7 +24,7 @@ class GpuDecodeBenchTest {
     void smallDecodeStep() throws Exception {
         GpuTest.needsADriver();
         AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(ModelSpec.small(), Cut.decode(64), AuthorOptions.single());
-        try (CudaSession s = new CudaBackend(GpuTest.device().withSegmentStages(64)).open(a.program())) {
+        try (CudaSession s = new CudaBackend(GpuTest.device().withSegmentStages(64)).prepare(a.program())) {
             DeviceBench.Report r = DeviceBench.measure(s.runner(), a.bound(), Map.of("pos", 5L), 20);
             System.out.println(DeviceBench.text(r, 15));
             assertThat(r.kernels()).isNotEmpty();

@@ -77,8 +77,8 @@ class GpuTest {
         AuthorOutcome.Authored a = TinyModelDifferentialTest.author(Cut.decode(TinyModelDifferentialTest.CTX), AuthorOptions.single());
         Program p = a.program();
         Interpreter interp = new Interpreter(RunOptions.defaults());
-        try (CudaSession eager = new CudaBackend(device().withSegmentStages(40)).open(p);
-             CudaSession graphs = new CudaBackend(device().withSegmentStages(40).withGraphs(true)).open(p)) {
+        try (CudaSession eager = new CudaBackend(device().withSegmentStages(40)).prepare(p);
+             CudaSession graphs = new CudaBackend(device().withSegmentStages(40).withGraphs(true)).prepare(p)) {
             Map<String, Tensor> br = new LinkedHashMap<>(a.bound());
             Map<String, Tensor> be = new LinkedHashMap<>(a.bound());
             Map<String, Tensor> bg = new LinkedHashMap<>(a.bound());

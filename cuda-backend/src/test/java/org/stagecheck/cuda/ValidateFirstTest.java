@@ -53,7 +53,11 @@ class ValidateFirstTest {
         Program good = RandomPrograms.generate(7, GenOptions.small());
         Stage s = good.stages().getFirst();
         Program bad = good.withStages(List.of(new Stage(s.id(), s.site(), s.ins(), s.outs(), new StageKind.Recv("no_group"))));
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new CudaBackend(TestBackends.emulation(), MUST_NOT_RUN).open(bad))
-                .isInstanceOf(CudaSetupException.class);
+        try (CudaSession session = new CudaBackend(TestBackends.emulation(), MUST_NOT_RUN).prepare(bad)) {
+            assertThat(session.refusal()).isEqualTo(new Validator().validate(bad)).isNotEmpty();
+            RunResult r = session.run(RandomBindings.forProgram(good, 1), Map.of());
+            assertThat(r.faults()).isEqualTo(session.refusal());
+            assertThat(r.stoppedAtStage()).isNull();
+        }
     }
 }

@@ -20,8 +20,7 @@ import org.stagecheck.golden.derive.DerivedTolerance;
 import org.stagecheck.golden.store.CasePaths;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.golden.store.ManifestCodec;
-import org.stagecheck.interp.Interpreter;
-import org.stagecheck.interp.RunOptions;
+import org.stagecheck.backend.Backends;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
@@ -55,7 +54,7 @@ final class Recorder {
                     + invalid.get(0).render() + "); nothing was recorded");
         }
         checkBindings(program, bound, params);
-        RunResult ref = new Interpreter(RunOptions.defaults().withTrace(options.trace())).run(program, bound, params);
+        RunResult ref = Backends.named("interp").run(program, bound, params, options.trace());
         if (!ref.ok()) {
             throw new GoldenException(null, null, "the reference run faulted at stage '" + ref.stoppedAtStage() + "': "
                     + ref.faults().get(0).render() + "; nothing was recorded");

@@ -33,6 +33,11 @@ public final class Interpreter implements Backend {
         this.parallel = parallel;
     }
 
+    /** The options this interpreter runs with. */
+    public RunOptions options() {
+        return options;
+    }
+
     @Override
     public String name() {
         return "interp";
@@ -41,7 +46,7 @@ public final class Interpreter implements Backend {
     /** Runs with this interpreter's options, except that {@code trace} replaces theirs. */
     @Override
     public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
-        return trace == options.trace() ? run(program, bound, params) : new Interpreter(options.withTrace(trace), parallel).run(program, bound, params);
+        return preparedFor(program).run(bound, params, trace, java.util.Set.of());
     }
 
     /**
@@ -61,6 +66,7 @@ public final class Interpreter implements Backend {
      * (see {@link PreparedProgram}). {@link #run} prepares too, and keeps the last program it
      * prepared, so running the same program object again reuses its preparation.
      */
+    @Override
     public PreparedProgram prepare(Program program) {
         return new PreparedProgram(Objects.requireNonNull(program, "program"), options, parallel);
     }

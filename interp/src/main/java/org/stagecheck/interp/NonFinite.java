@@ -2,6 +2,7 @@ package org.stagecheck.interp;
 
 import java.util.List;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Stage;
@@ -21,7 +22,7 @@ final class NonFinite {
                 double v = t.getDouble(e);
                 if (mode.stopsAt(v)) {
                     String buffer = st.outs().get(p);
-                    return Diagnostic.atStage("NON_FINITE", index, st.id(), "/stages/" + index + "/outs/" + p, buffer,
+                    return FaultCode.NON_FINITE.atStage(index, st.id(), "/stages/" + index + "/outs/" + p, buffer,
                             "Stage '" + st.id() + "' wrote " + v + " to buffer '" + buffer + "' at element " + e
                                     + " (the first " + what(mode) + " value of the run).");
                 }

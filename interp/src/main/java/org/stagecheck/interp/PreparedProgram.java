@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.stagecheck.backend.BindingProblem;
 import org.stagecheck.backend.Bindings;
+import org.stagecheck.backend.FaultCode;
+import org.stagecheck.backend.Prepared;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.eval.BufferArena;
 import org.stagecheck.interp.eval.BufferIndex;
@@ -38,9 +40,11 @@ import org.stagecheck.spec.ir.TensorDecl;
  * run to run in a {@link BufferArena}, lent to one run at a time (a run that finds it lent out,
  * running concurrently, makes its own; a traced run, which keeps its stage values, uses none).
  * Made by {@link Interpreter#prepare}; runs like {@link Interpreter#run} with that interpreter's
- * options and threads, and may run concurrently with itself.
+ * options and threads, and may run concurrently with itself. The interpreter refuses nothing while
+ * preparing ({@link #refusal()} is empty): every fault of a program is found by the run, naming
+ * the stage.
  */
-public final class PreparedProgram {
+public final class PreparedProgram implements Prepared {
     private final Program program;
     private final RunOptions options;
     private final Parallel parallel;
@@ -73,8 +77,19 @@ public final class PreparedProgram {
         this.plans = new StagePlans(program.stages().size());
     }
 
+    @Override
     public Program program() {
         return program;
+    }
+
+    @Override
+    public List<Diagnostic> refusal() {
+        return List.of();
+    }
+
+    /** Nothing to release: the arena and the plans are heap memory. */
+    @Override
+    public void close() {
     }
 
     /**
@@ -84,8 +99,9 @@ public final class PreparedProgram {
      *               or scratch tensor may be bound too (its initial contents), otherwise it starts zeroed
      * @param params a value for every program parameter
      */
+    @Override
     public RunResult run(Map<String, Tensor> bound, Map<String, Long> params) {
-        return run(bound, params, Set.of());
+        return run(bound, params, options.trace(), Set.of());
     }
 
     /**
@@ -98,6 +114,12 @@ public final class PreparedProgram {
      * another name, or donated but unbound, is copied as usual (donation is only a permission).
      */
     public RunResult run(Map<String, Tensor> bound, Map<String, Long> params, Set<String> donated) {
+        return run(bound, params, options.trace(), donated);
+    }
+
+    /** Runs as {@link #run(Map, Map, Set)}, with {@code trace} in place of the interpreter's trace setting. */
+    @Override
+    public RunResult run(Map<String, Tensor> bound, Map<String, Long> params, boolean trace, Set<String> donated) {
         List<BindingProblem> problems = Bindings.check(program, bound, params,
                 options.precision() == Precision.F64 ? Bindings.Float64.ACCEPTED : Bindings.Float64.REFUSED);
         List<Diagnostic> faults = new ArrayList<>(problems.stream().map(BindingProblem::toDiagnostic).toList());
@@ -107,14 +129,14 @@ public final class PreparedProgram {
             return new RunResult(initial, Map.of(), faults, null);
         }
         BufferArena arena = null;
-        if (!options.trace()) {
+        if (!trace) {
             arena = idleArena.getAndSet(null);
             if (arena == null) {
                 arena = new BufferArena(program.stages().size(), BufferArena.defaultBudget());
             }
         }
         try {
-            return run(bound, params, initial, arena, ownedByRun(bound, donated));
+            return run(bound, params, initial, arena, ownedByRun(bound, donated), trace);
         } finally {
             if (arena != null) {
                 // nothing of this run's stage values is reachable from its result: the next run may overwrite them
@@ -158,8 +180,8 @@ public final class PreparedProgram {
     }
 
     private RunResult run(Map<String, Tensor> bound, Map<String, Long> params, Map<String, Tensor> initial, BufferArena arena,
-                          Set<String> owned) {
-        Map<String, List<Tensor>> trace = new LinkedHashMap<>();
+                          Set<String> owned, boolean trace) {
+        Map<String, List<Tensor>> traced = new LinkedHashMap<>();
         RunState state = new RunState(program, buffers, tensors, groups, shapes, arena, plans, options.precision(), parallel,
                 params);
         if (runs.incrementAndGet() > WARM_RUNS) {
@@ -179,7 +201,7 @@ public final class PreparedProgram {
                 state.enterStage(i);
                 try {
                     StageEvaluator.run(st, state);
-                    if (!options.trace() && !options.stopAtNonFinite()) {
+                    if (!trace && !options.stopAtNonFinite()) {
                         // nothing looks at the outputs here: a Load's view stays uncopied for its reader
                         continue;
                     }
@@ -187,34 +209,34 @@ public final class PreparedProgram {
                     for (String out : st.outs()) {
                         outs.add(state.read(out));
                     }
-                    if (options.trace()) {
-                        trace.put(st.id(), List.copyOf(outs));
+                    if (trace) {
+                        traced.put(st.id(), List.copyOf(outs));
                     }
                     if (options.stopAtNonFinite()) {
                         Diagnostic nf = NonFinite.check(i, st, outs, options.stopAt());
                         if (nf != null) {
-                            return new RunResult(state.tensors(), trace, List.of(nf), st.id());
+                            return new RunResult(state.tensors(), traced, List.of(nf), st.id());
                         }
                     }
                 } catch (Fault f) {
-                    return new RunResult(state.tensors(), trace, List.of(diagnostic(i, st, f)), st.id());
+                    return new RunResult(state.tensors(), traced, List.of(diagnostic(i, st, f)), st.id());
                 } catch (StackOverflowError e) {
                     // the one recursion of the evaluator is over the expression tree (Generic, Scalar, combine)
-                    Diagnostic d = Diagnostic.atStage("EXPR_TOO_DEEP", i, st.id(), "/stages/" + i + "/kind", null,
+                    Diagnostic d = FaultCode.EXPR_TOO_DEEP.atStage(i, st.id(), "/stages/" + i + "/kind", null,
                             "The expression of this stage nests too deeply for the evaluator's stack; run with a larger -Xss or flatten it.");
-                    return new RunResult(state.tensors(), trace, List.of(d), st.id());
+                    return new RunResult(state.tensors(), traced, List.of(d), st.id());
                 } catch (OutOfMemoryError e) {
-                    Diagnostic d = Diagnostic.atStage("OUT_OF_MEMORY", i, st.id(), "/stages/" + i, null,
+                    Diagnostic d = FaultCode.OUT_OF_MEMORY.atStage(i, st.id(), "/stages/" + i, null,
                             "The Java heap ran out while evaluating this stage; run with a larger -Xmx or smaller shapes.");
-                    return new RunResult(state.tensors(), trace, List.of(d), st.id());
+                    return new RunResult(state.tensors(), traced, List.of(d), st.id());
                 } catch (RuntimeException e) {
                     // a defect of the evaluator itself: still a diagnostic naming the stage, never a crash
-                    Diagnostic d = Diagnostic.atStage("INTERNAL", i, st.id(), "/stages/" + i, null,
+                    Diagnostic d = FaultCode.INTERNAL.atStage(i, st.id(), "/stages/" + i, null,
                             "The evaluator failed on this stage (" + e + "); this is a bug in stagecheck-interp.");
-                    return new RunResult(state.tensors(), trace, List.of(d), st.id());
+                    return new RunResult(state.tensors(), traced, List.of(d), st.id());
                 }
             }
-            return new RunResult(state.tensors(), trace, List.of(), null);
+            return new RunResult(state.tensors(), traced, List.of(), null);
         } finally {
             state.releaseScratch();
         }
@@ -222,7 +244,7 @@ public final class PreparedProgram {
 
     private static Diagnostic diagnostic(int index, Stage st, Fault f) {
         String field = "/stages/" + index + (f.field() == null ? "" : "/" + f.field());
-        return Diagnostic.atStage(f.code(), index, st.id(), field, f.buffer(), f.getMessage());
+        return f.code().atStage(index, st.id(), field, f.buffer(), f.getMessage());
     }
 
     /**
@@ -239,7 +261,7 @@ public final class PreparedProgram {
                 n = Long.MAX_VALUE;
             }
             if (n > Tensor.MAX_ELEMENTS) {
-                faults.add(Diagnostic.atField("BUFFER_TOO_LARGE", "/buffers/" + b.name(), "Buffer '" + b.name() + "' of shape "
+                faults.add(FaultCode.BUFFER_TOO_LARGE.atField("/buffers/" + b.name(), "Buffer '" + b.name() + "' of shape "
                         + b.shape() + " holds more than the " + Tensor.MAX_ELEMENTS + " elements one buffer may hold."));
             }
         }

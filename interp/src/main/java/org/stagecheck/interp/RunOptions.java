@@ -1,14 +1,17 @@
 package org.stagecheck.interp;
 
+import org.stagecheck.backend.BackendOptions;
+
 /**
- * How to run a program (brief, "Reference semantics").
+ * How to run a program (brief, "Reference semantics"): the interpreter's {@link BackendOptions}, given
+ * to {@code Backends.named("interp", options)}.
  *
  * @param precision F32 (reference) or F64 ("true value")
  * @param trace     keep every stage's outputs, by stage id
  * @param stopAt    which non-finite values stop the run at the first stage that writes one, naming it
  * @param threads   worker threads for output-parallel loops; results never depend on it
  */
-public record RunOptions(Precision precision, boolean trace, NonFiniteStop stopAt, int threads) {
+public record RunOptions(Precision precision, boolean trace, NonFiniteStop stopAt, int threads) implements BackendOptions {
     public RunOptions {
         if (precision == null) {
             throw new IllegalArgumentException("precision is required");

@@ -12,8 +12,7 @@ import java.util.SplittableRandom;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.stagecheck.backend.Backend;
-import org.stagecheck.interp.Interpreter;
-import org.stagecheck.interp.RunOptions;
+import org.stagecheck.backend.Backends;
 import org.stagecheck.reduce.Budget;
 import org.stagecheck.reduce.Candidate;
 import org.stagecheck.reduce.CandidateFiles;
@@ -54,7 +53,7 @@ public final class PassCheck {
     private int tries = DEFAULT_TRIES;
     private Budget shrinkBudget = new Budget(1_000, Duration.ofMinutes(2));
     private Path outputDir = Path.of("target", "passcheck");
-    private Backend backend = new Interpreter(RunOptions.defaults());
+    private Backend backend = Backends.named("interp");
     private java.util.function.Function<java.util.random.RandomGenerator, Generated> generator;
 
     private PassCheck(String name, Pass pass) {
@@ -171,7 +170,7 @@ public final class PassCheck {
         List<Law> broken = laws.stream().filter(l -> l.name().equals(violation.law())).toList();
         Reducer reducer = new Reducer(c -> firstViolation(c, Generators.restrict(g.certificate(), c.program()), broken.isEmpty() ? laws : broken)
                 .<Verdict>map(v -> new Verdict.Fails(v.signature(), v.message())).orElse(new Verdict.Passes()),
-                new Interpreter(RunOptions.defaults()), shrinkBudget, line -> { });
+                Backends.named("interp"), shrinkBudget, line -> { });
         Candidate original = g.candidate();
         ReduceResult shrink = null;
         Candidate minimal = original;

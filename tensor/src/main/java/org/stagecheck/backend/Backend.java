@@ -9,11 +9,16 @@ import org.stagecheck.tensor.Tensor;
  * One implementation of the semantics of stage programs (brief, "Modules"): the reference
  * interpreter, the CUDA backend (on a GPU or in host emulation), or a user's own. Golden checks,
  * the laws, the conformance suite and the command line take a {@code Backend}, so every
- * implementation is held to the same contract.
+ * implementation is held to the same contract. Backends are found by name through
+ * {@link Backends}.
  *
  * <p>The contract: never throw for a bad program or bad bindings (those are faults in the
- * {@link RunResult}, each naming the stage); bound tensors are not mutated; a backend documents
- * where its numerics may differ from the reference and by how much.
+ * {@link RunResult}, each naming the stage); a program the structural validator rejects is
+ * refused with the validator's findings ({@link Validation}), unchanged, before anything runs,
+ * so backends answer a bad program alike (the CUDA backend and {@link #prepare}'s default do; the
+ * reference interpreter still evaluates some such programs leniently, as docs/semantics.md says,
+ * until the validator accepts all it evaluates); bound tensors are not mutated; a backend
+ * documents where its numerics may differ from the reference and by how much.
  */
 public interface Backend {
     /** A short name for reports and the command line, e.g. {@code interp} or {@code cuda-emu}. */
@@ -29,7 +34,43 @@ public interface Backend {
      */
     RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace);
 
-    /** {@link #run(Program, Map, Map, boolean)} without a trace. */
+    /**
+     * {@code program} made ready to run many times (see {@link Prepared}); the caller closes it.
+     * Never throws for a bad program: one the validator rejects gives a
+     * {@link Prepared#refusal() refused} prepared program with the validator's findings. The
+     * interpreter and the CUDA backend do the program's work here once; this default, for a
+     * backend with nothing to prepare, validates once and hands every run to
+     * {@link #run(Program, Map, Map, boolean)}.
+     */
+    default Prepared prepare(Program program) {
+        java.util.List<org.stagecheck.spec.diag.Diagnostic> invalid = Validation.findings(program);
+        if (!invalid.isEmpty()) {
+            return Prepared.refused(program, invalid);
+        }
+        Backend self = this;
+        return new Prepared() {
+            @Override
+            public Program program() {
+                return program;
+            }
+
+            @Override
+            public java.util.List<org.stagecheck.spec.diag.Diagnostic> refusal() {
+                return java.util.List.of();
+            }
+
+            @Override
+            public RunResult run(Map<String, Tensor> bound, Map<String, Long> params, boolean trace, java.util.Set<String> donated) {
+                return self.run(program, bound, params, trace);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    /** {@link #run(Program, Map, Map, boolean)} without a trace (unless the backend was configured to trace). */
     default RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params) {
         return run(program, bound, params, false);
     }

@@ -27,6 +27,11 @@ public record RunResult(Map<String, Tensor> tensors, Map<String, List<Tensor>> t
         return faults.isEmpty();
     }
 
+    /** The runtime fault code of each fault, in order; null for a fault that has none (a validator finding, a binding fault, a driver error). */
+    public List<FaultCode> faultCodes() {
+        return faults.stream().map(FaultCode::of).toList();
+    }
+
     /** The DRAM tensor {@code name} after the run, or null when there is none. */
     public Tensor tensor(String name) {
         return tensors.get(name);

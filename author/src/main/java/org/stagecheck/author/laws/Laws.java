@@ -12,8 +12,7 @@ import org.stagecheck.author.AuthorOutcome;
 import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
 import org.stagecheck.backend.Backend;
-import org.stagecheck.interp.Interpreter;
-import org.stagecheck.interp.RunOptions;
+import org.stagecheck.backend.Backends;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.Shape;
 
@@ -52,24 +51,17 @@ public final class Laws {
 
     /** The laws of {@code spec}'s authored programs, as written, on one chip of 2x2 cores. */
     public Laws(ModelSpec spec) {
-        this(spec, AuthorOptions.single(), CutCompiler.identity(), RunOptions.defaults());
-    }
-
-    /**
-     * @param options    the grid (and tp, normally 1) of the programs the laws author; split
-     *                   equivalence authors with {@code options.withTp(tp)}
-     * @param compiler   the program-producing function under test
-     * @param runOptions how the interpreter runs
-     */
-    public Laws(ModelSpec spec, AuthorOptions options, CutCompiler compiler, RunOptions runOptions) {
-        this(spec, options, compiler, new Interpreter(runOptions));
+        this(spec, AuthorOptions.single(), CutCompiler.identity(), Backends.named("interp"));
     }
 
     /**
      * The laws checked on any {@link Backend}: the same gates hold a second implementation of the
      * semantics (the split-equivalence tolerance is the only allowance for re-association).
      *
-     * @param backend runs every program the laws author
+     * @param options  the grid (and tp, normally 1) of the programs the laws author; split
+     *                 equivalence authors with {@code options.withTp(tp)}
+     * @param compiler the program-producing function under test
+     * @param backend  runs every program the laws author (the reference: {@code Backends.named("interp")})
      */
     public Laws(ModelSpec spec, AuthorOptions options, CutCompiler compiler, Backend backend) {
         this.spec = spec;

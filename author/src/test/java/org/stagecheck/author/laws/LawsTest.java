@@ -12,6 +12,7 @@ import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
+import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.ComputeOp;
@@ -108,7 +109,7 @@ class LawsTest {
     @Test
     void theStandardSuiteHoldsWithBf16Weights() {
         Laws bf16 = new Laws(TINY, AuthorOptions.single().withWeights(org.stagecheck.spec.ir.DType.BF16),
-                CutCompiler.identity(), RunOptions.defaults());
+                CutCompiler.identity(), new Interpreter(RunOptions.defaults()));
         assertThat(bf16.standardSuite(6)).allSatisfy(r -> assertThat(r.holds()).as(r.toString()).isTrue());
     }
 
@@ -125,7 +126,7 @@ class LawsTest {
     void compositionCatchesAPassThatChangesOneLayerCut() {
         // a "pass" that perturbs the RMSNorm epsilon only in the layer cuts
         CutCompiler broken = (cut, p) -> cut.cliName().equals("decode-layer") ? mapExprs(p, LawsTest::bumpEps) : p;
-        LawResult r = new Laws(TINY, AuthorOptions.single(), broken, RunOptions.defaults()).decodeComposition(8, tokens(2));
+        LawResult r = new Laws(TINY, AuthorOptions.single(), broken, new Interpreter(RunOptions.defaults())).decodeComposition(8, tokens(2));
         assertThat(r.holds()).isFalse();
         assertThat(r.explanation()).contains("first difference: step 0 logits[");
     }
@@ -163,14 +164,14 @@ class LawsTest {
     void prefillConsistencyCatchesAMaskThatIgnoresTheRow() {
         // the classic prefill bug: every row masked at the chunk's start position
         CutCompiler broken = (cut, p) -> cut.cliName().equals("prefill") ? mapExprs(p, LawsTest::dropRowFromMask) : p;
-        LawResult r = new Laws(TINY, AuthorOptions.single(), broken, RunOptions.defaults()).prefillDecodeConsistency(8, tokens(4));
+        LawResult r = new Laws(TINY, AuthorOptions.single(), broken, new Interpreter(RunOptions.defaults())).prefillDecodeConsistency(8, tokens(4));
         assertThat(r.holds()).as(r.toString()).isFalse();
     }
 
     @Test
     void batchInvarianceCatchesAStrictMask() {
         CutCompiler broken = (cut, p) -> cut.cliName().equals("batch") ? mapExprs(p, e -> swapFn(e, Fn.LE, Fn.LT)) : p;
-        LawResult r = new Laws(TINY, AuthorOptions.single(), broken, RunOptions.defaults())
+        LawResult r = new Laws(TINY, AuthorOptions.single(), broken, new Interpreter(RunOptions.defaults()))
                 .batchInvariance(8, java.util.Arrays.copyOf(HISTORIES, 3));
         assertThat(r.holds()).as(r.toString()).isFalse();
     }
@@ -180,7 +181,7 @@ class LawsTest {
         CutCompiler broken = (cut, p) -> p.withStages(p.stages().stream().map(s -> s.kind() instanceof StageKind.AllReduce a
                 ? new Stage(s.id(), s.site(), s.ins(), s.outs(), new StageKind.AllReduce(a.pool(), a.tensor(), new ComputeOp.Generic(Expr.in(0))))
                 : s).toList());
-        LawResult r = new Laws(TINY, AuthorOptions.single(), broken, RunOptions.defaults()).splitEquivalence(Cut.decodeLayer(0, 4), 2);
+        LawResult r = new Laws(TINY, AuthorOptions.single(), broken, new Interpreter(RunOptions.defaults())).splitEquivalence(Cut.decodeLayer(0, 4), 2);
         assertThat(r.holds()).as(r.toString()).isFalse();
     }
 
@@ -189,7 +190,7 @@ class LawsTest {
         CutCompiler throwing = (cut, p) -> {
             throw new IllegalStateException("pass bug");
         };
-        LawResult r = new Laws(TINY, AuthorOptions.single(), throwing, RunOptions.defaults()).forwardComposition(1);
+        LawResult r = new Laws(TINY, AuthorOptions.single(), throwing, new Interpreter(RunOptions.defaults())).forwardComposition(1);
         assertThat(r.holds()).isFalse();
         assertThat(r.explanation()).endsWith("first difference: the compiler under test threw on forward: java.lang.IllegalStateException: pass bug");
     }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.spec.flow.Dataflow;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.InternalRef;
@@ -48,7 +49,7 @@ public final class ProgramLowering {
             // the first buffer the stage reads that no earlier stage wrote (a spill may be unwritten: it reads +0)
             String unwritten = flow.readsBeforeWrite(i).stream().findFirst().orElse(null);
             if (unwritten != null) {
-                fault = new StaticFault(i, st.id(), "READ_BEFORE_WRITE", unwritten,
+                fault = new StaticFault(i, st.id(), FaultCode.READ_BEFORE_WRITE, unwritten,
                         "buffer '" + unwritten + "' is read before any stage wrote it.");
                 break;
             }
@@ -68,7 +69,7 @@ public final class ProgramLowering {
                 case StageKind.Recv r -> {
                     String d = lastDelivery.get(r.group());
                     if (d == null) {
-                        fault = new StaticFault(i, st.id(), "RECV_WITHOUT_LOAD", null, "nothing was delivered to "
+                        fault = new StaticFault(i, st.id(), FaultCode.RECV_WITHOUT_LOAD, null, "nothing was delivered to "
                                 + st.site() + " by group '" + r.group() + "': no multicast Load of the group ran before this stage.");
                         continue;
                     }

@@ -160,7 +160,7 @@ public final class ProgramRunner implements AutoCloseable {
         }
         StaticFault sf = lowered.staticFault();
         if (sf != null) {
-            Diagnostic d = Diagnostic.atStage(sf.code(), sf.stageIndex(), sf.stageId(), "/stages/" + sf.stageIndex(), sf.buffer(), sf.message());
+            Diagnostic d = sf.code().atStage(sf.stageIndex(), sf.stageId(), "/stages/" + sf.stageIndex(), sf.buffer(), sf.message());
             return new RunResult(tensors, traced, List.of(d), sf.stageId());
         }
         return new RunResult(tensors, traced, List.of(), null);

@@ -8,8 +8,7 @@ import org.stagecheck.golden.derive.DerivedBounds;
 import org.stagecheck.golden.derive.DerivedTolerance;
 import org.stagecheck.golden.derive.Ensemble;
 import org.stagecheck.backend.MathMode;
-import org.stagecheck.interp.Interpreter;
-import org.stagecheck.interp.RunOptions;
+import org.stagecheck.backend.Backends;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.tensor.Tensor;
 
@@ -64,7 +63,7 @@ public final class RecordBench {
     }
 
     private static void reference(Subject s) {
-        RunResult r = new Interpreter(RunOptions.defaults()).run(s.program(), s.bound(), s.params());
+        RunResult r = Backends.named("interp").run(s.program(), s.bound(), s.params());
         if (!r.ok()) {
             throw new IllegalStateException(s.name() + ": the reference run faulted: " + r.faults().get(0).render());
         }

@@ -8,10 +8,8 @@ import org.stagecheck.tensor.compare.FloatFormat;
 import org.stagecheck.golden.derive.BoundStep;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.interp.Precision;
-import org.stagecheck.interp.eval.Fault;
-import org.stagecheck.interp.eval.Parallel;
-import org.stagecheck.interp.eval.RunState;
-import org.stagecheck.interp.eval.StageEvaluator;
+import org.stagecheck.interp.StageFault;
+import org.stagecheck.interp.Stepper;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Program;
@@ -45,9 +43,8 @@ final class BoundWalk implements AutoCloseable {
     private final Program program;
     private final Map<String, Long> params;
     private final MathMode mode;
-    private final Parallel parallel;
-    private final RunState val;
-    private final RunState err;
+    private final Stepper val;
+    private final Stepper err;
     /** The reference trace DRAM is relative to, or null when DRAM holds the values themselves. */
     private final StageTrace reference;
     private final Dataflow flow;
@@ -67,9 +64,8 @@ final class BoundWalk implements AutoCloseable {
         this.mode = mode;
         this.reference = reference;
         this.flow = reference == null ? null : Dataflow.of(program);
-        this.parallel = new Parallel(1);
-        this.val = new RunState(program, Precision.F64, parallel, params);
-        this.err = new RunState(program, Precision.F64, parallel, params);
+        this.val = new Stepper(program, Precision.F64, params);
+        this.err = new Stepper(program, Precision.F64, params);
     }
 
     /** DRAM from the run's bound tensors (checked by the caller); unbound tensors are zeros. */
@@ -104,10 +100,10 @@ final class BoundWalk implements AutoCloseable {
     /**
      * Runs stage {@code i} and returns its outputs' values and bounds.
      *
-     * @throws Fault when the stage faults on these values
+     * @throws StageFault when the stage faults on these values
      * @throws DebugInputException when DRAM is relative to a reference trace that lacks a value it needs
      */
-    Step step(int i, Stage st) throws Fault, DebugInputException {
+    Step step(int i, Stage st) throws StageFault, DebugInputException {
         List<String> warnings = new ArrayList<>();
         boolean relative = reference != null;
         switch (st.kind()) {
@@ -132,7 +128,7 @@ final class BoundWalk implements AutoCloseable {
     }
 
     /** A Store with DRAM relative to the reference: what it stores is this walk's value less the reference's. */
-    private void storeDifference(int i, Stage st) throws Fault, DebugInputException {
+    private void storeDifference(int i, Stage st) throws StageFault, DebugInputException {
         List<Tensor> kept = new ArrayList<>();
         for (String b : st.ins()) {
             Tensor mine = val.read(b);
@@ -140,19 +136,19 @@ final class BoundWalk implements AutoCloseable {
             val.write(b, minus(mine, referenceValue(i, st, b)));
         }
         try {
-            StageEvaluator.run(st, val);
+            val.run(st);
         } finally {
             for (int p = 0; p < st.ins().size(); p++) {
                 val.write(st.ins().get(p), kept.get(p));
             }
         }
-        StageEvaluator.run(st, err);
+        err.run(st);
     }
 
     /** A Load or Recv with DRAM relative to the reference: the reference's traced value plus the moved difference. */
-    private void readDifference(Stage st) throws Fault, DebugInputException {
-        StageEvaluator.run(st, val);
-        StageEvaluator.run(st, err);
+    private void readDifference(Stage st) throws StageFault, DebugInputException {
+        val.run(st);
+        err.run(st);
         List<Tensor> ref = reference.stages().get(st.id());
         if (ref == null || ref.size() != st.outs().size()) {
             throw new DebugInputException("the reference trace lacks stage '" + st.id() + "', which reads DRAM; trace the reference "
@@ -226,7 +222,7 @@ final class BoundWalk implements AutoCloseable {
      * element count); returns whether it did. A multicast Load's output is delivered to
      * the group again, as the backend's receivers get what it loaded.
      */
-    boolean substitute(String name, Tensor value, Stage writer) throws Fault {
+    boolean substitute(String name, Tensor value, Stage writer) throws StageFault {
         BufferDecl d = val.bufferDecl(name);
         if (value.dtype() != d.dtype() || value.size() != d.shape().elementCount()) {
             return false;
@@ -278,7 +274,7 @@ final class BoundWalk implements AutoCloseable {
     }
 
     /** The values of the buffers {@code st} reads, as they are now (never written: absent); values are never changed in place. */
-    Map<String, Tensor> inputsOf(Stage st) throws Fault {
+    Map<String, Tensor> inputsOf(Stage st) throws StageFault {
         Map<String, Tensor> in = new java.util.LinkedHashMap<>();
         for (String b : st.buffersRead()) {
             Tensor t = val.readOrNull(b);
@@ -295,7 +291,7 @@ final class BoundWalk implements AutoCloseable {
     }
 
     /** Buffer {@code name}'s value and bound now (null when never written). */
-    Tensor[] buffer(String name) throws Fault {
+    Tensor[] buffer(String name) throws StageFault {
         Tensor v = val.readOrNull(name);
         return v == null ? null : new Tensor[] {v, boundOf(val.bufferDecl(name), err.read(name), false)};
     }
@@ -304,7 +300,7 @@ final class BoundWalk implements AutoCloseable {
      * DRAM tensor {@code name}'s value and bound now: with DRAM relative to the reference, the
      * reference's final value of it plus the difference (null when the reference recorded none).
      */
-    Tensor[] tensor(String name) throws Fault {
+    Tensor[] tensor(String name) throws StageFault {
         TensorDecl d = val.tensorDecl(name);
         Tensor v = val.tensor(name);
         if (reference != null) {
@@ -320,6 +316,7 @@ final class BoundWalk implements AutoCloseable {
 
     @Override
     public void close() {
-        parallel.close();
+        val.close();
+        err.close();
     }
 }

@@ -12,9 +12,8 @@ import org.stagecheck.tensor.compare.Comparator;
 import org.stagecheck.tensor.compare.Comparison;
 import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.backend.MathMode;
-import org.stagecheck.interp.Interpreter;
-import org.stagecheck.interp.RunOptions;
-import org.stagecheck.interp.eval.Fault;
+import org.stagecheck.backend.Backends;
+import org.stagecheck.interp.StageFault;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.tensor.Tensor;
@@ -129,7 +128,7 @@ public final class CutBisect {
                 notes.add("the values after stage '" + st.id() + "' are the first to disagree, but recomputing the stage from the backend's own "
                         + "inputs agrees with it: an earlier divergence was masked and reappears here");
             }
-        } catch (Fault f) {
+        } catch (StageFault f) {
             throw new DebugInputException("the reference faults while replaying stage '" + st.id() + "': " + f.getMessage());
         }
         notes.add("bisection over " + n + " stages took " + runs.size() + " backend run(s)");
@@ -144,7 +143,7 @@ public final class CutBisect {
             return done;
         }
         CutProgram cut = CutProgram.prefix(program, k);
-        RunResult ref = new Interpreter(RunOptions.defaults()).run(cut.program(), bound, params);
+        RunResult ref = Backends.named("interp").run(cut.program(), bound, params);
         if (!ref.ok()) {
             throw new DebugInputException("the reference faults on the program: " + ref.faults().get(0).message());
         }

@@ -8,10 +8,8 @@ import org.stagecheck.backend.BindingProblem;
 import org.stagecheck.backend.Bindings;
 import org.stagecheck.backend.ParamCheck;
 import org.stagecheck.interp.Precision;
-import org.stagecheck.interp.eval.Fault;
-import org.stagecheck.interp.eval.Parallel;
-import org.stagecheck.interp.eval.RunState;
-import org.stagecheck.interp.eval.StageEvaluator;
+import org.stagecheck.interp.StageFault;
+import org.stagecheck.interp.Stepper;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
@@ -24,14 +22,12 @@ import org.stagecheck.tensor.Tensor;
  */
 final class ReferenceSteps implements AutoCloseable {
     private final Program program;
-    private final Parallel parallel;
-    private final RunState state;
+    private final Stepper state;
 
     ReferenceSteps(Program program, Map<String, Tensor> bound, Map<String, Long> params) throws DebugInputException {
         check(program, bound, params);
         this.program = program;
-        this.parallel = new Parallel(Runtime.getRuntime().availableProcessors());
-        this.state = new RunState(program, Precision.F32, parallel, params);
+        this.state = new Stepper(program, Precision.F32, params, Runtime.getRuntime().availableProcessors());
         for (TensorDecl d : program.tensors()) {
             Tensor t = bound.get(d.name());
             if (t == null) {
@@ -63,7 +59,7 @@ final class ReferenceSteps implements AutoCloseable {
     }
 
     /** The values of the buffers {@code st} reads, as they are now (buffers never written are absent). */
-    Map<String, Tensor> inputsOf(Stage st) throws Fault {
+    Map<String, Tensor> inputsOf(Stage st) throws StageFault {
         Map<String, Tensor> in = new LinkedHashMap<>();
         for (String b : st.buffersRead()) {
             Tensor t = state.readOrNull(b);
@@ -75,8 +71,8 @@ final class ReferenceSteps implements AutoCloseable {
     }
 
     /** Runs {@code st} and returns its output ports' values. */
-    List<Tensor> run(Stage st) throws Fault {
-        StageEvaluator.run(st, state);
+    List<Tensor> run(Stage st) throws StageFault {
+        state.run(st);
         java.util.ArrayList<Tensor> outs = new java.util.ArrayList<>();
         for (String o : st.outs()) {
             outs.add(state.read(o));
@@ -88,7 +84,7 @@ final class ReferenceSteps implements AutoCloseable {
      * Replaces buffer {@code name} with {@code value} when it fits the declaration (dtype and
      * element count); returns whether it did.
      */
-    boolean substitute(String name, Tensor value) throws Fault {
+    boolean substitute(String name, Tensor value) throws StageFault {
         BufferDecl d = state.bufferDecl(name);
         if (value.dtype() != d.dtype() || value.size() != d.shape().elementCount() || value.isFloat64()) {
             return false;
@@ -113,6 +109,6 @@ final class ReferenceSteps implements AutoCloseable {
 
     @Override
     public void close() {
-        parallel.close();
+        state.close();
     }
 }

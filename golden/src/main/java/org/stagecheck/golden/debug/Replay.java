@@ -7,7 +7,7 @@ import java.util.Map;
 
 import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.backend.MathMode;
-import org.stagecheck.interp.eval.Fault;
+import org.stagecheck.interp.StageFault;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
@@ -88,7 +88,7 @@ public final class Replay {
                 try {
                     inputs = ref.inputsOf(st);
                     outs = ref.run(st);
-                } catch (Fault f) {
+                } catch (StageFault f) {
                     if (!substituted) {
                         throw new DebugInputException("the reference itself faults at stage '" + st.id() + "': " + f.getMessage());
                     }
@@ -117,7 +117,7 @@ public final class Replay {
                     finals.put(t, v);
                 }
             }
-        } catch (Fault f) {
+        } catch (StageFault f) {
             throw new DebugInputException("the reference cannot read the inputs of a stage: " + f.getMessage());
         }
         for (int i = verdicts.size(); i < program.stages().size(); i++) {
@@ -163,7 +163,7 @@ public final class Replay {
         }
         try {
             return ThreeWay.of(program, st, inputs, params, backOuts, mode);
-        } catch (Fault f) {
+        } catch (StageFault f) {
             notes.add("no three-way for stage '" + st.id() + "': " + f.getMessage());
             return null;
         }

@@ -11,7 +11,7 @@ import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.tensor.compare.Comparison;
 import org.stagecheck.backend.MathMode;
-import org.stagecheck.interp.eval.Fault;
+import org.stagecheck.interp.StageFault;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
@@ -202,7 +202,7 @@ final class RoundingBisect {
                 last = walk.step(i, st);
                 uncertain |= last.integerUncertain();
             }
-        } catch (Fault f) {
+        } catch (StageFault f) {
             if (lo < 0) {
                 throw new DebugInputException("the float64 evaluation faults at stage '" + stages.get(i).id() + "': " + f.getMessage());
             }
@@ -219,7 +219,7 @@ final class RoundingBisect {
             for (String t : at.cut().tensors()) {
                 conclusive &= judgeValue(t, walk.tensor(t), at.values().get(t), uncertain, cs);
             }
-        } catch (Fault f) {
+        } catch (StageFault f) {
             throw new DebugInputException("the float64 evaluation cannot read a live value at stage '" + stages.get(hi).id() + "': " + f.getMessage());
         }
         boolean within = cs.values().stream().allMatch(Comparison::passed);

@@ -8,7 +8,7 @@ import java.util.function.IntPredicate;
 
 import org.stagecheck.tensor.compare.Comparison;
 import org.stagecheck.backend.MathMode;
-import org.stagecheck.interp.eval.Fault;
+import org.stagecheck.interp.StageFault;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.tensor.Tensor;
@@ -47,7 +47,7 @@ final class RoundingReplay {
                 BoundWalk.Step s;
                 try {
                     s = walk.step(i, st);
-                } catch (Fault f) {
+                } catch (StageFault f) {
                     if (!substituted) {
                         throw new DebugInputException("the float64 evaluation faults at stage '" + st.id() + "': " + f.getMessage());
                     }
@@ -81,7 +81,7 @@ final class RoundingReplay {
                     }
                 }
             }
-        } catch (Fault f) {
+        } catch (StageFault f) {
             throw new DebugInputException("the float64 evaluation cannot read the inputs of a stage: " + f.getMessage());
         }
         for (int i = verdicts.size(); i < stages.size(); i++) {

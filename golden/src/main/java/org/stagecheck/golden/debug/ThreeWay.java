@@ -9,10 +9,8 @@ import org.stagecheck.tensor.compare.FloatFormat;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.golden.derive.StageBound;
 import org.stagecheck.interp.Precision;
-import org.stagecheck.interp.eval.Fault;
-import org.stagecheck.interp.eval.Parallel;
-import org.stagecheck.interp.eval.RunState;
-import org.stagecheck.interp.eval.StageEvaluator;
+import org.stagecheck.interp.StageFault;
+import org.stagecheck.interp.Stepper;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
@@ -97,10 +95,10 @@ public record ThreeWay(String stageId, String kind, Classification classificatio
      * backend computed the stage from).
      *
      * @param backendOutputs the backend's value of each output port
-     * @throws Fault when the stage cannot be evaluated on these inputs
+     * @throws StageFault when the stage cannot be evaluated on these inputs
      */
     public static ThreeWay of(Program program, Stage stage, Map<String, Tensor> inputs, Map<String, Long> params,
-                              List<Tensor> backendOutputs, MathMode mode) throws Fault {
+                              List<Tensor> backendOutputs, MathMode mode) throws StageFault {
         String kind = TraceDiff.kindName(stage);
         boolean moves = switch (stage.kind()) {
             case StageKind.Load l -> true;
@@ -111,15 +109,14 @@ public record ThreeWay(String stageId, String kind, Classification classificatio
             case StageKind.Scalar s -> false;
         };
         if (moves) {
-            throw new Fault("THREE_WAY_DATA_MOVEMENT", "a data-moving stage is judged by dataMovement(), not from buffers");
+            throw new StageFault("a data-moving stage is judged by dataMovement(), not from buffers");
         }
         List<Tensor> reference = new ArrayList<>();
-        try (Parallel par = new Parallel(1)) {
-            RunState s = new RunState(program, Precision.F32, par, params);
+        try (Stepper s = new Stepper(program, Precision.F32, params)) {
             for (Map.Entry<String, Tensor> e : inputs.entrySet()) {
                 s.write(e.getKey(), e.getValue());
             }
-            StageEvaluator.run(stage, s);
+            s.run(stage);
             for (String out : stage.outs()) {
                 reference.add(s.read(out));
             }

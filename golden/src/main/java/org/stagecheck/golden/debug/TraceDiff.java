@@ -9,7 +9,7 @@ import org.stagecheck.tensor.compare.Comparator;
 import org.stagecheck.tensor.compare.Comparison;
 import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.backend.MathMode;
-import org.stagecheck.interp.eval.Fault;
+import org.stagecheck.interp.StageFault;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
@@ -169,7 +169,7 @@ public final class TraceDiff {
         }
         try {
             return ThreeWay.of(program, st, inputs, params, back, mode);
-        } catch (Fault f) {
+        } catch (StageFault f) {
             notes.add("no three-way for stage '" + st.id() + "': " + f.getMessage()
                     + (f.getMessage().contains("parameter") ? " (give the run's parameters)" : ""));
             return null;

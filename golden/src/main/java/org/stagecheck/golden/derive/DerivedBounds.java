@@ -8,10 +8,8 @@ import java.util.Map;
 
 import org.stagecheck.tensor.compare.FloatFormat;
 import org.stagecheck.interp.Precision;
-import org.stagecheck.interp.eval.Fault;
-import org.stagecheck.interp.eval.Parallel;
-import org.stagecheck.interp.eval.RunState;
-import org.stagecheck.interp.eval.StageEvaluator;
+import org.stagecheck.interp.StageFault;
+import org.stagecheck.interp.Stepper;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;
@@ -87,9 +85,8 @@ public final class DerivedBounds {
     /** {@link #compute(Program, Map, Map, MathMode)}, telling {@code listener} each stage's values and bounds. */
     public static Result compute(Program program, Map<String, Tensor> bound, Map<String, Long> params, MathMode mode,
                                  StageListener listener) throws BoundException {
-        try (Parallel par = new Parallel(1)) {
-            RunState val = new RunState(program, Precision.F64, par, params);
-            RunState err = new RunState(program, Precision.F64, par, params);
+        try (Stepper val = new Stepper(program, Precision.F64, params);
+             Stepper err = new Stepper(program, Precision.F64, params)) {
             bind(program, bound, val, err);
             List<String> warnings = new ArrayList<>();
             List<Stage> stages = program.stages();
@@ -98,7 +95,7 @@ public final class DerivedBounds {
                 try {
                     step(st, val, err, params, mode, warnings, true);
                     listener.stage(i, st, read(val, st.outs()), read(err, st.outs()));
-                } catch (Fault f) {
+                } catch (StageFault f) {
                     throw new BoundException("stage " + i + " '" + st.id() + "' faulted in the float64 evaluation: " + f.getMessage());
                 }
             }
@@ -120,7 +117,7 @@ public final class DerivedBounds {
      * into {@code val}, and into {@code err} (when not null) a zero bound for a floating tensor or
      * the true integers for an i32 one.
      */
-    static void bind(Program program, Map<String, Tensor> bound, RunState val, RunState err) {
+    static void bind(Program program, Map<String, Tensor> bound, Stepper val, Stepper err) {
         for (TensorDecl d : program.tensors()) {
             Tensor t = bound.get(d.name());
             if (d.dtype().isFloating()) {
@@ -146,8 +143,8 @@ public final class DerivedBounds {
      *               (false: the bound of the f32 result before that rounding, which
      *               {@link Ensemble} applies itself)
      */
-    static void step(Stage st, RunState val, RunState err, Map<String, Long> params, MathMode mode, List<String> warnings,
-                     boolean narrow) throws Fault {
+    static void step(Stage st, Stepper val, Stepper err, Map<String, Long> params, MathMode mode, List<String> warnings,
+                     boolean narrow) throws StageFault {
         switch (st.kind()) {
             case StageKind.Load l -> moved(st, val, err);
             case StageKind.Store s -> moved(st, val, err);
@@ -169,12 +166,12 @@ public final class DerivedBounds {
     }
 
     /** A data-moving stage: the interpreter runs it on the values and on the bounds alike. */
-    private static void moved(Stage st, RunState val, RunState err) throws Fault {
-        StageEvaluator.run(st, val);
-        StageEvaluator.run(st, err);
+    private static void moved(Stage st, Stepper val, Stepper err) throws StageFault {
+        val.run(st);
+        err.run(st);
     }
 
-    private static List<Tensor> read(RunState s, List<String> names) throws Fault {
+    private static List<Tensor> read(Stepper s, List<String> names) throws StageFault {
         List<Tensor> out = new ArrayList<>();
         for (String n : names) {
             out.add(s.read(n));
@@ -182,11 +179,11 @@ public final class DerivedBounds {
         return out;
     }
 
-    private static void expression(Stage st, ComputeOp.Generic g, boolean scalar, RunState val, RunState err,
-                                   Map<String, Long> params, MathMode mode, List<String> warnings, boolean narrow) throws Fault {
+    private static void expression(Stage st, ComputeOp.Generic g, boolean scalar, Stepper val, Stepper err,
+                                   Map<String, Long> params, MathMode mode, List<String> warnings, boolean narrow) throws StageFault {
         List<Tensor> vs = read(val, st.ins());
         List<Tensor> es = read(err, st.ins());
-        StageEvaluator.run(st, val);
+        val.run(st);
         BufferDecl first = val.bufferDecl(st.outs().get(0));
         BoundCol c = new ExprBounds(first.shape().toArray(), vs, es, params, scalar, mode).eval(g.expr());
         for (String out : st.outs()) {
@@ -194,11 +191,11 @@ public final class DerivedBounds {
         }
     }
 
-    private static void scalar(Stage st, StageKind.Scalar k, RunState val, RunState err, Map<String, Long> params,
-                               MathMode mode, List<String> warnings, boolean narrow) throws Fault {
+    private static void scalar(Stage st, StageKind.Scalar k, Stepper val, Stepper err, Map<String, Long> params,
+                               MathMode mode, List<String> warnings, boolean narrow) throws StageFault {
         List<Tensor> vs = read(val, st.ins());
         List<Tensor> es = read(err, st.ins());
-        StageEvaluator.run(st, val);
+        val.run(st);
         for (int r = 0; r < st.outs().size(); r++) {
             BufferDecl bd = val.bufferDecl(st.outs().get(r));
             BoundCol c = new ExprBounds(bd.shape().toArray(), vs, es, params, true, mode).eval(k.body().results().get(r));
@@ -211,8 +208,8 @@ public final class DerivedBounds {
      * plus the rounding to the buffer's dtype; for an i32 buffer the true integers (and a warning
      * where they may differ).
      */
-    private static void writeBound(Stage st, String out, double[] v, double[] e, RunState val, RunState err, MathMode mode,
-                                   List<String> warnings, boolean narrow) throws Fault {
+    private static void writeBound(Stage st, String out, double[] v, double[] e, Stepper val, Stepper err, MathMode mode,
+                                   List<String> warnings, boolean narrow) throws StageFault {
         BufferDecl bd = val.bufferDecl(out);
         if (bd.dtype().isInteger()) {
             err.write(out, val.read(out));
@@ -238,7 +235,7 @@ public final class DerivedBounds {
         err.write(out, Tensor.wrapDoubles(bd.dtype(), bd.shape(), b));
     }
 
-    private static void matmul(Stage st, ComputeOp.MatMul mm, RunState val, RunState err, MathMode mode, boolean narrow) throws Fault {
+    private static void matmul(Stage st, ComputeOp.MatMul mm, Stepper val, Stepper err, MathMode mode, boolean narrow) throws StageFault {
         Tensor a = val.read(st.ins().get(0));
         Tensor b = val.read(st.ins().get(1));
         Tensor ea = err.read(st.ins().get(0));
@@ -247,7 +244,7 @@ public final class DerivedBounds {
         Tensor biasErr = mm.bias() == null ? null : err.read(mm.bias());
         Tensor spill = mm.spill() == null ? null : val.readOrNull(mm.spill());
         Tensor spillErr = mm.spill() == null ? null : err.readOrNull(mm.spill());
-        StageEvaluator.run(st, val);
+        val.run(st);
         if (a.dtype().isInteger()) {
             for (String out : st.outs()) {
                 err.write(out, val.read(out));
@@ -279,11 +276,11 @@ public final class DerivedBounds {
         writeBound(st, od.name(), v, e, val, err, mode, new ArrayList<>(), narrow);
     }
 
-    private static void reduce(Stage st, ComputeOp.Reduce r, RunState val, RunState err, MathMode mode, List<String> warnings,
-                               boolean narrow) throws Fault {
+    private static void reduce(Stage st, ComputeOp.Reduce r, Stepper val, Stepper err, MathMode mode, List<String> warnings,
+                               boolean narrow) throws StageFault {
         Tensor x = val.read(st.ins().get(0));
         Tensor ex = x.dtype().isFloating() ? err.read(st.ins().get(0)) : Tensor.zerosFloat64(DType.F32, x.shape());
-        StageEvaluator.run(st, val);
+        val.run(st);
         int axis = r.axis();
         int len = x.shape().dim(axis);
         int inner = 1;

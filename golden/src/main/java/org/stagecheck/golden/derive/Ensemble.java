@@ -12,8 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import org.stagecheck.interp.Precision;
-import org.stagecheck.interp.eval.Parallel;
-import org.stagecheck.interp.eval.RunState;
+import org.stagecheck.interp.Stepper;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.ReduceFn;
@@ -336,8 +335,8 @@ public final class Ensemble {
      * A float64 run state over {@code initial} (every DRAM tensor's value before the run, made once
      * and shared by the samples: a store copies a tensor before its first write).
      */
-    static RunState trueValues(Program program, Map<String, Tensor> initial, Map<String, Long> params, Parallel par) {
-        RunState val = new RunState(program, Precision.F64, par, params);
+    static Stepper trueValues(Program program, Map<String, Tensor> initial, Map<String, Long> params) {
+        Stepper val = new Stepper(program, Precision.F64, params);
         initial.forEach(val::putSharedTensor);
         return val;
     }

@@ -8,9 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 import org.stagecheck.interp.Precision;
-import org.stagecheck.interp.eval.Fault;
-import org.stagecheck.interp.eval.Parallel;
-import org.stagecheck.interp.eval.RunState;
+import org.stagecheck.interp.StageFault;
+import org.stagecheck.interp.Stepper;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;
@@ -65,9 +64,8 @@ final class Plan {
     static Plan of(Program original, Map<String, Tensor> bound, Map<String, Long> params, MathMode mode) throws DerivedBounds.BoundException {
         Program program = NarrowCasts.split(original);
         Plan plan = new Plan(program);
-        try (Parallel par = new Parallel(1)) {
-            RunState val = new RunState(program, Precision.F64, par, params);
-            RunState err = new RunState(program, Precision.F64, par, params);
+        try (Stepper val = new Stepper(program, Precision.F64, params);
+             Stepper err = new Stepper(program, Precision.F64, params)) {
             DerivedBounds.bind(program, bound, val, err);
             for (TensorDecl d : program.tensors()) {
                 plan.initial.put(d.name(), val.tensors().get(d.name()).copy());
@@ -77,7 +75,7 @@ final class Plan {
                 Stage st = stages.get(i);
                 try {
                     plan.stage(i, st, val, err, params, mode);
-                } catch (Fault f) {
+                } catch (StageFault f) {
                     throw new DerivedBounds.BoundException("stage " + i + " '" + st.id() + "' faulted in the float64 evaluation: " + f.getMessage());
                 }
             }
@@ -88,7 +86,7 @@ final class Plan {
         return plan;
     }
 
-    private void stage(int index, Stage st, RunState val, RunState err, Map<String, Long> params, MathMode mode) throws Fault {
+    private void stage(int index, Stage st, Stepper val, Stepper err, Map<String, Long> params, MathMode mode) throws StageFault {
         ComputeOp.Reduce am = Ensemble.argmaxOf(st);
         if (am != null) {
             Tensor x = val.read(st.ins().get(0));
@@ -151,7 +149,7 @@ final class Plan {
      * How many rounded additions make one output element: a matmul's K + 1 (the spill's start
      * included), a sum's length, an all-reduce's members less one; 1 for other stages.
      */
-    private static double accumulationLength(Stage st, RunState val) throws Fault {
+    private static double accumulationLength(Stage st, Stepper val) throws StageFault {
         return switch (st.kind()) {
             case StageKind.AllReduce a -> Math.max(1, st.ins().size() - 1);
             case StageKind.Compute c when c.op() instanceof ComputeOp.MatMul m -> {

@@ -4,10 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
-import org.stagecheck.interp.eval.Fault;
-import org.stagecheck.interp.eval.Parallel;
-import org.stagecheck.interp.eval.RunState;
-import org.stagecheck.interp.eval.StageEvaluator;
+import org.stagecheck.interp.StageFault;
+import org.stagecheck.interp.Stepper;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.tensor.Tensor;
@@ -32,8 +30,7 @@ final class Sample {
         Ensemble.Deviations d = new Ensemble.Deviations(plan);
         SplittableRandom rng = new SplittableRandom(seed + 0x9E3779B97F4A7C15L * (sample + 1L));
         List<Stage> stages = plan.program.stages();
-        try (Parallel par = new Parallel(1)) {
-            RunState val = Ensemble.trueValues(plan.program, plan.initial, params, par);
+        try (Stepper val = Ensemble.trueValues(plan.program, plan.initial, params)) {
             for (int i = 0; i < stages.size(); i++) {
                 Stage st = stages.get(i);
                 try {
@@ -46,11 +43,11 @@ final class Sample {
                             dev[j] = Math.max(dev[j], Ensemble.deviation(x.getDouble(j), a.nominal()[j]));
                         }
                     }
-                    StageEvaluator.run(st, val);
+                    val.run(st);
                     for (Plan.Port p : plan.ports.get(i)) {
                         perturb(plan, p, val, rng, d, explore, sample);
                     }
-                } catch (Fault f) {
+                } catch (StageFault f) {
                     throw new SampleFault("stage " + i + " '" + st.id() + "' faulted in perturbed run " + sample
                             + " (the nominal run did not): " + f.getMessage());
                 }
@@ -75,8 +72,8 @@ final class Sample {
         return d;
     }
 
-    private static void perturb(Plan plan, Plan.Port p, RunState val, SplittableRandom rng, Ensemble.Deviations d,
-                                boolean explore, int sample) throws Fault {
+    private static void perturb(Plan plan, Plan.Port p, Stepper val, SplittableRandom rng, Ensemble.Deviations d,
+                                boolean explore, int sample) throws StageFault {
         double[] x = val.read(p.buffer()).toDoubles();
         double[] amp = p.amplitude();
         if (amp != null) {

@@ -7,9 +7,8 @@ import java.util.List;
 import java.util.Map;
 
 import org.stagecheck.interp.Precision;
-import org.stagecheck.interp.eval.Fault;
-import org.stagecheck.interp.eval.Parallel;
-import org.stagecheck.interp.eval.RunState;
+import org.stagecheck.interp.StageFault;
+import org.stagecheck.interp.Stepper;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
@@ -41,12 +40,11 @@ public final class StageBound {
     /**
      * @param inputs a value for every buffer {@code stage} reads (by buffer name); a spill never
      *               written may be absent
-     * @throws Fault when the stage faults on these inputs (or reads what is not given)
+     * @throws StageFault when the stage faults on these inputs (or reads what is not given)
      */
-    public static Result of(Program program, Stage stage, Map<String, Tensor> inputs, Map<String, Long> params, MathMode mode) throws Fault {
-        try (Parallel par = new Parallel(1)) {
-            RunState val = new RunState(program, Precision.F64, par, params);
-            RunState err = new RunState(program, Precision.F64, par, params);
+    public static Result of(Program program, Stage stage, Map<String, Tensor> inputs, Map<String, Long> params, MathMode mode) throws StageFault {
+        try (Stepper val = new Stepper(program, Precision.F64, params);
+             Stepper err = new Stepper(program, Precision.F64, params)) {
             for (Map.Entry<String, Tensor> e : new LinkedHashMap<>(inputs).entrySet()) {
                 BufferDecl d = val.bufferDecl(e.getKey());
                 Tensor t = e.getValue();

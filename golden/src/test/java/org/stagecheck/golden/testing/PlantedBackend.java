@@ -170,7 +170,7 @@ public final class PlantedBackend implements Backend {
                         traced.put(st.id(), outs);
                     }
                 } catch (Fault f) {
-                    return new RunResult(s.tensors(), traced, List.of(Diagnostic.atStage(f.code(), i, st.id(), "/stages/" + i, f.buffer(),
+                    return new RunResult(s.tensors(), traced, List.of(Diagnostic.atStage(f.code().spelling(), i, st.id(), "/stages/" + i, f.buffer(),
                             f.getMessage())), st.id());
                 }
             }

@@ -3,6 +3,7 @@ package org.stagecheck.interp.eval;
 import java.util.HashSet;
 import java.util.Set;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.rules.Rule;

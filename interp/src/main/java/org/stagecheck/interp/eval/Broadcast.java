@@ -1,5 +1,6 @@
 package org.stagecheck.interp.eval;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.rules.Rule;
 

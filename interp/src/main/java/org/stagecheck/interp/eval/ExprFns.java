@@ -1,5 +1,6 @@
 package org.stagecheck.interp.eval;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.spec.ir.Fn;
 
 /**
@@ -81,7 +82,7 @@ final class ExprFns {
     }
 
     private static Fault divByZero(Fn fn, int e) {
-        return new Fault("DIV_BY_ZERO", "kind", null, "integer " + fn.spelling() + " by zero at element " + e + ".");
+        return new Fault(FaultCode.DIV_BY_ZERO, "kind", null, "integer " + fn.spelling() + " by zero at element " + e + ".");
     }
 
     /** NEG or ABS; any other function is not a numeric unary one. */

@@ -2,6 +2,7 @@ package org.stagecheck.interp.eval;
 
 import java.util.List;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.spec.rules.Rule;
 import org.stagecheck.spec.rules.Violation;
 
@@ -11,28 +12,28 @@ import org.stagecheck.spec.rules.Violation;
  * {@link org.stagecheck.spec.diag.Diagnostic} naming the stage by the interpreter.
  */
 public final class Fault extends Exception {
-    private final String code;
+    private final FaultCode code;
     private final String field;
     private final String buffer;
 
-    public Fault(String code, String field, String buffer, String message) {
+    public Fault(FaultCode code, String field, String buffer, String message) {
         super(message, null, false, false);
         this.code = code;
         this.field = field;
         this.buffer = buffer;
     }
 
-    public Fault(String code, String message) {
+    public Fault(FaultCode code, String message) {
         this(code, null, null, message);
     }
 
-    /** A broken rule of the language, under its one code (the validator's). */
+    /** A broken rule of the language, under its one code (the validator's, which the seam's list shares). */
     public Fault(Rule rule, String field, String buffer, String message) {
-        this(rule.code(), field, buffer, message);
+        this(FaultCode.of(rule), field, buffer, message);
     }
 
     public Fault(Rule rule, String message) {
-        this(rule.code(), null, null, message);
+        this(FaultCode.of(rule), null, null, message);
     }
 
     /** Throws the first of {@code violations} (the language's rules) as a fault; nothing when there are none. */
@@ -43,7 +44,7 @@ public final class Fault extends Exception {
         }
     }
 
-    public String code() {
+    public FaultCode code() {
         return code;
     }
 

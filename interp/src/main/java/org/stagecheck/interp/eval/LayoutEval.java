@@ -3,6 +3,7 @@ package org.stagecheck.interp.eval;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;

@@ -2,6 +2,7 @@ package org.stagecheck.interp.eval;
 
 import java.util.Arrays;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;

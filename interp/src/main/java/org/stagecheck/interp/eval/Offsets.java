@@ -1,5 +1,6 @@
 package org.stagecheck.interp.eval;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Offset;
@@ -25,7 +26,7 @@ final class Offsets {
             }
             return v;
         } catch (ArithmeticException e) {
-            throw new Fault("OFFSET_OVERFLOW", "kind/pattern/origin/" + axis, null,
+            throw new Fault(FaultCode.OFFSET_OVERFLOW, "kind/pattern/origin/" + axis, null,
                     "offset '" + o + "' on axis " + axis + " overflows 64 bits.");
         }
     }

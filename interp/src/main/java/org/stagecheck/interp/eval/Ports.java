@@ -2,6 +2,7 @@ package org.stagecheck.interp.eval;
 
 import java.util.List;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.rules.Rule;
 

@@ -1,5 +1,6 @@
 package org.stagecheck.interp.eval;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Group;
@@ -23,7 +24,7 @@ final class RecvEval {
         }
         Tensor value = s.delivered(g.name());
         if (value == null) {
-            throw new Fault("RECV_WITHOUT_LOAD", "kind/group", null, "nothing was delivered to " + st.site()
+            throw new Fault(FaultCode.RECV_WITHOUT_LOAD, "kind/group", null, "nothing was delivered to " + st.site()
                     + " by group '" + g.name() + "': no multicast Load of the group ran before this stage.");
         }
         String out = Ports.out(st, 0);

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.AccessPattern;
 import org.stagecheck.spec.ir.DType;
@@ -104,7 +105,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
                 for (int i = 0; i < n; i++) {
                     int row = idx.getInt(i);
                     if (row < 0 || row >= tensor.shape().dim(0)) {
-                        throw new Fault("INDEX_OUT_OF_RANGE", "kind/pattern/indexBuffer", ind.indexBuffer(),
+                        throw new Fault(FaultCode.INDEX_OUT_OF_RANGE, "kind/pattern/indexBuffer", ind.indexBuffer(),
                                 "index buffer '" + ind.indexBuffer() + "' element " + i + " is " + row
                                         + ", outside [0, " + tensor.shape().dim(0) + ") of tensor '" + tensor.name() + "' axis 0.");
                     }
@@ -173,7 +174,7 @@ record Region(int[] blockShape, int[] bufferShape, List<Piece> pieces) {
         try {
             return Math.addExact(origin, Math.multiplyExact(k, stride));
         } catch (ArithmeticException e) {
-            throw new Fault("OFFSET_OVERFLOW", "kind/pattern/stride", null, "block " + k + " of the streamed pattern lies at "
+            throw new Fault(FaultCode.OFFSET_OVERFLOW, "kind/pattern/stride", null, "block " + k + " of the streamed pattern lies at "
                     + origin + " + " + k + " * " + stride + " on axis " + axis + ", which overflows 64 bits.");
         }
     }

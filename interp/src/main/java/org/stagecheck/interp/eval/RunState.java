@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.interp.Precision;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.ir.BufferDecl;
@@ -185,7 +186,7 @@ public final class RunState {
     public long param(String name) throws Fault {
         Long v = params.get(name);
         if (v == null) {
-            throw new Fault("PARAM_UNBOUND", "parameter '" + name + "' is not a declared, bound parameter of the program.");
+            throw new Fault(FaultCode.PARAM_UNBOUND, "parameter '" + name + "' is not a declared, bound parameter of the program.");
         }
         return v;
     }
@@ -211,7 +212,7 @@ public final class RunState {
         tensorDecl(name);
         Tensor t = tensors.get(name);
         if (t == null) {
-            throw new Fault("MISSING_INPUT", "tensor '" + name + "' has no value.");
+            throw new Fault(FaultCode.MISSING_INPUT, "tensor '" + name + "' has no value.");
         }
         return t;
     }
@@ -233,7 +234,7 @@ public final class RunState {
     public Tensor read(String name) throws Fault {
         Tensor t = valueOf(position(name));
         if (t == null) {
-            throw new Fault("READ_BEFORE_WRITE", null, name, "buffer '" + name + "' is read before any stage wrote it.");
+            throw new Fault(FaultCode.READ_BEFORE_WRITE, null, name, "buffer '" + name + "' is read before any stage wrote it.");
         }
         return t;
     }
@@ -293,7 +294,7 @@ public final class RunState {
         if (value.shape() != d.shape()) {
             // a value not made for this buffer (RunState.output gives the declared shape object): check and reshape it
             if (value.size() != d.shape().elementCount()) {
-                throw new Fault("BUFFER_SHAPE", null, name, "buffer '" + name + "' is declared " + d.shape()
+                throw new Fault(FaultCode.BUFFER_SHAPE, null, name, "buffer '" + name + "' is declared " + d.shape()
                         + " but the stage produced " + value.shape() + ".");
             }
             if (!value.shape().equals(d.shape())) {

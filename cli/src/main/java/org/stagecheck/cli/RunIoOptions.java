@@ -1,0 +1,42 @@
+package org.stagecheck.cli;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The options {@code run} and {@code cuda run} share (a picocli mixin): the program, where its
+ * bound tensors and parameters come from, where the outputs go, the trace and the report's form.
+ */
+final class RunIoOptions {
+    @Parameters(index = "0", paramLabel = "PROGRAM", description = "program file (.json)")
+    Path programFile;
+
+    @Option(names = "--inputs", paramLabel = "DIR", description = "directory of bound tensors (.npy) and optional inputs.json, or a golden case")
+    Path inputs;
+
+    @Option(names = "--random", paramLabel = "SEED", description = "generate every bound tensor not found in --inputs from this seed")
+    Long seed;
+
+    @Option(names = "--param", paramLabel = "NAME=VALUE", description = "bind a program parameter (repeatable; overrides inputs.json)")
+    Map<String, Long> paramOverrides = new LinkedHashMap<>();
+
+    @Option(names = "--out", paramLabel = "DIR", required = true, description = "directory for the output (and state) tensors")
+    Path out;
+
+    @Option(names = "--trace", description = "also write every stage's outputs to OUT/trace/")
+    boolean trace;
+
+    @Option(names = "--state-from", paramLabel = "DIR",
+            description = "take every state tensor from DIR, a previous run's --out (its tensors.json): one decode step after another")
+    Path stateFrom;
+
+    @Option(names = "--bind", paramLabel = "NAME=FILE", description = "bind one input, weight or state tensor to a .npy file (repeatable; overrides the rest)")
+    Map<String, Path> binds = new LinkedHashMap<>();
+
+    @Option(names = "--json", description = "print one JSON document instead of text")
+    boolean json;
+}
