@@ -15,15 +15,15 @@ import org.stagecheck.spec.diag.Diagnostic;
 
 /** The one list of runtime fault codes: printed spellings pinned, each code emitted by some backend. */
 class FaultCodeTest {
-    /** Every printed code, as reports and JSON have always spelled them: a change here is a visible decision. */
+    /** Every printed code (a broken rule under the validator's code for it): a change here is a visible decision. */
     private static final String SPELLINGS = """
-            PORT_COUNT UNKNOWN_BUFFER UNKNOWN_TENSOR UNKNOWN_GROUP WRONG_CHIP READ_BEFORE_WRITE MISSING_INPUT
-            PARAM_UNBOUND BUFFER_SHAPE OUTPUT_SHAPE LOAD_SHAPE STORE_SHAPE SUBBLOCK_TILING BLOCK_COUNT PATTERN_RANK
-            PATTERN_AXIS OFFSET_BUFFER INDEX_DTYPE RECV_NOT_RECEIVER RECV_WITHOUT_LOAD RECV_SHAPE MULTICAST_SENDER
-            ALLREDUCE_MEMBERS MATMUL_SHAPE MATMUL_DTYPE SPILL_DECL BROADCAST_SHAPE EXPR_INPUT EXPR_INDEX EXPR_TYPE
-            REDUCE_AXIS REDUCE_SHAPE EMPTY_REDUCE LAYOUT_SHAPE TRANSPOSE_PERM SLICE_BOUNDS CONCAT_AXIS SCALAR_INPUT
-            SCALAR_OUTPUT INDEX_OUT_OF_RANGE BLOCK_OUT_OF_BOUNDS OFFSET_OVERFLOW DIV_BY_ZERO NON_FINITE
-            BUFFER_TOO_LARGE EXPR_TOO_DEEP OUT_OF_MEMORY INTERNAL CUDA_LOWERING CUDA_COMPILE""";
+            PORT_COUNT UNKNOWN_BUFFER UNKNOWN_TENSOR UNKNOWN_GROUP TENSOR_WRONG_CHIP READ_BEFORE_WRITE
+            MISSING_INPUT PARAM_UNBOUND BUFFER_SHAPE LOAD_SHAPE STORE_SHAPE SUBBLOCK_TILING NUM_BLOCKS
+            PATTERN_RANK PATTERN_AXIS INDEX_BUFFER_TYPE RECV_NOT_RECEIVER RECV_WITHOUT_LOAD RECV_SHAPE
+            MULTICAST_SENDER ALLREDUCE_MEMBERS MATMUL_SHAPE DTYPE_MISMATCH MATMUL_SPILL MATMUL_BIAS BROADCAST
+            EXPR_TYPE REDUCE_AXIS REDUCE_SHAPE EMPTY_REDUCE LAYOUT_SHAPE SCALAR_SHAPE INDEX_OUT_OF_RANGE
+            BLOCK_OUT_OF_BOUNDS OFFSET_OVERFLOW DIV_BY_ZERO NON_FINITE BUFFER_TOO_LARGE EXPR_TOO_DEEP
+            OUT_OF_MEMORY INTERNAL CUDA_LOWERING CUDA_COMPILE""";
 
     @Test
     void thePrintedSpellingsAreUnchanged() {
@@ -43,11 +43,32 @@ class FaultCodeTest {
         assertThat(r.faultCodes()).containsExactly(FaultCode.INDEX_OUT_OF_RANGE, null);
     }
 
-    /** Each code is emitted by the interpreter or the CUDA backend (their sources name it): no dead code in the list. */
+    /**
+     * Each code is emitted by the interpreter or the CUDA backend (their sources name it, as a
+     * fault code or as the language's rule they hold a stage to, directly or through
+     * {@code OpRules}): no dead code in the list.
+     */
     @Test
     void everyCodeIsUsedByABackend() {
-        String sources = sourcesOf(Path.of("..", "interp", "src", "main", "java")) + sourcesOf(Path.of("..", "cuda-backend", "src", "main", "java"));
-        assertThat(FaultCode.values()).allSatisfy(c -> assertThat(sources).as(c.spelling()).contains("FaultCode." + c.name()));
+        String sources = backendSources();
+        assertThat(FaultCode.values()).allSatisfy(c -> assertThat(sources).as(c.spelling())
+                .containsAnyOf("FaultCode." + c.name(), "Rule." + c.name() + ")", "Rule." + c.name() + ","));
+    }
+
+    /** Every rule a backend holds a stage to while running has its fault code (no rule the run can break is without one). */
+    @Test
+    void everyRuleABackendChecksHasAFaultCode() {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Rule\\.([A-Z_]+)").matcher(backendSources());
+        List<org.stagecheck.spec.rules.Rule> checked = new java.util.ArrayList<>();
+        while (m.find()) {
+            checked.add(org.stagecheck.spec.rules.Rule.valueOf(m.group(1)));
+        }
+        assertThat(checked).isNotEmpty().allSatisfy(r -> assertThat(FaultCode.of(r).spelling()).isEqualTo(r.code()));
+    }
+
+    private static String backendSources() {
+        return sourcesOf(Path.of("..", "interp", "src", "main", "java")) + sourcesOf(Path.of("..", "cuda-backend", "src", "main", "java"))
+                + sourcesOf(Path.of("..", "spec", "src", "main", "java", "org", "stagecheck", "spec", "rules", "OpRules.java"));
     }
 
     private static String sourcesOf(Path root) {
