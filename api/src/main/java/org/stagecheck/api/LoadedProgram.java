@@ -8,6 +8,7 @@ import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.GoldenException;
+import org.stagecheck.golden.GoldenInputs;
 import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.spec.cert.Certificate;
@@ -17,6 +18,8 @@ import org.stagecheck.spec.json.ProgramFile;
 import org.stagecheck.spec.json.SourcePosition;
 import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.inputs.Inputs;
+import org.stagecheck.tensor.inputs.InputsException;
 import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.Verifier;
 import org.stagecheck.verifier.report.ReportSources;
@@ -86,6 +89,26 @@ public final class LoadedProgram {
     public RunResult run(Backend backend, Map<String, Tensor> bound, Map<String, Long> params) {
         Objects.requireNonNull(backend, "backend");
         return backend.run(program(), bound, params);
+    }
+
+    /**
+     * Runs the program once on {@code backend} with the inputs of {@code inputs}: an inputs
+     * directory (one {@code .npy} file per bound tensor, an optional {@code inputs.json} with
+     * parameters; docs/format.md, "Inputs manifest") or a golden case directory (its recorded
+     * inputs and parameters). Every input is checked against the program's declarations before
+     * the run.
+     *
+     * @throws StagecheckException a file is missing or unreadable, or an input does not fit its declaration
+     */
+    public RunResult run(Backend backend, Path inputs) throws StagecheckException {
+        Objects.requireNonNull(backend, "backend");
+        Inputs.Read read;
+        try {
+            read = GoldenInputs.read(inputs, program());
+        } catch (InputsException e) {
+            throw new StagecheckException(e.getMessage(), e);
+        }
+        return backend.run(program(), read.bound(), read.params());
     }
 
     /**

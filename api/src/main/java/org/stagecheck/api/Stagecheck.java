@@ -2,11 +2,11 @@ package org.stagecheck.api;
 
 import java.nio.file.Path;
 import org.stagecheck.backend.Backend;
+import org.stagecheck.backend.Backends;
+import org.stagecheck.backend.UnknownBackendException;
 import org.stagecheck.golden.Actuals;
 import org.stagecheck.golden.CaseResult;
 import org.stagecheck.golden.Golden;
-import org.stagecheck.interp.Interpreter;
-import org.stagecheck.interp.RunOptions;
 import org.stagecheck.spec.json.CertificateFile;
 import org.stagecheck.spec.json.JsonFormatException;
 import org.stagecheck.spec.json.ProgramFile;
@@ -75,8 +75,21 @@ public final class Stagecheck {
 
     /** The reference interpreter (brief, "Semantics") as a {@link Backend}, with default options. */
     public static Backend reference() {
-        // the one place the facade makes a backend: to be obtained by name from the backend registry
-        return new Interpreter(RunOptions.defaults());
+        return Backends.named(Backends.names().getFirst());
+    }
+
+    /**
+     * The backend registered as {@code name} ({@code interp}, {@code cuda}, {@code cuda-emu}, or a
+     * user's own through {@link org.stagecheck.backend.BackendProvider}), with its default options.
+     *
+     * @throws StagecheckException no backend of that name is on the class or module path
+     */
+    public static Backend backend(String name) throws StagecheckException {
+        try {
+            return Backends.named(name);
+        } catch (UnknownBackendException e) {
+            throw new StagecheckException(e.getMessage(), e);
+        }
     }
 
     /**

@@ -169,4 +169,27 @@ class StagecheckTest {
             }
         };
     }
+
+    @Test
+    void a_golden_case_and_an_inputs_directory_are_inputs_of_a_run() throws Exception {
+        LoadedProgram chain = Stagecheck.load(CHAIN);
+        Path caseDir = tmp.resolve("chain-case");
+        chain.recordGolden(chainInputs(), Map.of(), caseDir);
+        RunResult fromCase = chain.run(Stagecheck.reference(), caseDir);
+        RunResult direct = chain.run(Stagecheck.reference(), chainInputs(), Map.of());
+        assertThat(fromCase.ok()).as("%s", fromCase.faults()).isTrue();
+        assertThat(fromCase.tensor("y").toFloats()).containsExactly(direct.tensor("y").toFloats());
+
+        Path dir = Files.createDirectory(tmp.resolve("inputs"));
+        org.stagecheck.tensor.npy.Npy.write(dir.resolve("x.npy"), chainInputs().get("x"));
+        assertThatThrownBy(() -> chain.run(Stagecheck.reference(), dir)).isInstanceOf(StagecheckException.class)
+                .hasMessageContaining("bias");
+    }
+
+    @Test
+    void backends_are_found_by_name_and_an_unknown_name_lists_the_known_ones() throws Exception {
+        assertThat(Stagecheck.backend("interp").name()).isEqualTo(Stagecheck.reference().name()).isEqualTo("interp");
+        assertThatThrownBy(() -> Stagecheck.backend("nope")).isInstanceOf(StagecheckException.class)
+                .hasMessageContaining("nope").hasMessageContaining("interp");
+    }
 }
