@@ -24,8 +24,7 @@ import org.stagecheck.author.Weights;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.backend.Prepared;
 import org.stagecheck.interp.RunOptions;
-import org.stagecheck.interp.eval.MatMulKernel;
-import org.stagecheck.interp.eval.Parallel;
+import org.stagecheck.interp.bench.MatvecBench;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.TensorDecl;
@@ -125,9 +124,9 @@ final class DecodeBench {
                 allocated / 1024.0 / steps, jitRuns);
         float[] x = new float[matvecSize];
         Tensor w = matvecWeight(matvecSize, x);
-        double javaMatvec = javaMatvecMs(x, w, threads);
+        double javaMatvec = MatvecBench.bestMs(x, w, threads);
         // the same weights rounded to bf16: half the bytes, widened in registers
-        double javaMatvecBf16 = javaMatvecMs(x, Tensor.fromFloats(DType.BF16, w.shape(), w.rawFloats()), threads);
+        double javaMatvecBf16 = MatvecBench.bestMs(x, Tensor.fromFloats(DType.BF16, w.shape(), w.rawFloats()), threads);
         StringBuilder why = new StringBuilder();
         Numpy np = numpy(m, ctx, fed, w, x, threads, why);
         if (np == null) {
@@ -231,27 +230,6 @@ final class DecodeBench {
             x[i] = (float) (rnd.nextDouble() * 2 - 1);
         }
         return Tensor.fromFloats(DType.F32, Shape.of(size, size), w);
-    }
-
-    /**
-     * Best of 30 (after 3 warm-up) of the interpreter's matvec kernel: numpy's is timed the same
-     * way, and on a shared machine the best of many is what reflects the kernel.
-     */
-    private static double javaMatvecMs(float[] x, Tensor w, int threads) {
-        int n = w.shape().dim(1);
-        double best = Double.MAX_VALUE;
-        try (Parallel par = new Parallel(threads)) {
-            for (int rep = 0; rep < 33; rep++) {
-                float[] acc = new float[n];
-                long t0 = System.nanoTime();
-                MatMulKernel.multiply(x, w, 0, false, acc, 1, x.length, n, par);
-                long t1 = System.nanoTime();
-                if (rep >= 3) {
-                    best = Math.min(best, (t1 - t0) / 1e6);
-                }
-            }
-        }
-        return best;
     }
 
     record Numpy(String version, Samples samples, List<Integer> next, double matvecMs) {}

@@ -9,10 +9,8 @@ import java.util.function.Predicate;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.Precision;
-import org.stagecheck.interp.eval.Fault;
-import org.stagecheck.interp.eval.Parallel;
-import org.stagecheck.interp.eval.RunState;
-import org.stagecheck.interp.eval.StageEvaluator;
+import org.stagecheck.interp.StageFault;
+import org.stagecheck.interp.Stepper;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
@@ -143,8 +141,7 @@ public final class PlantedBackend implements Backend {
     @Override
     public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
         Map<String, List<Tensor>> traced = new LinkedHashMap<>();
-        try (Parallel par = new Parallel(1)) {
-            RunState s = new RunState(program, Precision.F32, par, params);
+        try (Stepper s = new Stepper(program, Precision.F32, params, 1)) {
             program.tensors().forEach(d -> {
                 Tensor t = bound.get(d.name());
                 if (t == null) {
@@ -158,9 +155,9 @@ public final class PlantedBackend implements Backend {
                 Stage st = stages.get(i);
                 try {
                     if (plantsIn(program, st)) {
-                        plant(program, st, s, params, par);
+                        plant(program, st, s, params);
                     } else {
-                        elsewhere.run(program, st, s, params, par);
+                        elsewhere.run(program, st, s, params);
                     }
                     if (trace) {
                         List<Tensor> outs = new ArrayList<>();
@@ -169,7 +166,7 @@ public final class PlantedBackend implements Backend {
                         }
                         traced.put(st.id(), outs);
                     }
-                } catch (Fault f) {
+                } catch (StageFault f) {
                     return new RunResult(s.tensors(), traced, List.of(Diagnostic.atStage(f.code().spelling(), i, st.id(), "/stages/" + i, f.buffer(),
                             f.getMessage())), st.id());
                 }
@@ -178,7 +175,7 @@ public final class PlantedBackend implements Backend {
         }
     }
 
-    private void plant(Program program, Stage st, RunState s, Map<String, Long> params, Parallel par) throws Fault {
+    private void plant(Program program, Stage st, Stepper s, Map<String, Long> params) throws StageFault {
         switch (bug) {
             case SLICE_OFF_BY_ONE -> {
                 ComputeOp.Slice sl = (ComputeOp.Slice) ((StageKind.Compute) st.kind()).op();
@@ -187,50 +184,51 @@ public final class PlantedBackend implements Backend {
                 int ax = sliceAxis(sl, in, out);
                 List<Integer> starts = new ArrayList<>(sl.starts());
                 starts.set(ax, starts.get(ax) + (starts.get(ax) + out.dim(ax) < in.dim(ax) ? 1 : -1));
-                StageEvaluator.run(withKind(st, new StageKind.Compute(new ComputeOp.Slice(starts))), s);
+                s.run(withKind(st, new StageKind.Compute(new ComputeOp.Slice(starts))));
             }
             case GENERIC_WRONG_SIGN -> {
                 ComputeOp.Generic g = (ComputeOp.Generic) ((StageKind.Compute) st.kind()).op();
-                StageEvaluator.run(withKind(st, new StageKind.Compute(new ComputeOp.Generic(flipFirstSign(g.expr(), new boolean[1])))), s);
+                s.run(withKind(st, new StageKind.Compute(new ComputeOp.Generic(flipFirstSign(g.expr(), new boolean[1])))));
             }
             case ALLREDUCE_DROPPED_MEMBER -> {
                 StageKind.AllReduce a = (StageKind.AllReduce) st.kind();
-                StageEvaluator.run(withKind(st, new StageKind.AllReduce(a.pool(), a.tensor(),
-                        new ComputeOp.Generic(a.pool().fold(st.ins().size() - 1)))), s);
+                s.run(withKind(st, new StageKind.AllReduce(a.pool(), a.tensor(),
+                        new ComputeOp.Generic(a.pool().fold(st.ins().size() - 1)))));
             }
             case BF16_TRUNCATION -> {
                 List<BufferDecl> decls = new ArrayList<>();
                 for (BufferDecl d : program.buffers()) {
                     decls.add(st.outs().contains(d.name()) ? new BufferDecl(d.name(), DType.F32, d.shape(), d.site()) : d);
                 }
-                RunState wide = new RunState(program.withBuffers(decls), Precision.F32, par, params);
-                for (String b : st.buffersRead()) {
-                    Tensor v = s.readOrNull(b);
-                    if (v != null) {
-                        wide.write(b, v);
+                try (Stepper wide = new Stepper(program.withBuffers(decls), Precision.F32, params, 1)) {
+                    for (String b : st.buffersRead()) {
+                        Tensor v = s.readOrNull(b);
+                        if (v != null) {
+                            wide.write(b, v);
+                        }
                     }
-                }
-                StageEvaluator.run(st, wide);
-                for (String o : st.outs()) {
-                    float[] f = wide.read(o).toFloats();
-                    short[] bits = new short[f.length];
-                    for (int i = 0; i < f.length; i++) {
-                        bits[i] = (short) (Float.floatToRawIntBits(f[i]) >>> 16);
+                    wide.run(st);
+                    for (String o : st.outs()) {
+                        float[] f = wide.read(o).toFloats();
+                        short[] bits = new short[f.length];
+                        for (int i = 0; i < f.length; i++) {
+                            bits[i] = (short) (Float.floatToRawIntBits(f[i]) >>> 16);
+                        }
+                        s.write(o, Tensor.wrapBits16(DType.BF16, s.bufferDecl(o).shape(), bits));
                     }
-                    s.write(o, Tensor.wrapBits16(DType.BF16, s.bufferDecl(o).shape(), bits));
                 }
             }
-            case MATMUL_K_REVERSED -> Rounding.reversedMatMul(program, st, s, params, par);
+            case MATMUL_K_REVERSED -> Rounding.reversedMatMul(program, st, s, params);
             case NORM_EPSILON -> {
                 ComputeOp.Generic g = (ComputeOp.Generic) ((StageKind.Compute) st.kind()).op();
-                StageEvaluator.run(withKind(st, new StageKind.Compute(new ComputeOp.Generic(widenEpsilon(g.expr())))), s);
+                s.run(withKind(st, new StageKind.Compute(new ComputeOp.Generic(widenEpsilon(g.expr())))));
             }
             case RESIDUAL_TWICE -> {
                 Expr twice = new Expr.Apply(Fn.ADD, List.of(new Expr.Apply(Fn.ADD, List.of(new Expr.In(0), new Expr.In(1))), new Expr.In(0)));
-                StageEvaluator.run(withKind(st, new StageKind.Compute(new ComputeOp.Generic(twice))), s);
+                s.run(withKind(st, new StageKind.Compute(new ComputeOp.Generic(twice))));
             }
             case MATMUL_SCALED -> {
-                StageEvaluator.run(st, s);
+                s.run(st);
                 String o = st.outs().get(0);
                 Tensor v = s.read(o);
                 float[] f = v.toFloats();

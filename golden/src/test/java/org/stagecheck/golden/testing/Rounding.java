@@ -3,10 +3,8 @@ package org.stagecheck.golden.testing;
 import java.util.Map;
 
 import org.stagecheck.interp.Precision;
-import org.stagecheck.interp.eval.Fault;
-import org.stagecheck.interp.eval.Parallel;
-import org.stagecheck.interp.eval.RunState;
-import org.stagecheck.interp.eval.StageEvaluator;
+import org.stagecheck.interp.StageFault;
+import org.stagecheck.interp.Stepper;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;
@@ -36,21 +34,21 @@ public enum Rounding {
     F64_PER_STAGE;
 
     /** Runs {@code st} on {@code s} this way. */
-    void run(Program program, Stage st, RunState s, Map<String, Long> params, Parallel par) throws Fault {
+    void run(Program program, Stage st, Stepper s, Map<String, Long> params) throws StageFault {
         switch (this) {
-            case REFERENCE -> StageEvaluator.run(st, s);
+            case REFERENCE -> s.run(st);
             case K_REVERSED -> {
                 if (reversible(program, st)) {
-                    reversedMatMul(program, st, s, params, par);
+                    reversedMatMul(program, st, s, params);
                 } else {
-                    StageEvaluator.run(st, s);
+                    s.run(st);
                 }
             }
             case F64_PER_STAGE -> {
                 if (org.stagecheck.golden.derive.Ensemble.computes(st)) {
-                    inFloat64(program, st, s, params, par);
+                    inFloat64(program, st, s, params);
                 } else {
-                    StageEvaluator.run(st, s);
+                    s.run(st);
                 }
             }
         }
@@ -71,41 +69,43 @@ public enum Rounding {
      * A with its k axis reversed times B with its k axis reversed is the same sum, taken over k
      * descending: the reference's fma chain in the opposite order.
      */
-    static void reversedMatMul(Program program, Stage st, RunState s, Map<String, Long> params, Parallel par) throws Fault {
+    static void reversedMatMul(Program program, Stage st, Stepper s, Map<String, Long> params) throws StageFault {
         ComputeOp.MatMul m = (ComputeOp.MatMul) ((StageKind.Compute) st.kind()).op();
         Tensor a = s.read(st.ins().get(0));
         Tensor b = s.read(st.ins().get(1));
         int ra = a.shape().rank();
         int rb = b.shape().rank();
-        RunState alt = new RunState(program, Precision.F32, par, params);
-        for (String r : st.buffersRead()) {
-            Tensor v = s.readOrNull(r);
-            if (v != null) {
-                alt.write(r, v);
+        try (Stepper alt = new Stepper(program, Precision.F32, params, 1)) {
+            for (String r : st.buffersRead()) {
+                Tensor v = s.readOrNull(r);
+                if (v != null) {
+                    alt.write(r, v);
+                }
             }
-        }
-        alt.write(st.ins().get(0), reversed(a, m.transposeA() ? ra - 2 : ra - 1));
-        alt.write(st.ins().get(1), reversed(b, m.transposeB() ? rb - 1 : rb - 2));
-        StageEvaluator.run(st, alt);
-        for (String o : st.outs()) {
-            s.write(o, alt.read(o));
+            alt.write(st.ins().get(0), reversed(a, m.transposeA() ? ra - 2 : ra - 1));
+            alt.write(st.ins().get(1), reversed(b, m.transposeB() ? rb - 1 : rb - 2));
+            alt.run(st);
+            for (String o : st.outs()) {
+                s.write(o, alt.read(o));
+            }
         }
     }
 
     /** The stage in the interpreter's float64 mode on its inputs, each output rounded to its dtype. */
-    private static void inFloat64(Program program, Stage st, RunState s, Map<String, Long> params, Parallel par) throws Fault {
-        RunState wide = new RunState(program, Precision.F64, par, params);
-        for (String r : st.buffersRead()) {
-            Tensor v = s.readOrNull(r);
-            if (v != null) {
-                wide.write(r, v.dtype().isFloating() ? Tensor.wrapDoubles(v.dtype(), v.shape(), v.toDoubles()) : v);
+    private static void inFloat64(Program program, Stage st, Stepper s, Map<String, Long> params) throws StageFault {
+        try (Stepper wide = new Stepper(program, Precision.F64, params, 1)) {
+            for (String r : st.buffersRead()) {
+                Tensor v = s.readOrNull(r);
+                if (v != null) {
+                    wide.write(r, v.dtype().isFloating() ? Tensor.wrapDoubles(v.dtype(), v.shape(), v.toDoubles()) : v);
+                }
             }
-        }
-        StageEvaluator.run(st, wide);
-        for (String o : org.stagecheck.golden.debug.Dataflow.written(st)) {
-            Tensor v = wide.readOrNull(o);
-            if (v != null) {
-                s.write(o, v.isFloat64() ? Tensor.fromFloats(v.dtype(), v.shape(), narrow(v)) : v);
+            wide.run(st);
+            for (String o : org.stagecheck.golden.debug.Dataflow.written(st)) {
+                Tensor v = wide.readOrNull(o);
+                if (v != null) {
+                    s.write(o, v.isFloat64() ? Tensor.fromFloats(v.dtype(), v.shape(), narrow(v)) : v);
+                }
             }
         }
     }
