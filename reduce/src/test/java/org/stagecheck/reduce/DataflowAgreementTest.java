@@ -28,6 +28,7 @@ import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.json.ProgramCodec;
+import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.Verifier;
 
 /**
@@ -123,7 +124,7 @@ class DataflowAgreementTest {
 
             // the verifier's ordering obligation
             List<String> verifier = new ArrayList<>();
-            for (Diagnostic d : new Verifier().verify(p, null, null).diagnostics()) {
+            for (Diagnostic d : new Verifier().verify(p, null, Parent.none()).diagnostics()) {
                 if (d.code().equals("READ_BEFORE_WRITE")) {
                     verifier.add(d.stageIndex() + "|" + d.buffer());
                 }
