@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.stagecheck.backend.FaultCode;
 import org.stagecheck.author.Author;
 import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.AuthorOutcome;
@@ -140,10 +141,10 @@ class DataflowAgreementTest {
             StaticFault fault = ProgramLowering.lower(p, "k").staticFault();
             if (fault == null) {
                 assertThat(early).as(c.name()).isEmpty();
-            } else if (fault.code().equals("READ_BEFORE_WRITE")) {
+            } else if (fault.code() == FaultCode.READ_BEFORE_WRITE) {
                 assertThat(fault.stageIndex() + "|" + fault.buffer()).as(c.name()).isEqualTo(early.getFirst());
             } else {
-                assertThat(fault.code()).as(c.name()).isEqualTo("RECV_WITHOUT_LOAD");
+                assertThat(fault.code()).as(c.name()).isEqualTo(FaultCode.RECV_WITHOUT_LOAD);
                 assertThat(flow.groupLoad(fault.stageIndex())).isEqualTo(org.stagecheck.spec.flow.Dataflow.NONE);
                 assertThat(early.isEmpty() || Integer.parseInt(early.getFirst().split("\\|")[0]) >= fault.stageIndex()).as(c.name()).isTrue();
             }
