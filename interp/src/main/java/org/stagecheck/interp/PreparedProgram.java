@@ -14,6 +14,7 @@ import org.stagecheck.backend.Bindings;
 import org.stagecheck.backend.FaultCode;
 import org.stagecheck.backend.Prepared;
 import org.stagecheck.backend.RunResult;
+import org.stagecheck.backend.Validation;
 import org.stagecheck.interp.eval.BufferArena;
 import org.stagecheck.interp.eval.BufferIndex;
 import org.stagecheck.interp.eval.Fault;
@@ -40,9 +41,9 @@ import org.stagecheck.spec.ir.TensorDecl;
  * run to run in a {@link BufferArena}, lent to one run at a time (a run that finds it lent out,
  * running concurrently, makes its own; a traced run, which keeps its stage values, uses none).
  * Made by {@link Interpreter#prepare}; runs like {@link Interpreter#run} with that interpreter's
- * options and threads, and may run concurrently with itself. The interpreter refuses nothing while
- * preparing ({@link #refusal()} is empty): every fault of a program is found by the run, naming
- * the stage.
+ * options and threads, and may run concurrently with itself. The program is validated once, here
+ * (never per run): one the validator rejects is {@linkplain #refusal() refused} and every run
+ * answers with the validator's findings, as every backend does.
  */
 public final class PreparedProgram implements Prepared {
     private final Program program;
@@ -51,6 +52,7 @@ public final class PreparedProgram implements Prepared {
     private final BufferIndex buffers;
     private final Map<String, TensorDecl> tensors;
     private final Map<String, Group> groups;
+    private final List<Diagnostic> refusal;
     private final List<Diagnostic> sizeFaults;
     private final ShapeCache shapes = new ShapeCache();
     private final StagePlans plans;
@@ -68,6 +70,7 @@ public final class PreparedProgram implements Prepared {
         this.program = program;
         this.options = options;
         this.parallel = parallel;
+        this.refusal = Validation.findings(program);
         this.buffers = new BufferIndex(program.buffersByName());
         this.tensors = java.util.Collections.unmodifiableMap(program.tensorsByName());
         this.groups = Map.copyOf(program.groupsByName());
@@ -84,7 +87,7 @@ public final class PreparedProgram implements Prepared {
 
     @Override
     public List<Diagnostic> refusal() {
-        return List.of();
+        return refusal;
     }
 
     /** Nothing to release: the arena and the plans are heap memory. */
@@ -120,6 +123,9 @@ public final class PreparedProgram implements Prepared {
     /** Runs as {@link #run(Map, Map, Set)}, with {@code trace} in place of the interpreter's trace setting. */
     @Override
     public RunResult run(Map<String, Tensor> bound, Map<String, Long> params, boolean trace, Set<String> donated) {
+        if (!refusal.isEmpty()) {
+            return new RunResult(Map.of(), Map.of(), refusal, null);
+        }
         List<BindingProblem> problems = Bindings.check(program, bound, params,
                 options.precision() == Precision.F64 ? Bindings.Float64.ACCEPTED : Bindings.Float64.REFUSED);
         List<Diagnostic> faults = new ArrayList<>(problems.stream().map(BindingProblem::toDiagnostic).toList());
