@@ -12,8 +12,9 @@ import org.stagecheck.spec.rules.Rule;
 
 /**
  * {@code Load} (brief, "Stages"): the blocks the pattern selects, in the buffer layout of the
- * pattern, into output port 0; converted to the buffer's dtype by the storage rounding rule when
- * the dtypes differ. With a multicast group the same value is delivered to every receiver.
+ * pattern, into output port 0, bits unchanged: the buffer has the tensor's dtype and the selection's
+ * shape (the validator's {@code DTYPE_MISMATCH} and {@code LOAD_SHAPE}, held here too). With a
+ * multicast group the same value is delivered to every receiver.
  */
 final class LoadEval {
     private LoadEval() {
@@ -28,12 +29,16 @@ final class LoadEval {
         Region r = Region.resolvePlanned(l.pattern(), l.numBlocks(), td, null, s);
         String out = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(out);
-        if (r.bufferElements() != bd.shape().elementCount()) {
+        if (td.dtype() != bd.dtype()) {
+            throw new Fault(Rule.DTYPE_MISMATCH, "outs/0", out, "tensor '" + td.name() + "' is " + td.dtype()
+                    + " but buffer '" + out + "' is " + bd.dtype() + "; a Load keeps the dtype.");
+        }
+        if (!Shape.of(r.bufferShape()).equals(bd.shape())) {
             throw new Fault(Rule.LOAD_SHAPE, "outs/0", out, "the pattern selects " + Shape.of(r.bufferShape())
                     + " but buffer '" + out + "' is " + bd.shape() + ".");
         }
         Tensor src = s.tensor(l.tensor());
-        boolean sameStorage = src.dtype() == bd.dtype() && src.isFloat64() == (s.f64() && bd.dtype().isFloating());
+        boolean sameStorage = src.isFloat64() == (s.f64() && bd.dtype().isFloating());
         if (r.isWhole(td.shape()) && sameStorage) {
             // the whole tensor, same storage: share it (copy-on-write protects it from later stores)
             s.markShared(l.tensor());

@@ -10,7 +10,9 @@ import org.stagecheck.spec.rules.Rule;
 
 /**
  * {@code Recv} (brief, "Stages"): output port 0 receives the latest delivery of the group's
- * sender to this core. Nothing delivered yet is the fault {@code RECV_WITHOUT_LOAD}.
+ * sender to this core, bits unchanged. Nothing delivered yet is the fault {@code RECV_WITHOUT_LOAD};
+ * a buffer of another dtype or shape than the delivered value is {@code RECV_SHAPE}, as the
+ * validator says.
  */
 final class RecvEval {
     private RecvEval() {
@@ -29,17 +31,11 @@ final class RecvEval {
         }
         String out = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(out);
-        if (value.size() != bd.shape().elementCount()) {
-            throw new Fault(Rule.RECV_SHAPE, "outs/0", out, "group '" + g.name() + "' delivered " + value.shape()
-                    + " but buffer '" + out + "' is " + bd.shape() + ".");
+        if (value.dtype() != bd.dtype() || !value.shape().equals(bd.shape())) {
+            throw new Fault(Rule.RECV_SHAPE, "outs/0", out, "group '" + g.name() + "' delivered " + value.dtype() + value.shape()
+                    + " but buffer '" + out + "' is " + bd.dtype() + bd.shape() + ".");
         }
-        if (value.dtype() == bd.dtype() && value.isFloat64() == (s.f64() && bd.dtype().isFloating())) {
-            // the delivered value is never changed after it is written (every write makes a new value): share it
-            s.write(out, value.reshaped(bd.shape()));
-            return;
-        }
-        Tensor buf = s.output(bd.dtype(), bd.shape());
-        Copy.copy(value, 0, buf, 0, (int) value.size());
-        s.write(out, buf);
+        // the delivered value is never changed after it is written (every write makes a new value): share it
+        s.write(out, value);
     }
 }
