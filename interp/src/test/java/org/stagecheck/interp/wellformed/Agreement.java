@@ -121,7 +121,7 @@ final class Agreement {
             try {
                 count = t.shape().elementCount();
             } catch (ArithmeticException e) {
-                continue; // TENSOR_TOO_LARGE-sized: left unbound; the evaluator reports it as missing
+                continue; // too large for a long (the validator's SIZE_TOO_LARGE): left unbound
             }
             if (count > 1 << 20) {
                 continue; // an absurd mutant size: unbound (MISSING_INPUT, a harness fault) rather than gigabytes
