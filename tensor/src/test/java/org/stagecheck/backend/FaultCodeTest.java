@@ -46,7 +46,7 @@ class FaultCodeTest {
     /**
      * Each code is emitted by the interpreter or the CUDA backend (their sources name it, as a
      * fault code or as the language's rule they hold a stage to, directly or through
-     * {@code OpRules}): no dead code in the list.
+     * {@code OpRules} or {@code MoveRules}): no dead code in the list.
      */
     @Test
     void everyCodeIsUsedByABackend() {
@@ -68,7 +68,8 @@ class FaultCodeTest {
 
     private static String backendSources() {
         return sourcesOf(Path.of("..", "interp", "src", "main", "java")) + sourcesOf(Path.of("..", "cuda-backend", "src", "main", "java"))
-                + sourcesOf(Path.of("..", "spec", "src", "main", "java", "org", "stagecheck", "spec", "rules", "OpRules.java"));
+                + sourcesOf(Path.of("..", "spec", "src", "main", "java", "org", "stagecheck", "spec", "rules", "OpRules.java"))
+                + sourcesOf(Path.of("..", "spec", "src", "main", "java", "org", "stagecheck", "spec", "rules", "MoveRules.java"));
     }
 
     private static String sourcesOf(Path root) {

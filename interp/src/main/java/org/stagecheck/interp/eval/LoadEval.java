@@ -8,13 +8,14 @@ import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.rules.MoveRules;
 import org.stagecheck.spec.rules.Rule;
 
 /**
  * {@code Load} (brief, "Stages"): the blocks the pattern selects, in the buffer layout of the
  * pattern, into output port 0, bits unchanged: the buffer has the tensor's dtype and the selection's
- * shape (the validator's {@code DTYPE_MISMATCH} and {@code LOAD_SHAPE}, held here too). With a
- * multicast group the same value is delivered to every receiver.
+ * shape ({@link MoveRules#load}, as the validator). With a multicast group the same value is
+ * delivered to every receiver.
  */
 final class LoadEval {
     private LoadEval() {
@@ -29,14 +30,7 @@ final class LoadEval {
         Region r = Region.resolvePlanned(l.pattern(), l.numBlocks(), td, null, s);
         String out = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(out);
-        if (td.dtype() != bd.dtype()) {
-            throw new Fault(Rule.DTYPE_MISMATCH, "outs/0", out, "tensor '" + td.name() + "' is " + td.dtype()
-                    + " but buffer '" + out + "' is " + bd.dtype() + "; a Load keeps the dtype.");
-        }
-        if (!Shape.of(r.bufferShape()).equals(bd.shape())) {
-            throw new Fault(Rule.LOAD_SHAPE, "outs/0", out, "the pattern selects " + Shape.of(r.bufferShape())
-                    + " but buffer '" + out + "' is " + bd.shape() + ".");
-        }
+        Fault.throwFirst(MoveRules.load(td, l.numBlocks(), Shape.of(r.bufferShape()), bd));
         Tensor src = s.tensor(l.tensor());
         boolean sameStorage = src.isFloat64() == (s.f64() && bd.dtype().isFloating());
         if (r.isWhole(td.shape()) && sameStorage) {

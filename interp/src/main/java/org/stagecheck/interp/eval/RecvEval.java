@@ -6,13 +6,14 @@ import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Group;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
+import org.stagecheck.spec.rules.MoveRules;
 import org.stagecheck.spec.rules.Rule;
 
 /**
  * {@code Recv} (brief, "Stages"): output port 0 receives the latest delivery of the group's
  * sender to this core, bits unchanged. Nothing delivered yet is the fault {@code RECV_WITHOUT_LOAD};
- * a buffer of another dtype or shape than the delivered value is {@code RECV_SHAPE}, as the
- * validator says.
+ * a buffer of another dtype or shape than the delivered value is {@code RECV_SHAPE}
+ * ({@link MoveRules#recv}, as the validator).
  */
 final class RecvEval {
     private RecvEval() {
@@ -31,10 +32,7 @@ final class RecvEval {
         }
         String out = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(out);
-        if (value.dtype() != bd.dtype() || !value.shape().equals(bd.shape())) {
-            throw new Fault(Rule.RECV_SHAPE, "outs/0", out, "group '" + g.name() + "' delivered " + value.dtype() + value.shape()
-                    + " but buffer '" + out + "' is " + bd.dtype() + bd.shape() + ".");
-        }
+        Fault.throwFirst(MoveRules.recv(g.name(), value.dtype(), value.shape(), bd));
         // the delivered value is never changed after it is written (every write makes a new value): share it
         s.write(out, value);
     }
