@@ -60,4 +60,24 @@ class ValidateFirstTest {
             assertThat(r.stoppedAtStage()).isNull();
         }
     }
+
+    @Test
+    void theInterpreterRefusesAnInvalidProgramWithTheSameDiagnosticsAsTheEmulation() {
+        Program good = RandomPrograms.generate(5, GenOptions.small());
+        List<Stage> stages = new ArrayList<>(good.stages());
+        Stage first = stages.getFirst();
+        stages.set(0, new Stage(first.id(), first.site(), first.ins(), List.of("no_such_buffer"), first.kind()));
+        Program bad = good.withStages(stages);
+        Map<String, org.stagecheck.tensor.Tensor> bound = RandomBindings.forProgram(bad, 1);
+        RunResult emulated = new CudaBackend(TestBackends.emulation(), MUST_NOT_RUN).run(bad, bound, Map.of());
+        org.stagecheck.backend.Backend reference = new org.stagecheck.interp.Interpreter(org.stagecheck.interp.RunOptions.defaults());
+        RunResult interpreted = reference.run(bad, bound, Map.of(), true);
+        assertThat(interpreted.faults()).isNotEmpty().isEqualTo(emulated.faults());
+        assertThat(interpreted.tensors()).isEqualTo(emulated.tensors()).isEmpty();
+        assertThat(interpreted.trace()).isEmpty();
+        assertThat(interpreted.stoppedAtStage()).isEqualTo(emulated.stoppedAtStage()).isNull();
+        try (org.stagecheck.backend.Prepared p = reference.prepare(bad)) {
+            assertThat(p.refusal()).isEqualTo(emulated.faults());
+        }
+    }
 }

@@ -14,6 +14,7 @@ import org.stagecheck.backend.Bindings;
 import org.stagecheck.backend.FaultCode;
 import org.stagecheck.backend.Prepared;
 import org.stagecheck.backend.RunResult;
+import org.stagecheck.backend.Validation;
 import org.stagecheck.interp.eval.BufferArena;
 import org.stagecheck.interp.eval.BufferIndex;
 import org.stagecheck.interp.eval.Fault;
@@ -25,7 +26,6 @@ import org.stagecheck.interp.eval.StagePlans;
 import org.stagecheck.tensor.Storage;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.spec.diag.Diagnostic;
-import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Group;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
@@ -40,9 +40,9 @@ import org.stagecheck.spec.ir.TensorDecl;
  * run to run in a {@link BufferArena}, lent to one run at a time (a run that finds it lent out,
  * running concurrently, makes its own; a traced run, which keeps its stage values, uses none).
  * Made by {@link Interpreter#prepare}; runs like {@link Interpreter#run} with that interpreter's
- * options and threads, and may run concurrently with itself. The interpreter refuses nothing while
- * preparing ({@link #refusal()} is empty): every fault of a program is found by the run, naming
- * the stage.
+ * options and threads, and may run concurrently with itself. The program is validated once, here
+ * (never per run): one the validator rejects is {@linkplain #refusal() refused} and every run
+ * answers with the validator's findings, as every backend does.
  */
 public final class PreparedProgram implements Prepared {
     private final Program program;
@@ -51,7 +51,7 @@ public final class PreparedProgram implements Prepared {
     private final BufferIndex buffers;
     private final Map<String, TensorDecl> tensors;
     private final Map<String, Group> groups;
-    private final List<Diagnostic> sizeFaults;
+    private final List<Diagnostic> refusal;
     private final ShapeCache shapes = new ShapeCache();
     private final StagePlans plans;
     /** The arena between runs; a run takes it (leaving null) and puts it back when done. */
@@ -68,12 +68,10 @@ public final class PreparedProgram implements Prepared {
         this.program = program;
         this.options = options;
         this.parallel = parallel;
+        this.refusal = Validation.findings(program);
         this.buffers = new BufferIndex(program.buffersByName());
         this.tensors = java.util.Collections.unmodifiableMap(program.tensorsByName());
         this.groups = Map.copyOf(program.groupsByName());
-        List<Diagnostic> faults = new ArrayList<>();
-        checkBufferSizes(program, faults);
-        this.sizeFaults = List.copyOf(faults);
         this.plans = new StagePlans(program.stages().size());
     }
 
@@ -84,7 +82,7 @@ public final class PreparedProgram implements Prepared {
 
     @Override
     public List<Diagnostic> refusal() {
-        return List.of();
+        return refusal;
     }
 
     /** Nothing to release: the arena and the plans are heap memory. */
@@ -120,11 +118,13 @@ public final class PreparedProgram implements Prepared {
     /** Runs as {@link #run(Map, Map, Set)}, with {@code trace} in place of the interpreter's trace setting. */
     @Override
     public RunResult run(Map<String, Tensor> bound, Map<String, Long> params, boolean trace, Set<String> donated) {
+        if (!refusal.isEmpty()) {
+            return new RunResult(Map.of(), Map.of(), refusal, null);
+        }
         List<BindingProblem> problems = Bindings.check(program, bound, params,
                 options.precision() == Precision.F64 ? Bindings.Float64.ACCEPTED : Bindings.Float64.REFUSED);
         List<Diagnostic> faults = new ArrayList<>(problems.stream().map(BindingProblem::toDiagnostic).toList());
-        faults.addAll(sizeFaults);
-        Map<String, Tensor> initial = bindTensors(bound, problems, faults);
+        Map<String, Tensor> initial = bindTensors(bound, problems);
         if (!faults.isEmpty()) {
             return new RunResult(initial, Map.of(), faults, null);
         }
@@ -248,30 +248,10 @@ public final class PreparedProgram implements Prepared {
     }
 
     /**
-     * Every buffer must fit one Java array, as the validator requires (SIZE_TOO_LARGE): checked
-     * before any stage runs, so an oversized declaration is a fault naming it rather than an
-     * evaluator failure in the stage that first writes it.
-     */
-    private static void checkBufferSizes(Program program, List<Diagnostic> faults) {
-        for (BufferDecl b : program.buffers()) {
-            long n;
-            try {
-                n = b.shape().elementCount();
-            } catch (ArithmeticException e) {
-                n = Long.MAX_VALUE;
-            }
-            if (n > Tensor.MAX_ELEMENTS) {
-                faults.add(FaultCode.BUFFER_TOO_LARGE.atField("/buffers/" + b.name(), "Buffer '" + b.name() + "' of shape "
-                        + b.shape() + " holds more than the " + Tensor.MAX_ELEMENTS + " elements one buffer may hold."));
-            }
-        }
-    }
-
-    /**
      * Every DRAM tensor's initial value, from the bindings (shared, copied on write) or zeroed;
      * a tensor {@link Bindings#check} refused (its {@code problems}) gets none.
      */
-    private Map<String, Tensor> bindTensors(Map<String, Tensor> bound, List<BindingProblem> problems, List<Diagnostic> faults) {
+    private Map<String, Tensor> bindTensors(Map<String, Tensor> bound, List<BindingProblem> problems) {
         Map<String, TensorDecl> decls = tensors;
         Map<String, Tensor> out = new LinkedHashMap<>();
         Set<String> refused = new HashSet<>();
@@ -283,18 +263,12 @@ public final class PreparedProgram implements Prepared {
         boolean f64 = options.precision() == Precision.F64;
         for (TensorDecl d : decls.values()) {
             Tensor t = bound.get(d.name());
-            String field = "/tensors/" + d.name();
             if (refused.contains(d.name())) {
                 continue;
             }
             if (t == null) {
-                try {
-                    out.put(d.name(), f64 && d.dtype().isFloating() ? Tensor.zerosFloat64(d.dtype(), d.shape()) : Tensor.zeros(d.dtype(), d.shape()));
-                } catch (IllegalArgumentException | ArithmeticException e) {
-                    // ArithmeticException: the element count overflows even a long (eight huge axes)
-                    faults.add(Diagnostic.atField("TENSOR_TOO_LARGE", field, "Tensor '" + d.name() + "' of shape " + d.shape()
-                            + " holds more than the " + Tensor.MAX_ELEMENTS + " elements one tensor may hold."));
-                }
+                // fits one array: a larger declaration is the validator's SIZE_TOO_LARGE, refused at prepare
+                out.put(d.name(), f64 && d.dtype().isFloating() ? Tensor.zerosFloat64(d.dtype(), d.shape()) : Tensor.zeros(d.dtype(), d.shape()));
                 continue;
             }
             // the caller's tensor is shared until a store writes it (copy-on-write in RunState)

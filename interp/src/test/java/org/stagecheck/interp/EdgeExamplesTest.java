@@ -42,8 +42,9 @@ class EdgeExamplesTest {
 
     @Test
     void anInterleavedStreamAlongAxisOneWithANegativeParameterCoefficient() {
-        // t is [2, 12] = 0..23; origin column 9 - 3*p with p = 3 is 0; blocks [2, 2] at columns 0, 5, 10 (stride 5 > block 2)
-        RunResult r = Fixtures.program().param("p", 0, 3, 3)
+        // t is [2, 12] = 0..23; origin column 9 - 3*p with p = 3 is 0; blocks [2, 2] at columns 0, 5, 10 (stride 5 > block 2);
+        // p's range is [3, 3]: a smaller p would move the last block past column 12, which the validator refuses
+        RunResult r = Fixtures.program().param("p", 3, 3, 3)
                 .input("t", f32(dims(2, 12), iota(24)))
                 .buffer("b", DType.F32, 2, 6)
                 .stage("l", List.of(), List.of("b"), new StageKind.Load("t",
@@ -190,7 +191,7 @@ class EdgeExamplesTest {
                 Site s = Site.of(c, 0, 0);
                 p.tensor("p" + c, TensorRole.INPUT, c, f32(dims(3), v[c])).buffer("a" + c, DType.F32, s, 3).loadAll("l" + c, "p" + c, "a" + c, s);
             }
-            p.buffer("r3", DType.F32, Site.of(3, 0, 0), 3).buffer("r0", DType.BF16, Site.of(0, 0, 0), 3)
+            p.buffer("r3", DType.F32, Site.of(3, 0, 0), 3).buffer("r0", DType.F32, Site.of(0, 0, 0), 3)
                     .stage("ar", Site.of(0, 0, 0), List.of("a0", "a1", "a2"), List.of("r3", "r0"), StageKind.AllReduce.of(pool, "y", 3));
             RunResult r = p.run();
             assertThat(r.faults()).isEmpty();

@@ -30,7 +30,7 @@ class LinkExamplesTest {
         RunResult r = Fixtures.program().machine(2, 2, 1)
                 .input("p0", f32(dims(1), 1))
                 .buffer("a", DType.F32, c0, 1).buffer("b", DType.F32, Site.of(0, 1, 0), 1).buffer("r", DType.F32, c0, 1)
-                .loadAll("l0", "p0", "a", c0).loadAll("l1", "p0", "b", c0)
+                .loadAll("l0", "p0", "a", c0).loadAll("l1", "p0", "b", Site.of(0, 1, 0))
                 .stage("ar", c0, List.of("a", "b"), List.of("r"), StageKind.AllReduce.of(ReducePool.SUM, "y", 2))
                 .run();
         assertThat(r.faults()).singleElement().satisfies(d -> assertThat(d.code()).isEqualTo("ALLREDUCE_MEMBERS"));

@@ -35,7 +35,8 @@ class LoadInPlaceTest {
      * itself can protect the block it loads from the later Store of -1; x [1, 4] = 1, 2, 3, 4.
      */
     private static Fixtures program() {
-        Expr rowMajorIndex = Expr.apply(Fn.ADD, Expr.apply(Fn.MUL, new Expr.Index(0), Expr.i(6)), new Expr.Index(1));
+        Expr rowMajorIndex = new Expr.Cast(DType.F32,
+                Expr.apply(Fn.ADD, Expr.apply(Fn.MUL, new Expr.Index(0), Expr.i(6)), new Expr.Index(1)));
         return Fixtures.program()
                 .output("w", DType.F32, 4, 6)
                 .input("x", f32(dims(1, 4), 1, 2, 3, 4))

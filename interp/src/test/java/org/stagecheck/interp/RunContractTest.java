@@ -69,7 +69,7 @@ class RunContractTest {
     void float64ModeKeepsTheTrueValueWhereF32Rounds() {
         Fixtures p = Fixtures.program()
                 .input("x", f32(dims(1), 0.1f))
-                .output("out", DType.F32, 1)
+                .output("out", DType.BF16, 1)
                 .buffer("X", DType.F32, 1).buffer("y", DType.BF16, 1)
                 .loadAll("load", "x", "X", Fixtures.CORE)
                 .generic("third", List.of("X"), "y", Expr.apply(Fn.DIV, Expr.in(0), Expr.f(3.0)))

@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
-import org.stagecheck.backend.FaultCode;
 import org.stagecheck.author.Author;
 import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.AuthorOutcome;
@@ -29,7 +28,6 @@ import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.json.ProgramCodec;
-import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.Verifier;
 
 /**
@@ -125,7 +123,7 @@ class DataflowAgreementTest {
 
             // the verifier's ordering obligation
             List<String> verifier = new ArrayList<>();
-            for (Diagnostic d : new Verifier().verify(p, null, Parent.none()).diagnostics()) {
+            for (Diagnostic d : new Verifier().verify(p, null, org.stagecheck.verifier.Parent.none()).diagnostics()) {
                 if (d.code().equals("READ_BEFORE_WRITE")) {
                     verifier.add(d.stageIndex() + "|" + d.buffer());
                 }
@@ -141,10 +139,10 @@ class DataflowAgreementTest {
             StaticFault fault = ProgramLowering.lower(p, "k").staticFault();
             if (fault == null) {
                 assertThat(early).as(c.name()).isEmpty();
-            } else if (fault.code() == FaultCode.READ_BEFORE_WRITE) {
+            } else if (fault.code() == org.stagecheck.backend.FaultCode.READ_BEFORE_WRITE) {
                 assertThat(fault.stageIndex() + "|" + fault.buffer()).as(c.name()).isEqualTo(early.getFirst());
             } else {
-                assertThat(fault.code()).as(c.name()).isEqualTo(FaultCode.RECV_WITHOUT_LOAD);
+                assertThat(fault.code()).as(c.name()).isEqualTo(org.stagecheck.backend.FaultCode.RECV_WITHOUT_LOAD);
                 assertThat(flow.groupLoad(fault.stageIndex())).isEqualTo(org.stagecheck.spec.flow.Dataflow.NONE);
                 assertThat(early.isEmpty() || Integer.parseInt(early.getFirst().split("\\|")[0]) >= fault.stageIndex()).as(c.name()).isTrue();
             }

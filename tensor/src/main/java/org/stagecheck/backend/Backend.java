@@ -15,9 +15,8 @@ import org.stagecheck.tensor.Tensor;
  * <p>The contract: never throw for a bad program or bad bindings (those are faults in the
  * {@link RunResult}, each naming the stage); a program the structural validator rejects is
  * refused with the validator's findings ({@link Validation}), unchanged, before anything runs,
- * so backends answer a bad program alike (the CUDA backend and {@link #prepare}'s default do; the
- * reference interpreter still evaluates some such programs leniently, as docs/semantics.md says,
- * until the validator accepts all it evaluates); bound tensors are not mutated; a backend
+ * so backends answer a bad program alike (the interpreter, the CUDA backend and {@link #prepare}'s
+ * default all do, once per prepare); bound tensors are not mutated; a backend
  * documents where its numerics may differ from the reference and by how much.
  */
 public interface Backend {

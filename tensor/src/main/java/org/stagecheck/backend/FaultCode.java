@@ -91,8 +91,6 @@ public enum FaultCode {
     NON_FINITE,
 
     // the evaluator's own limits
-    /** A buffer declared larger than one buffer may hold. */
-    BUFFER_TOO_LARGE,
     /** An expression nested too deeply for the evaluator's stack. */
     EXPR_TOO_DEEP,
     /** The Java heap ran out while evaluating a stage. */

@@ -8,12 +8,14 @@ import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.rules.MoveRules;
 import org.stagecheck.spec.rules.Rule;
 
 /**
  * {@code Load} (brief, "Stages"): the blocks the pattern selects, in the buffer layout of the
- * pattern, into output port 0; converted to the buffer's dtype by the storage rounding rule when
- * the dtypes differ. With a multicast group the same value is delivered to every receiver.
+ * pattern, into output port 0, bits unchanged: the buffer has the tensor's dtype and the selection's
+ * shape ({@link MoveRules#load}, as the validator). With a multicast group the same value is
+ * delivered to every receiver.
  */
 final class LoadEval {
     private LoadEval() {
@@ -28,12 +30,9 @@ final class LoadEval {
         Region r = Region.resolvePlanned(l.pattern(), l.numBlocks(), td, null, s);
         String out = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(out);
-        if (r.bufferElements() != bd.shape().elementCount()) {
-            throw new Fault(Rule.LOAD_SHAPE, "outs/0", out, "the pattern selects " + Shape.of(r.bufferShape())
-                    + " but buffer '" + out + "' is " + bd.shape() + ".");
-        }
+        Fault.throwFirst(MoveRules.load(td, l.numBlocks(), Shape.of(r.bufferShape()), bd));
         Tensor src = s.tensor(l.tensor());
-        boolean sameStorage = src.dtype() == bd.dtype() && src.isFloat64() == (s.f64() && bd.dtype().isFloating());
+        boolean sameStorage = src.isFloat64() == (s.f64() && bd.dtype().isFloating());
         if (r.isWhole(td.shape()) && sameStorage) {
             // the whole tensor, same storage: share it (copy-on-write protects it from later stores)
             s.markShared(l.tensor());

@@ -6,11 +6,14 @@ import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.Group;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
+import org.stagecheck.spec.rules.MoveRules;
 import org.stagecheck.spec.rules.Rule;
 
 /**
  * {@code Recv} (brief, "Stages"): output port 0 receives the latest delivery of the group's
- * sender to this core. Nothing delivered yet is the fault {@code RECV_WITHOUT_LOAD}.
+ * sender to this core, bits unchanged. Nothing delivered yet is the fault {@code RECV_WITHOUT_LOAD};
+ * a buffer of another dtype or shape than the delivered value is {@code RECV_SHAPE}
+ * ({@link MoveRules#recv}, as the validator).
  */
 final class RecvEval {
     private RecvEval() {
@@ -29,17 +32,8 @@ final class RecvEval {
         }
         String out = Ports.out(st, 0);
         BufferDecl bd = s.bufferDecl(out);
-        if (value.size() != bd.shape().elementCount()) {
-            throw new Fault(Rule.RECV_SHAPE, "outs/0", out, "group '" + g.name() + "' delivered " + value.shape()
-                    + " but buffer '" + out + "' is " + bd.shape() + ".");
-        }
-        if (value.dtype() == bd.dtype() && value.isFloat64() == (s.f64() && bd.dtype().isFloating())) {
-            // the delivered value is never changed after it is written (every write makes a new value): share it
-            s.write(out, value.reshaped(bd.shape()));
-            return;
-        }
-        Tensor buf = s.output(bd.dtype(), bd.shape());
-        Copy.copy(value, 0, buf, 0, (int) value.size());
-        s.write(out, buf);
+        Fault.throwFirst(MoveRules.recv(g.name(), value.dtype(), value.shape(), bd));
+        // the delivered value is never changed after it is written (every write makes a new value): share it
+        s.write(out, value);
     }
 }

@@ -6,10 +6,13 @@ import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.rules.MoveRules;
 import org.stagecheck.spec.rules.Rule;
 
 /**
- * {@code Store} (brief, "Stages"): input port 0 written into the region of the tensor, in place.
+ * {@code Store} (brief, "Stages"): input port 0 written into the region of the tensor, in place,
+ * bits unchanged: the buffer has the tensor's dtype and the region's shape ({@link MoveRules#store},
+ * as the validator).
  * Each block is written as {@code subRows x subCols} sub-blocks of its last two axes in row-major
  * order of sub-block positions; blocks in pattern order. As sub-blocks of one block never overlap,
  * the result equals a plain write of each block in turn, which is how it is computed; the tiling
@@ -28,10 +31,7 @@ final class StoreEval {
         String in = Ports.in(st, 0);
         Tensor buf = s.read(in);
         Region r = Region.resolvePlanned(k.pattern(), -1, td, buf.shape(), s);
-        if (r.bufferElements() != buf.size()) {
-            throw new Fault(Rule.STORE_SHAPE, "ins/0", in, "the pattern selects " + Shape.of(r.bufferShape())
-                    + " but buffer '" + in + "' is " + buf.shape() + ".");
-        }
+        Fault.throwFirst(MoveRules.store(s.bufferDecl(in), Shape.of(r.bufferShape()), td));
         int[] block = r.blockShape();
         int rank = block.length;
         int rows = rank >= 2 ? block[rank - 2] : 1;
@@ -40,6 +40,6 @@ final class StoreEval {
             throw new Fault(Rule.SUBBLOCK_TILING, "kind/subBlocks", null, k.subRows() + "x" + k.subCols()
                     + " sub-blocks do not tile the block's last two axes " + rows + "x" + cols + ".");
         }
-        r.scatter(buf.reshaped(Shape.of(r.bufferShape())), s.tensorForWrite(k.tensor()));
+        r.scatter(buf, s.tensorForWrite(k.tensor()));
     }
 }

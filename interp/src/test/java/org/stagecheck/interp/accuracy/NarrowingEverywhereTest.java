@@ -11,6 +11,7 @@ import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.Fixtures;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.ReduceFn;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.json.ExprSyntax;
@@ -18,8 +19,8 @@ import org.stagecheck.tensor.Tensor;
 
 /**
  * Every narrow code widens to the value its format defines, and every place a value is narrowed
- * (a Load or Store between dtypes, a Reduce, a MatMul and a Generic writing a narrow buffer; the
- * layout ops keep the dtype, a rule of the language the evaluator holds them to) rounds to nearest with ties to even, once, saturating
+ * (a Reduce, a MatMul and a Generic writing a narrow buffer; a Load, a Store and the layout ops keep
+ * the dtype, a rule of the language every backend holds them to) rounds to nearest with ties to even, once, saturating
  * for e4m3/e5m2 and overflowing to Inf for bf16/f16 (docs/semantics.md, "Dtypes and rounding").
  * The expected values come from {@link NarrowFormats}, which decodes each format from its
  * definition and rounds by searching the decoded values.
@@ -31,9 +32,11 @@ class NarrowingEverywhereTest {
     void everyCodeWidensToTheValueItsFormatDefines(NarrowFormats f) {
         int count = 1 << f.bits;
         Tensor codes = f.bits == 16 ? Tensor.fromBits16(f.dtype, Shape.of(count), shorts(count)) : Tensor.fromBits8(f.dtype, Shape.of(count), bytes(count));
-        RunResult r = Fixtures.program().input("t", codes).buffer("B", DType.F32, count).loadAll("l", "t", "B", CORE).run();
+        // a Load keeps the dtype; the Generic "in0" into an f32 buffer widens
+        RunResult r = Fixtures.program().input("t", codes).buffer("T", f.dtype, count).loadAll("l", "t", "T", CORE)
+                .buffer("B", DType.F32, count).generic("w", List.of("T"), "B", Expr.in(0)).run();
         assertThat(r.faults()).isEmpty();
-        float[] widened = r.trace().get("l").getFirst().toFloats();
+        float[] widened = r.trace().get("w").getFirst().toFloats();
         for (int code = 0; code < count; code++) {
             double expected = f.decode(code);
             String what = f + " code 0x" + Integer.toHexString(code) + ": " + widened[code] + " vs " + expected;
@@ -74,13 +77,13 @@ class NarrowingEverywhereTest {
 
     /** Where a value is narrowed, by name: each builds a program from an f32 input {@code t} [n] and returns the narrowed values. */
     enum Narrowing {
-        LOAD((f, n, p) -> p.buffer("N", f, n).loadAll("narrow", "t", "N", CORE)),
-        STORE((f, n, p) -> p.buffer("X", DType.F32, n).loadAll("l", "t", "X", CORE).output("o", f, n).storeAll("narrow", "X", "o", CORE)),
-        REDUCE_ONE_ELEMENT_SUM((f, n, p) -> p.buffer("X", DType.F32, n, 1).loadAll("l", "t", "X", CORE).buffer("N", f, n, 1)
-                .compute("narrow", List.of("X"), "N", new ComputeOp.Reduce(ReduceFn.SUM, 1))),
-        MATMUL_TIMES_ONE((f, n, p) -> p.buffer("X", DType.F32, n, 1).loadAll("l", "t", "X", CORE)
+        REDUCE_ONE_ELEMENT_SUM((f, n, p) -> p.buffer("X", DType.F32, n).loadAll("l", "t", "X", CORE)
+                .buffer("X1", DType.F32, n, 1).compute("r", List.of("X"), "X1", new ComputeOp.Reshape()).buffer("N", f, n, 1)
+                .compute("narrow", List.of("X1"), "N", new ComputeOp.Reduce(ReduceFn.SUM, 1))),
+        MATMUL_TIMES_ONE((f, n, p) -> p.buffer("X", DType.F32, n).loadAll("l", "t", "X", CORE)
+                .buffer("X1", DType.F32, n, 1).compute("r", List.of("X"), "X1", new ComputeOp.Reshape())
                 .input("one", Tensor.fromFloats(DType.F32, Shape.of(1, 1), new float[] {1})).buffer("O", DType.F32, 1, 1)
-                .loadAll("lo", "one", "O", CORE).buffer("N", f, n, 1).compute("narrow", List.of("X", "O"), "N", ComputeOp.MatMul.plain())),
+                .loadAll("lo", "one", "O", CORE).buffer("N", f, n, 1).compute("narrow", List.of("X1", "O"), "N", ComputeOp.MatMul.plain())),
         GENERIC((f, n, p) -> {
             try {
                 return p.buffer("X", DType.F32, n).loadAll("l", "t", "X", CORE).buffer("N", f, n)
@@ -120,7 +123,7 @@ class NarrowingEverywhereTest {
         Fixtures p = where.build.add(f.dtype, n, Fixtures.program().input("t", Tensor.fromFloats(DType.F32, Shape.of(n), probes)));
         RunResult r = p.run();
         assertThat(r.faults()).as(where + " to " + f).isEmpty();
-        Tensor narrowed = where == Narrowing.STORE ? r.tensor("o") : r.trace().get("narrow").getFirst();
+        Tensor narrowed = r.trace().get("narrow").getFirst();
         assertThat(narrowed.dtype()).isEqualTo(f.dtype);
         float[] actual = narrowed.toFloats();
         for (int i = 0; i < n; i++) {

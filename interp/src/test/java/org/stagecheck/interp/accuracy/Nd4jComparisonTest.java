@@ -212,7 +212,8 @@ class Nd4jComparisonTest {
         INDArray ny = Nd4jOracle.ints(y, n);
         RunResult add = runOne(ins, names, DType.I32, new int[] {n}, new ComputeOp.Generic(Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1))));
         RunResult mul = runOne(ins, names, DType.I32, new int[] {n}, new ComputeOp.Generic(Expr.apply(Fn.MUL, Expr.in(0), Expr.in(1))));
-        RunResult gt = runOne(ins, names, DType.I32, new int[] {n}, new ComputeOp.Generic(Expr.apply(Fn.GT, Expr.in(0), Expr.in(1))));
+        RunResult gt = runOne(ins, names, DType.I32, new int[] {n}, new ComputeOp.Generic(
+                new Expr.Cast(DType.I32, Expr.apply(Fn.GT, Expr.in(0), Expr.in(1)))));
         assertThat(add.trace().get("op").getFirst().toInts()).containsExactly(Nd4jOracle.toInts(nx.add(ny)));
         assertThat(mul.trace().get("op").getFirst().toInts()).containsExactly(Nd4jOracle.toInts(nx.mul(ny)));
         assertThat(gt.trace().get("op").getFirst().toInts()).containsExactly(Nd4jOracle.toInts(nx.gt(ny)));

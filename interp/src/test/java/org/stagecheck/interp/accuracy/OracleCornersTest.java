@@ -143,11 +143,11 @@ class OracleCornersTest {
         int i = (1 << 25) + (1 << 17) + 1;
         assertBits(floats("f32(bf16(in0))", i32(i))[0], 0x1p25, "bf16(" + i + ")");
         assertThat((float) (0x1p25 + 0x1p18)).isNotEqualTo((float) 0x1p25);
-        // an i32 written to an f16 buffer: 2^31-1 -> f32 2^31 -> past 65504 -> Inf; to e4m3 -> saturates at 448
-        RunResult f16 = generic("in0", DType.F16, i32(Integer.MAX_VALUE, Integer.MIN_VALUE, 65519, 65520));
+        // an i32 cast to f16: 2^31-1 -> f32 2^31 -> past 65504 -> Inf; to e4m3 -> saturates at 448
+        RunResult f16 = generic("f16(in0)", DType.F16, i32(Integer.MAX_VALUE, Integer.MIN_VALUE, 65519, 65520));
         assertThat(f16.trace().get("g").getFirst().toFloats()).containsExactly(Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, 65504f,
                 Float.POSITIVE_INFINITY);
-        RunResult e4m3 = generic("in0", DType.E4M3, i32(Integer.MAX_VALUE, Integer.MIN_VALUE, 464, 465));
+        RunResult e4m3 = generic("e4m3(in0)", DType.E4M3, i32(Integer.MAX_VALUE, Integer.MIN_VALUE, 464, 465));
         assertThat(e4m3.trace().get("g").getFirst().toFloats()).containsExactly(448f, -448f, 448f, 448f);
     }
 

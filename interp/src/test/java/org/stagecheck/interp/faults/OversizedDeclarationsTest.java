@@ -13,9 +13,9 @@ import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Expr;
 
 /**
- * Regression tests: declarations too large for one Java array are faults
- * before any stage runs (docs/semantics.md, "Running a program"), never an exception out of
- * {@code run} nor an INTERNAL fault of the first stage that writes them.
+ * Regression tests: declarations too large for one Java array are refused by the validator
+ * ({@code SIZE_TOO_LARGE}) before any stage runs (docs/semantics.md, "Running a program"), never
+ * an exception out of {@code run} nor an INTERNAL fault of the first stage that writes them.
  */
 class OversizedDeclarationsTest {
 
@@ -26,7 +26,7 @@ class OversizedDeclarationsTest {
                 .output("o", DType.F32, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE)
                 .run();
         assertThat(r.faults()).extracting(Diagnostic::code, Diagnostic::field)
-                .containsExactly(tuple("TENSOR_TOO_LARGE", "/tensors/o"));
+                .containsExactly(tuple("SIZE_TOO_LARGE", "/tensors/0/shape"));
         assertThat(r.stoppedAtStage()).isNull();
     }
 
@@ -40,7 +40,7 @@ class OversizedDeclarationsTest {
                 .generic("g", List.of(), "fine", Expr.f(1))
                 .run();
         assertThat(r.faults()).extracting(Diagnostic::code, Diagnostic::field)
-                .containsExactly(tuple("BUFFER_TOO_LARGE", "/buffers/b"), tuple("BUFFER_TOO_LARGE", "/buffers/c"));
+                .containsExactly(tuple("SIZE_TOO_LARGE", "/buffers/0/shape"), tuple("SIZE_TOO_LARGE", "/buffers/1/shape"));
         assertThat(r.trace()).isEmpty();
     }
 }

@@ -19,7 +19,8 @@ import org.stagecheck.spec.ir.StageKind;
 
 /**
  * Regression tests: access-pattern bounds that 64-bit arithmetic could
- * get wrong (docs/semantics.md, "Load": every block must lie inside the tensor).
+ * get wrong (docs/semantics.md, "Load": every block must lie inside the tensor). Constant origins
+ * and strides are the validator's to refuse, before anything runs, under its code and field.
  */
 class PatternBoundsTest {
 
@@ -39,27 +40,29 @@ class PatternBoundsTest {
     }
 
     @Test
-    void aStoreAtAnOriginNear2To63IsOutOfBoundsAndWritesNothing() {
+    void aStoreAtAnOriginNear2To63IsOutOfBoundsAndRunsNothing() {
         RunResult r = eight()
                 .output("o", DType.F32, 8)
                 .stage("l", List.of(), List.of("b"), new StageKind.Load("t", new AccessPattern.Block(at(0), Shape.of(4)), 1, null))
                 .stage("s", List.of("b"), List.of(), new StageKind.Store("o",
                         new AccessPattern.Block(List.of(Offset.constant(Long.MAX_VALUE - 2)), Shape.of(4)), 1, 1))
                 .run();
-        assertThat(r.faults()).extracting(Diagnostic::code).containsExactly("BLOCK_OUT_OF_BOUNDS");
-        assertThat(r.tensor("o").toFloats()).containsOnly(0f);
+        assertThat(r.faults()).extracting(Diagnostic::code, Diagnostic::field)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("BLOCK_OUT_OF_BOUNDS", "/stages/1/kind/pattern/origin/0"));
+        assertThat(r.tensors()).isEmpty();
+        assertThat(r.stoppedAtStage()).isNull();
     }
 
     @Test
-    void aStreamedCornerThatOverflows64BitsIsAnOffsetOverflowLikeAnyOtherOffset() {
-        // block 1 lies at 1 + 1 * (2^63 - 1): it used to wrap to -2^63 silently
+    void aStreamedCornerThatOverflows64BitsIsOutOfBoundsNotAWrappedInBoundsBlock() {
+        // block 1 lies at 1 + 1 * (2^63 - 1): it used to wrap to -2^63 silently; the validator saturates
         RunResult r = eight()
                 .buffer("b2", DType.F32, 8)
                 .stage("l", List.of(), List.of("b2"), new StageKind.Load("t",
                         new AccessPattern.Streamed(at(1), Shape.of(4), 0, Long.MAX_VALUE), 2, null))
                 .run();
         assertThat(r.faults()).extracting(Diagnostic::code, Diagnostic::field)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("OFFSET_OVERFLOW", "/stages/0/kind/pattern/stride"));
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("BLOCK_OUT_OF_BOUNDS", "/stages/0/kind/pattern/origin/0"));
     }
 
     @Test
@@ -77,13 +80,14 @@ class PatternBoundsTest {
     }
 
     @Test
-    void aStreamedLoadOfMoreBlocksThanAnAxisCanHoldIsALoadShapeFault() {
-        // 2^30 blocks of 4 along axis 0: the buffer extent overflowed int and surfaced as INTERNAL
+    void aStreamedLoadOfMoreBlocksThanAnAxisCanHoldIsRefusedNotAnInternalFault() {
+        // 2^30 blocks of 4 along axis 0: the buffer extent overflowed int and surfaced as INTERNAL;
+        // the last block lies far past the tensor, which the validator refuses
         RunResult r = eight()
                 .stage("l", List.of(), List.of("b"), new StageKind.Load("t",
-                        new AccessPattern.Streamed(at(0), Shape.of(4), 0, 0), 1 << 30, null))
+                        new AccessPattern.Streamed(at(0), Shape.of(4), 0, 4), 1 << 30, null))
                 .run();
         assertThat(r.faults()).extracting(Diagnostic::code, Diagnostic::field)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("LOAD_SHAPE", "/stages/0/kind/numBlocks"));
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("BLOCK_OUT_OF_BOUNDS", "/stages/0/kind/pattern/origin/0"));
     }
 }

@@ -18,7 +18,9 @@ import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.validate.Validator;
 
 /**
- * Judges one program by both sides: the validator's findings, and the evaluator's faults over
+ * Judges one program by both sides: the validator's findings, and, for a program the validator
+ * rejects, whether the evaluator refuses it with exactly those findings (running nothing), or, for
+ * one it accepts, the evaluator's faults over
  * three runs (every parameter at its minimum, every one at its maximum, and the first at its
  * minimum with the rest at their maximum: an affine offset is extreme at a corner), each on random
  * bound data (floats from a seeded Gaussian, i32 inputs zero so that every index table's row 0 is
@@ -29,7 +31,8 @@ final class Agreement {
 
     /**
      * @param findings   the validator's diagnostics
-     * @param structural the evaluator's structural faults, over all runs
+     * @param structural the evaluator's structural faults, over all runs; for a rejected program,
+     *                   its refusal when that is exactly the validator's findings (else empty)
      * @param conclusive whether every run got past every stage the validator named (completed, or
      *                   stopped by a data fault at a later stage), so that "no structural fault"
      *                   is evidence that the evaluator accepts what the validator rejects
@@ -44,7 +47,7 @@ final class Agreement {
             return validatorAccepts() && !structural.isEmpty();
         }
 
-        /** The validator rejects, the evaluator ran past every named stage without a structural fault. */
+        /** The validator rejects, the evaluator did not refuse the program with the validator's findings. */
         boolean stricter() {
             return !validatorAccepts() && structural.isEmpty() && conclusive;
         }
@@ -56,6 +59,13 @@ final class Agreement {
     static Verdict judge(Program p, long dataSeed) {
         List<Diagnostic> findings = new Validator().validate(p);
         Map<String, Tensor> bound = bindings(p, dataSeed);
+        if (!findings.isEmpty()) {
+            // every backend validates first: a rejected program is refused, whatever the data
+            RunResult run = EVALUATOR.run(p, bound, params(p, 0));
+            boolean refusedAlike = run.faults().equals(findings) && run.stoppedAtStage() == null
+                    && run.tensors().isEmpty() && run.trace().isEmpty();
+            return new Verdict(findings, refusedAlike ? findings : List.of(), true);
+        }
         List<Diagnostic> structural = new ArrayList<>();
         boolean programLevel = findings.stream().anyMatch(d -> d.stageIndex() < 0);
         int highestNamed = findings.stream().mapToInt(Diagnostic::stageIndex).max().orElse(-1);
@@ -111,7 +121,7 @@ final class Agreement {
             try {
                 count = t.shape().elementCount();
             } catch (ArithmeticException e) {
-                continue; // TENSOR_TOO_LARGE-sized: left unbound; the evaluator reports it as missing
+                continue; // too large for a long (the validator's SIZE_TOO_LARGE): left unbound
             }
             if (count > 1 << 20) {
                 continue; // an absurd mutant size: unbound (MISSING_INPUT, a harness fault) rather than gigabytes

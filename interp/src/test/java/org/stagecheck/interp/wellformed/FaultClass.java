@@ -44,7 +44,6 @@ enum FaultClass {
             Map.entry("REDUCE_AXIS", STRUCTURAL), Map.entry("REDUCE_SHAPE", STRUCTURAL),
             Map.entry("EMPTY_REDUCE", STRUCTURAL), // the axis extent is declared: no data decides it
             Map.entry("LAYOUT_SHAPE", STRUCTURAL), Map.entry("SCALAR_SHAPE", STRUCTURAL),
-            Map.entry("TENSOR_TOO_LARGE", STRUCTURAL), Map.entry("BUFFER_TOO_LARGE", STRUCTURAL),
             // an evaluator defect is never acceptable: counted with the structural faults so it fails the test
             Map.entry("INTERNAL", STRUCTURAL),
             // values only a run knows

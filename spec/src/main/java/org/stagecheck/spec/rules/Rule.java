@@ -51,7 +51,9 @@ public enum Rule {
     REDUCE_SHAPE("a Reduce's output is its input with the reduced axis kept at extent 1"),
     EMPTY_REDUCE("an argmax reduces a non-empty axis"),
     LAYOUT_SHAPE("a reshape keeps the element count; a transpose permutes the axes; a slice window lies inside its input; a concat's inputs match off its axis and add up along it"),
-    SCALAR_SHAPE("a Scalar stage reads and writes one-element buffers");
+    SCALAR_SHAPE("a Scalar stage reads and writes one-element buffers"),
+    // limits
+    EXPR_TOO_DEEP("an expression nests no deeper than the checker's stack can follow (a limit, not a rule of the brief)");
 
     private final String summary;
 

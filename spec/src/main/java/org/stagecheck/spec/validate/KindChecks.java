@@ -14,6 +14,7 @@ import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.spec.rules.MoveRules;
 import org.stagecheck.spec.rules.Rule;
 import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.ir.ValueType;
@@ -94,13 +95,7 @@ final class KindChecks {
         if (t == null || out == null || indexLength == null) {
             return;
         }
-        Shape expected = PatternShapes.bufferShape(l.pattern(), l.numBlocks(), indexLength);
-        if (expected != null && !expected.equals(out.shape())) {
-            f.stage(Rule.LOAD_SHAPE, i, s, "outs/0", out.name(), "loads " + l.numBlocks() + " block(s) of shape " + expected + " but buffer '" + out.name() + "' has shape " + out.shape());
-        }
-        if (t.dtype() != out.dtype()) {
-            f.stage(Rule.DTYPE_MISMATCH, i, s, "outs/0", out.name(), "loads " + t.dtype() + " tensor '" + t.name() + "' into " + out.dtype() + " buffer '" + out.name() + "'");
-        }
+        f.stage(i, s, MoveRules.load(t, l.numBlocks(), PatternShapes.bufferShape(l.pattern(), l.numBlocks(), indexLength), out));
         if (l.pattern() instanceof AccessPattern.Streamed st && st.axis() >= 0 && st.axis() < st.block().rank()
                 && t.shape().rank() == st.block().rank() && st.originOffsets().size() == st.block().rank()) {
             fits(i, s, t, l.pattern(), "kind/pattern", st.axis(), saturatingMultiply(l.numBlocks() - 1, st.stride()));
@@ -136,13 +131,7 @@ final class KindChecks {
             blocks = have / per;
             fits(i, s, t, st.pattern(), "kind/pattern", sp.axis(), saturatingMultiply(blocks - 1, sp.stride()));
         }
-        Shape expected = PatternShapes.bufferShape(st.pattern(), blocks, indexLength);
-        if (expected != null && !expected.equals(in.shape())) {
-            f.stage(Rule.STORE_SHAPE, i, s, "ins/0", in.name(), "stores buffer '" + in.name() + "' of shape " + in.shape() + " into a region of shape " + expected);
-        }
-        if (t.dtype() != in.dtype()) {
-            f.stage(Rule.DTYPE_MISMATCH, i, s, "ins/0", in.name(), "stores " + in.dtype() + " buffer '" + in.name() + "' into " + t.dtype() + " tensor '" + t.name() + "'");
-        }
+        f.stage(i, s, MoveRules.store(in, PatternShapes.bufferShape(st.pattern(), blocks, indexLength), t));
     }
 
     private void recv(int i, Stage s, StageKind.Recv r, List<BufferDecl> ins, List<BufferDecl> outs) {
@@ -157,10 +146,7 @@ final class KindChecks {
         }
         BufferDecl sent = lastMulticast.get(g.name());
         if (portsOk && sent != null) {
-            BufferDecl out = outs.get(0);
-            if (!sent.shape().equals(out.shape()) || sent.dtype() != out.dtype()) {
-                f.stage(Rule.RECV_SHAPE, i, s, "outs/0", out.name(), "receives " + sent.dtype() + sent.shape() + " from group '" + g.name() + "' into " + out.dtype() + out.shape() + " buffer '" + out.name() + "'");
-            }
+            f.stage(i, s, MoveRules.recv(g.name(), sent.dtype(), sent.shape(), outs.get(0)));
         }
     }
 

@@ -50,7 +50,12 @@ public final class Validator {
             if (!p.machine().contains(s.site())) {
                 f.stage(Rule.BAD_SITE, i, s, "site", null, "site " + s.site() + " is not a core of the " + describe(p.machine()) + " machine");
             }
-            kinds.check(i, s);
+            try {
+                kinds.check(i, s);
+            } catch (StackOverflowError e) {
+                // typing recurses over the expression tree: a tree too deep is a finding, never a thrown error
+                f.stage(Rule.EXPR_TOO_DEEP, i, s, "kind", null, "an expression of this stage nests too deeply to check");
+            }
         }
         return f.toList();
     }
