@@ -88,7 +88,7 @@ public final class LoadedProgram {
      */
     public RunResult run(Backend backend, Map<String, Tensor> bound, Map<String, Long> params) {
         Objects.requireNonNull(backend, "backend");
-        return backend.run(program(), bound, params);
+        return backend.runChecked(program(), bound, params, false);
     }
 
     /**
@@ -108,7 +108,7 @@ public final class LoadedProgram {
         } catch (InputsException e) {
             throw new StagecheckException(e.getMessage(), e);
         }
-        return backend.run(program(), read.bound(), read.params());
+        return backend.runChecked(program(), read.bound(), read.params(), false);
     }
 
     /**

@@ -75,12 +75,13 @@ public final class Stagecheck {
 
     /** The reference interpreter (brief, "Semantics") as a {@link Backend}, with default options. */
     public static Backend reference() {
-        return Backends.named(Backends.names().getFirst());
+        return Backends.named("interp");
     }
 
     /**
-     * The backend registered as {@code name} ({@code interp}, {@code cuda}, {@code cuda-emu}, or a
-     * user's own through {@link org.stagecheck.backend.BackendProvider}), with its default options.
+     * The backend registered as {@code name}, with its default options: {@code interp}, which this
+     * artifact brings; {@code cuda} and {@code cuda-emu} when {@code stagecheck-cuda-backend} is on
+     * the path too; or a user's own, registered as a {@link org.stagecheck.backend.BackendProvider}.
      *
      * @throws StagecheckException no backend of that name is on the class or module path
      */

@@ -192,4 +192,46 @@ class StagecheckTest {
         assertThatThrownBy(() -> Stagecheck.backend("nope")).isInstanceOf(StagecheckException.class)
                 .hasMessageContaining("nope").hasMessageContaining("interp");
     }
+
+    /** A backend that implements only {@code run}, as a user's might: it counts the runs it is handed. */
+    private static final class CountingBackend implements Backend {
+        int runs;
+
+        @Override
+        public String name() {
+            return "counting";
+        }
+
+        @Override
+        public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
+            runs++;
+            return new RunResult(Map.of(), Map.of(), List.of(), null);
+        }
+    }
+
+    @Test
+    void a_users_backend_never_sees_an_ill_formed_program_or_ill_fitting_inputs() throws Exception {
+        Path bad = tmp.resolve("bad-chain.json");
+        // the bias buffer one column short: the validator's findings, before anything runs
+        Files.writeString(bad, Files.readString(CHAIN).replace(
+                "{\"name\": \"bias_buf\", \"dtype\": \"f32\", \"shape\": [1, 8]",
+                "{\"name\": \"bias_buf\", \"dtype\": \"f32\", \"shape\": [1, 7]"));
+        LoadedProgram badChain = Stagecheck.load(bad);
+        assertThat(badChain.validate().ok()).isFalse();
+        CountingBackend user = new CountingBackend();
+        RunResult refused = badChain.run(user, chainInputs(), Map.of());
+        assertThat(refused.ok()).isFalse();
+        assertThat(refused.faults()).isEqualTo(badChain.run(Stagecheck.reference(), chainInputs(), Map.of()).faults());
+        assertThat(refused.faults().stream().map(d -> d.code()).toList()).isEqualTo(badChain.validate().codes());
+
+        LoadedProgram chain = Stagecheck.load(CHAIN);
+        Map<String, Tensor> wrongShape = new HashMap<>(chainInputs());
+        wrongShape.put("x", Tensor.fromFloats(DType.F32, Shape.of(8, 4), new float[32]));
+        RunResult unbound = chain.run(user, wrongShape, Map.of());
+        assertThat(unbound.faults()).isNotEmpty().isEqualTo(chain.run(Stagecheck.reference(), wrongShape, Map.of()).faults());
+        assertThat(user.runs).isZero();
+
+        assertThat(chain.run(user, chainInputs(), Map.of()).ok()).isTrue();
+        assertThat(user.runs).isEqualTo(1);
+    }
 }

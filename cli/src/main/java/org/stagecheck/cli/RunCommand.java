@@ -3,6 +3,7 @@ package org.stagecheck.cli;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.NonFiniteStop;
 import org.stagecheck.interp.Precision;
@@ -47,7 +48,7 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         return new RunPipeline(spec, io, f64, f64 ? "f64" : "f32 reference").call(new RunPipeline.Execution() {
-            private RunOptions options;
+            private Backend reference;
 
             @Override
             public void checkOptions() throws BadInputException {
@@ -56,12 +57,13 @@ final class RunCommand implements Callable<Integer> {
                     throw new BadInputException("--threads must be at least 1");
                 }
                 RunOptions o = RunOptions.defaults().withTrace(io.trace).withPrecision(f64 ? Precision.F64 : Precision.F32).withStopAt(stopAt);
-                options = threads == null ? o : o.withThreads(threads);
+                // found before the timed run: the registry's first lookup loads the providers
+                reference = Backends.reference(threads == null ? o : o.withThreads(threads));
             }
 
             @Override
             public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params) {
-                return Backends.reference(options).run(program, bound, params);
+                return reference.run(program, bound, params);
             }
         });
     }

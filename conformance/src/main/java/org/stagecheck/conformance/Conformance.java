@@ -122,7 +122,7 @@ public final class Conformance {
         c.bound().forEach((name, t) -> given.put(name, t.copy()));
         RunResult result;
         try {
-            result = backend.run(c.program(), java.util.Collections.unmodifiableMap(given), c.params(), false);
+            result = backend.runChecked(c.program(), java.util.Collections.unmodifiableMap(given), c.params(), false);
         } catch (RuntimeException e) {
             return failed(c, "backend '" + backend.name() + "' threw " + e);
         }

@@ -110,7 +110,7 @@ final class Checker {
         Map<String, Operand> out = new LinkedHashMap<>();
         switch (a) {
             case Actuals.FromBackend b -> {
-                RunResult r = b.backend().run(c.program(), c.inputs(), c.manifest().params());
+                RunResult r = b.backend().runChecked(c.program(), c.inputs(), c.manifest().params(), false);
                 if (!r.ok() && r.stoppedAtStage() == null) {
                     // no stage ran: the backend cannot run here (no driver, no device) or refused the program
                     throw new GoldenException(null, null, "backend " + b.backend().name() + " could not run the case's program: "

@@ -103,8 +103,8 @@ public sealed interface Law {
 
         @Override
         public Optional<Violation> check(Application a) {
-            RunResult before = a.backend().run(a.parent(), a.bound(), a.params(), false);
-            RunResult after = a.backend().run(a.child().program(), a.bound(), a.params(), false);
+            RunResult before = a.backend().runChecked(a.parent(), a.bound(), a.params(), false);
+            RunResult after = a.backend().runChecked(a.child().program(), a.bound(), a.params(), false);
             String faultBefore = before.ok() ? "none" : before.faults().getFirst().code();
             String faultAfter = after.ok() ? "none" : after.faults().getFirst().code();
             if (!faultBefore.equals(faultAfter)) {

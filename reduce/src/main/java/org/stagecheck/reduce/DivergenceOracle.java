@@ -35,7 +35,7 @@ public final class DivergenceOracle implements FailureOracle {
         if (!ref.ok()) {
             return new Verdict.Passes();
         }
-        RunResult got = subject.run(c.program(), c.bound(), c.params(), true);
+        RunResult got = subject.runChecked(c.program(), c.bound(), c.params(), true);
         List<Stage> stages = c.program().stages();
         String faultAt = got.ok() ? null : got.stoppedAtStage();
         for (int i = 0; i < stages.size(); i++) {

@@ -120,7 +120,7 @@ public final class FailsLikeOracle implements FailureOracle {
         }
         RunResult got;
         try {
-            got = backend.run(c.program(), c.bound(), c.params(), true);
+            got = backend.runChecked(c.program(), c.bound(), c.params(), true);
         } catch (RuntimeException e) {
             return new Verdict.Fails("backend error " + e.getClass().getSimpleName(), String.valueOf(e.getMessage()));
         }
@@ -181,7 +181,7 @@ public final class FailsLikeOracle implements FailureOracle {
     public Candidate observable(Candidate c) {
         RunResult ref = reference.run(c.program(), c.bound(), c.params(), true);
         if (judging.stageDerived() != null) {
-            RunResult got = ref.ok() ? backend.run(c.program(), c.bound(), c.params(), true) : null;
+            RunResult got = ref.ok() ? backend.runChecked(c.program(), c.bound(), c.params(), true) : null;
             DiffResult r = got == null || !got.ok() ? null : stageDiff(c, ref, got);
             int k = r == null || r.agrees() ? -1 : r.divergence().stageIndex();
             return k < 0 ? c : new Candidate(CutProgram.prefix(c.program(), k).program(), c.bound(), c.params());
@@ -190,7 +190,7 @@ public final class FailsLikeOracle implements FailureOracle {
         if (!ref.ok() || tol == null) {
             return c;
         }
-        RunResult got = backend.run(c.program(), c.bound(), c.params(), true);
+        RunResult got = backend.runChecked(c.program(), c.bound(), c.params(), true);
         if (!got.ok() || firstFailingTensor(c, ref, got, tol) != null) {
             return c;
         }

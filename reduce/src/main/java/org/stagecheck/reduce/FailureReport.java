@@ -39,6 +39,8 @@ import org.stagecheck.spec.json.JsonReader;
 public record FailureReport(String source, String backend, Actuals.Kind actuals, FailsLikeOracle.Judging judging, String expected,
                             boolean exact, String description) {
     private static final Pattern FAULT = Pattern.compile("faulted at stage '.*?': ([A-Z][A-Z0-9_]*)");
+    /** How reports written before {@code actuals} named a backend that read files. */
+    private static final String LEGACY_FILES_PREFIX = "files ";
 
     /** A report that cannot be used: unreadable, not a report of a failure, or for another program. */
     public static final class ReportException extends Exception {
@@ -188,9 +190,16 @@ public record FailureReport(String source, String backend, Actuals.Kind actuals,
         throw new ReportException(file + ": \"actuals\" is '" + spelling + "', not backend, files or tensors");
     }
 
-    /** Whether the report's backend can be run again by its name: it ran (or the report does not say otherwise). */
+    /**
+     * Whether the report's backend can be run again by its name: it ran. A report written before
+     * reports said {@code actuals} names a backend, unless its backend is spelled as such reports
+     * spelled files ({@code "files DIR"}).
+     */
     public boolean backendRerunnable() {
-        return backend != null && (actuals == null || actuals == Actuals.Kind.BACKEND);
+        if (backend == null) {
+            return false;
+        }
+        return actuals == null ? !backend.startsWith(LEGACY_FILES_PREFIX) : actuals == Actuals.Kind.BACKEND;
     }
 
     private static String string(JNode.JObject o, String field) {

@@ -1,7 +1,9 @@
 package org.stagecheck.backend;
 
+import java.util.List;
 import java.util.Map;
 
+import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.tensor.Tensor;
 
@@ -38,35 +40,25 @@ public interface Backend {
      * Never throws for a bad program: one the validator rejects gives a
      * {@link Prepared#refusal() refused} prepared program with the validator's findings. The
      * interpreter and the CUDA backend do the program's work here once; this default, for a
-     * backend with nothing to prepare, validates once and hands every run to
-     * {@link #run(Program, Map, Map, boolean)}.
+     * backend with nothing to prepare, validates once, checks each run's bindings
+     * ({@link Bindings}) and hands every run that passes to {@link #run(Program, Map, Map, boolean)},
+     * so a backend that implements only {@code run} sees well-formed programs and fitting inputs.
      */
     default Prepared prepare(Program program) {
-        java.util.List<org.stagecheck.spec.diag.Diagnostic> invalid = Validation.findings(program);
-        if (!invalid.isEmpty()) {
-            return Prepared.refused(program, invalid);
+        List<Diagnostic> invalid = Validation.findings(program);
+        return invalid.isEmpty() ? new CheckedRuns(this, program) : Prepared.refused(program, invalid);
+    }
+
+    /**
+     * Runs {@code program} once through the seam: {@link #prepare} (validation included), one run,
+     * close. What the library's tools (golden checks, the conformance suite, the laws, the
+     * minimiser's oracles, the facade) call, so every backend, a user's own included, answers a
+     * bad program or bad bindings with the same findings.
+     */
+    default RunResult runChecked(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
+        try (Prepared prepared = prepare(program)) {
+            return prepared.run(bound, params, trace);
         }
-        Backend self = this;
-        return new Prepared() {
-            @Override
-            public Program program() {
-                return program;
-            }
-
-            @Override
-            public java.util.List<org.stagecheck.spec.diag.Diagnostic> refusal() {
-                return java.util.List.of();
-            }
-
-            @Override
-            public RunResult run(Map<String, Tensor> bound, Map<String, Long> params, boolean trace, java.util.Set<String> donated) {
-                return self.run(program, bound, params, trace);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
     }
 
     /** {@link #run(Program, Map, Map, boolean)} without a trace (unless the backend was configured to trace). */

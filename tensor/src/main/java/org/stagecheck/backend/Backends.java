@@ -54,10 +54,30 @@ public final class Backends {
         throw new UnknownBackendException(name, names());
     }
 
+    /**
+     * The registered providers, the reference first. Two providers of one name, or two that both
+     * claim to be the reference, are a broken installation (two versions of a backend on the
+     * path, say): refused by name rather than one silently shadowing the other.
+     */
     private static List<BackendProvider> providers() {
         List<BackendProvider> list = new ArrayList<>();
         ServiceLoader.load(BackendProvider.class, Backends.class.getClassLoader()).forEach(list::add);
         list.sort(Comparator.comparing((BackendProvider p) -> !p.reference()).thenComparing(p -> p.names().getFirst()));
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (BackendProvider p : list) {
+            for (String n : p.names()) {
+                if (!seen.add(n)) {
+                    throw new IllegalStateException("two backend providers register the name '" + n + "': " + describe(list));
+                }
+            }
+        }
+        if (list.stream().filter(BackendProvider::reference).count() > 1) {
+            throw new IllegalStateException("more than one backend provider claims to be the reference: " + describe(list));
+        }
         return list;
+    }
+
+    private static String describe(List<BackendProvider> list) {
+        return list.stream().map(p -> p.getClass().getName() + " " + p.names()).collect(java.util.stream.Collectors.joining(", "));
     }
 }

@@ -120,7 +120,7 @@ final class CutRunner {
             }
             ps.put(p.name(), v);
         }
-        RunResult r = backend.run(program, bound, ps);
+        RunResult r = backend.runChecked(program, bound, ps, false);
         if (!r.ok()) {
             throw new RunFailed(cut.cliName() + (tp > 1 ? " (tp " + tp + ")" : "") + " faulted: " + r.faults().getFirst().render());
         }

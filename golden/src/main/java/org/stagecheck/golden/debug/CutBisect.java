@@ -147,7 +147,7 @@ public final class CutBisect {
         if (!ref.ok()) {
             throw new DebugInputException("the reference faults on the program: " + ref.faults().get(0).message());
         }
-        RunResult back = backend.run(cut.program(), bound, params);
+        RunResult back = backend.runChecked(cut.program(), bound, params, false);
         CutProgram.Exported e = cut.exported(back, backend.name());
         Map<String, Comparison> cs = new LinkedHashMap<>();
         e.values().forEach((t, b) -> cs.put(t, Comparator.compare(ref.tensor(t), b, policy)));

@@ -35,7 +35,7 @@ public final class Mismatch {
      */
     public static DiffResult locate(Program program, Map<String, Tensor> bound, Map<String, Long> params, Backend backend,
                                     Judge judge, MathMode mode) throws DebugInputException {
-        RunResult run = backend.run(program, bound, params, true);
+        RunResult run = backend.runChecked(program, bound, params, true);
         if (!run.ok() && run.stoppedAtStage() == null) {
             // no stage ran: the backend cannot run here (no driver, no device) or refused the program
             throw new DebugInputException("backend " + backend.name() + " could not run the program: " + run.faults().get(0).render());

@@ -286,7 +286,7 @@ final class RoundingBisect {
             return done;
         }
         CutProgram cut = CutProgram.prefix(program, k);
-        RunResult back = backend.run(cut.program(), bound, params);
+        RunResult back = backend.runChecked(cut.program(), bound, params, false);
         CutProgram.Exported e = cut.exported(back, backend.name());
         CutRun r = new CutRun(cut, e.values(), e.fault());
         runs.put(k, r);
