@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import org.stagecheck.backend.Bindings;
+import org.stagecheck.backend.Validation;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.cuda.runtime.LauncherFactory;
@@ -47,11 +49,11 @@ public final class CudaBackend implements Backend {
 
     @Override
     public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
-        List<Diagnostic> invalid = Preflight.program(program);
+        List<Diagnostic> invalid = Validation.findings(program);
         if (!invalid.isEmpty()) {
             return new RunResult(Map.of(), Map.of(), invalid, null);
         }
-        List<Diagnostic> faults = Preflight.bindings(program, bound, params);
+        List<Diagnostic> faults = Bindings.faults(program, bound, params, Bindings.Float64.REFUSED);
         if (!faults.isEmpty()) {
             return new RunResult(Map.of(), Map.of(), faults, null);
         }
@@ -68,7 +70,7 @@ public final class CudaBackend implements Backend {
      */
     @Override
     public CudaSession prepare(Program program) {
-        List<Diagnostic> invalid = Preflight.program(program);
+        List<Diagnostic> invalid = Validation.findings(program);
         if (!invalid.isEmpty()) {
             return CudaSession.refused(program, invalid);
         }
@@ -97,7 +99,7 @@ public final class CudaBackend implements Backend {
      */
     public CudaModule openAll(List<Program> programs) throws CudaSetupException {
         for (Program p : programs) {
-            List<Diagnostic> invalid = Preflight.program(p);
+            List<Diagnostic> invalid = Validation.findings(p);
             if (!invalid.isEmpty()) {
                 throw new CudaSetupException(invalid.getFirst());
             }

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.stagecheck.backend.Bindings;
 import org.stagecheck.backend.Prepared;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.cuda.runtime.GraphCounters;
@@ -87,7 +88,7 @@ public final class CudaSession implements Prepared {
         if (!refusal.isEmpty()) {
             return new RunResult(Map.of(), Map.of(), refusal, null);
         }
-        List<Diagnostic> faults = Preflight.bindings(program, bound, params);
+        List<Diagnostic> faults = Bindings.faults(program, bound, params, Bindings.Float64.REFUSED);
         if (!faults.isEmpty()) {
             return new RunResult(Map.of(), Map.of(), faults, null);
         }
