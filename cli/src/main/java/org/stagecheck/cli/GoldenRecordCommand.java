@@ -20,6 +20,7 @@ import org.stagecheck.spec.ir.Program;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.IoMessages;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -35,17 +36,8 @@ final class GoldenRecordCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "PROGRAM", description = "program file (.json)")
-    Path programFile;
-
-    @Option(names = "--inputs", paramLabel = "DIR", description = "directory of bound tensors (.npy) and optional inputs.json, or a golden case")
-    Path inputs;
-
-    @Option(names = "--random", paramLabel = "SEED", description = "generate every bound tensor not found in --inputs from this seed")
-    Long seed;
-
-    @Option(names = "--param", paramLabel = "NAME=VALUE", description = "bind a program parameter (repeatable; overrides inputs.json)")
-    Map<String, Long> paramOverrides = new LinkedHashMap<>();
+    @Mixin
+    ProgramInputOptions source;
 
     @Option(names = "--trace", description = "also record every stage's outputs")
     boolean trace;
@@ -72,12 +64,12 @@ final class GoldenRecordCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
         try {
-            LoadedProgram lp = Load.program(programFile);
+            LoadedProgram lp = Load.program(source.programFile);
             Program program = lp.program();
             MemoryEstimate.of(program, false, trace).check(Runtime.getRuntime().maxMemory()); // before any tensor is read or allocated
-            RunInputs in = RunInputs.of(inputs, null, Map.of(), seed, false);
+            RunInputs in = RunInputs.of(source.inputs, null, Map.of(), source.seed, false);
             InputsManifest manifest = in.manifest(program);
-            Map<String, Long> params = RunInputs.params(program, manifest, paramOverrides);
+            Map<String, Long> params = RunInputs.params(program, manifest, source.paramOverrides);
             Map<String, Tensor> bound = in.bind(program, manifest);
             RecordOptions options = RecordOptions.defaults().withPolicy(policy("--tolerance", tolerance)).withTrace(trace)
                     .withMathMode(MathModeOption.parse(math)).withUpdate(update);

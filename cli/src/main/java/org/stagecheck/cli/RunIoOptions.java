@@ -4,25 +4,16 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
  * The options {@code run} and {@code cuda run} share (a picocli mixin): the program, where its
  * bound tensors and parameters come from, where the outputs go, the trace and the report's form.
  */
 final class RunIoOptions {
-    @Parameters(index = "0", paramLabel = "PROGRAM", description = "program file (.json)")
-    Path programFile;
-
-    @Option(names = "--inputs", paramLabel = "DIR", description = "directory of bound tensors (.npy) and optional inputs.json, or a golden case")
-    Path inputs;
-
-    @Option(names = "--random", paramLabel = "SEED", description = "generate every bound tensor not found in --inputs from this seed")
-    Long seed;
-
-    @Option(names = "--param", paramLabel = "NAME=VALUE", description = "bind a program parameter (repeatable; overrides inputs.json)")
-    Map<String, Long> paramOverrides = new LinkedHashMap<>();
+    @Mixin
+    ProgramInputOptions source;
 
     @Option(names = "--out", paramLabel = "DIR", required = true, description = "directory for the output (and state) tensors")
     Path out;

@@ -49,7 +49,7 @@ final class RunPipeline {
     int call(Execution execution) {
         PrintWriter stdout = spec.commandLine().getOut();
         try {
-            LoadedProgram lp = Load.program(io.programFile);
+            LoadedProgram lp = Load.program(io.source.programFile);
             Program program = lp.program();
             List<Diagnostic> invalid = new Validator().validate(program);
             if (!invalid.isEmpty()) {
@@ -58,15 +58,15 @@ final class RunPipeline {
             execution.checkOptions();
             // Everything that can be refused is refused before the work: outputs, memory, inputs.
             RunOutputs outputs = RunOutputs.plan(io.out, program, io.trace);
-            outputs.refuseInput(io.programFile);
+            outputs.refuseInput(io.source.programFile);
             for (Path bound : io.binds.values()) {
                 outputs.refuseInput(bound);
             }
             MemoryEstimate memory = MemoryEstimate.of(program, f64, io.trace);
             memory.check(Runtime.getRuntime().maxMemory());
-            RunInputs in = RunInputs.of(io.inputs, io.stateFrom, io.binds, io.seed, f64);
+            RunInputs in = RunInputs.of(io.source.inputs, io.stateFrom, io.binds, io.source.seed, f64);
             InputsManifest manifest = in.manifest(program);
-            Map<String, Long> params = RunInputs.params(program, manifest, io.paramOverrides);
+            Map<String, Long> params = RunInputs.params(program, manifest, io.source.paramOverrides);
             Map<String, Tensor> bound = in.bind(program, manifest);
             long t0 = System.nanoTime();
             RunResult result = execution.run(program, bound, params);
@@ -104,7 +104,7 @@ final class RunPipeline {
         for (Diagnostic d : invalid) {
             err.println(DiagnosticOutput.text(d, lp::locate));
         }
-        err.println(io.programFile + ": not well-formed; nothing was run");
+        err.println(io.source.programFile + ": not well-formed; nothing was run");
         err.flush();
         return ExitCode.CHECK_FAILED;
     }
