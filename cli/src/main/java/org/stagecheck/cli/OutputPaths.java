@@ -45,13 +45,27 @@ public final class OutputPaths {
         void write(OutputStream out) throws IOException;
     }
 
-    /** A checked output file: {@link #write} replaces it atomically. */
+    /**
+     * The one device an output option may name: {@code /dev/null}, the usual way to discard a
+     * report; the report is still produced (its faults surface), then dropped.
+     */
+    static final Path DISCARD = Path.of("/dev/null");
+
+    /** A checked output file: {@link #write} replaces it atomically ({@link #DISCARD}: drops it). */
     public record OutputFile(String option, Path path) {
         public void write(byte[] bytes) throws BadInputException {
             write(out -> out.write(bytes));
         }
 
         public void write(Content content) throws BadInputException {
+            if (path.equals(DISCARD)) {
+                try {
+                    content.write(OutputStream.nullOutputStream());
+                } catch (IOException e) {
+                    throw new BadInputException(option + " " + path + ": cannot write: " + IoMessages.describe(e));
+                }
+                return;
+            }
             Path tmp = tmpFor(path);
             try {
                 Files.deleteIfExists(tmp);
@@ -122,6 +136,9 @@ public final class OutputPaths {
      */
     public static OutputFile file(String option, Path path) throws BadInputException {
         Path abs = absolute(option, path);
+        if (abs.equals(DISCARD)) {
+            return new OutputFile(option, abs);
+        }
         if (abs.getFileName() == null) {
             throw new BadInputException(option + " " + path + " is a directory, not a file");
         }

@@ -91,10 +91,25 @@ final class VerifyCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "%-16s %s%s%n", o.obligation().jsonName(), o.status().name().toLowerCase(Locale.ROOT).replace('_', '-'),
                         o.findings() > 0 ? ", " + o.findings() + " finding(s)" + (o.claimed() ? " (the certificate claimed it holds)" : "") : "");
             }
-            out.println(v.holds() ? programFile + ": verified" : programFile + ": NOT verified, " + all.size() + " finding(s)");
+            out.println(v.holds() ? programFile + ": verified" + unchecked(lp.program(), parent)
+                    : programFile + ": NOT verified, " + all.size() + " finding(s)");
             out.flush();
         }
         return v.holds() ? ExitCode.OK : ExitCode.CHECK_FAILED;
+    }
+
+    /**
+     * What a holding verdict did not cover: a program on several chips checked without its unsplit
+     * parent is proven consistent across its chips, not proven to compute the program it was split
+     * from (a bias added on every chip passes), and the verdict says so on its own line's end.
+     */
+    private static String unchecked(Program program, Parent parent) {
+        boolean split = program.machine().chips() > 1;
+        return switch (parent) {
+            case Parent.Unsplit _ -> "";
+            case Parent.Remap _ -> split ? " (as a remap of --parent; the logical program was not checked against an unsplit one)" : "";
+            case Parent.None _ -> split ? " (the chips agree; the logical program was NOT checked: give the unsplit program as --parent)" : "";
+        };
     }
 
     /**

@@ -31,11 +31,11 @@ class OutputPathsTest {
     }
 
     @Test
-    void sarifToDevNullADirectoryAMissingDirectoryOrAnUnwritablePlaceIsExitTwoBeforeTheWork() throws IOException {
+    void sarifToADeviceADirectoryAMissingDirectoryOrAnUnwritablePlaceIsExitTwoBeforeTheWork() throws IOException {
         Path dir = tmp.resolve("d");
         Files.createDirectories(dir);
         String[][] cases = {
-                {"/dev/null", "is not a regular file (a device, pipe or socket)"},
+                {"/dev/zero", "is not a regular file (a device, pipe or socket)"},
                 {dir.toString(), "is a directory"},
                 {tmp.resolve("missing/x.sarif").toString(), "the directory " + tmp.resolve("missing") + " does not exist"},
                 {"/proc/x.sarif", "cannot write in /proc"},
@@ -48,9 +48,19 @@ class OutputPathsTest {
             assertThat(r.err()).as(c[0]).contains(c[1]).doesNotContain("internal error");
             assertThat(r.out()).as("nothing verified: the check comes first").doesNotContain("discharged");
         }
-        assertThat(Files.isRegularFile(Path.of("/dev/null"))).as("/dev/null is still the device").isFalse();
+        assertThat(Files.isRegularFile(Path.of("/dev/zero"))).as("/dev/zero is still the device").isFalse();
         assertThat(names(dir)).isEmpty();
         assertThat(names(tmp)).containsExactly("d");
+    }
+
+    /** {@code /dev/null} is how a report is discarded: written there and dropped, the device untouched. */
+    @Test
+    void aReportSentToDevNullIsDiscarded() {
+        CliRunner r = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--sarif", "/dev/null");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("verified");
+        assertThat(Files.isRegularFile(Path.of("/dev/null"))).as("/dev/null is still the device").isFalse();
+        assertThat(Files.exists(Path.of("/dev/.null.stagecheck-tmp"))).isFalse();
     }
 
     /**
@@ -150,8 +160,9 @@ class OutputPathsTest {
 
     @Test
     void theHelperIsUsableOnItsOwn() throws Exception {
-        assertThatThrownBy(() -> OutputPaths.file("--junit", Path.of("/dev/null"))).isInstanceOf(BadInputException.class)
-                .hasMessage("--junit /dev/null is not a regular file (a device, pipe or socket); stagecheck replaces only regular files");
+        assertThatThrownBy(() -> OutputPaths.file("--junit", Path.of("/dev/zero"))).isInstanceOf(BadInputException.class)
+                .hasMessage("--junit /dev/zero is not a regular file (a device, pipe or socket); stagecheck replaces only regular files");
+        OutputPaths.file("--junit", Path.of("/dev/null")).write("<testsuites/>".getBytes());
         OutputPaths.OutputFile f = OutputPaths.file("--html", tmp.resolve("r.html"));
         f.write("<p>".getBytes());
         assertThat(Files.readString(tmp.resolve("r.html"))).isEqualTo("<p>");

@@ -19,9 +19,9 @@ class VerifyCommandTest {
 
     @Test
     void theTensorParallelExampleVerifiesWithItsCertificate() {
-        CliRunner r = CliRunner.run("verify", PROGRAM, "--cert", CERT);
+        CliRunner r = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--parent", "../examples/unsplit/tp2-matmul-allreduce.json");
         assertThat(r.exit()).as(r.out() + r.err()).isZero();
-        assertThat(r.out()).contains("unreduced-shard  discharged").endsWith("verified" + System.lineSeparator());
+        assertThat(r.out()).contains("unreduced-shard  discharged").endsWith(": verified" + System.lineSeparator());
     }
 
     @Test
@@ -55,6 +55,11 @@ class VerifyCommandTest {
         assertThat(ok.out()).contains("compared with the unsplit parent's");
         CliRunner alone = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--json");
         assertThat(alone.out()).contains("the logical program was NOT checked");
+        // the text verdict says it too, on the verdict's own line: a split checked alone is not "verified" plainly
+        assertThat(CliRunner.run("verify", PROGRAM, "--cert", CERT).out().lines().toList().getLast())
+                .isEqualTo(PROGRAM + ": verified (the chips agree; the logical program was NOT checked: give the unsplit program as --parent)");
+        assertThat(CliRunner.run("verify", PROGRAM, "--cert", CERT, "--parent", unsplit).out().lines().toList().getLast())
+                .isEqualTo(PROGRAM + ": verified");
         // every chip adds the bias twice after the all-reduce: consistent, and x W + 2 b
         Path twice = tmp.resolve("bias-twice.json");
         Files.writeString(twice, Files.readString(Path.of(PROGRAM)).replace("\"expr\": \"add(in0, in1)\"", "\"expr\": \"add(add(in0, in1), in1)\""));
