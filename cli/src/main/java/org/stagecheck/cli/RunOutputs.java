@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,6 +17,9 @@ import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
+import org.stagecheck.spec.json.JNode;
+import org.stagecheck.spec.json.JsonFormatException;
+import org.stagecheck.spec.json.JsonReader;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.FileNameTable;
 import org.stagecheck.tensor.npy.IoMessages;
@@ -93,6 +98,7 @@ final class RunOutputs {
      */
     List<String> write(Program program, RunResult result) throws BadInputException {
         out.create();
+        removeEarlierTrace();
         List<String> written = new ArrayList<>();
         Map<String, String> index = new LinkedHashMap<>();
         try {
@@ -115,6 +121,29 @@ final class RunOutputs {
             throw new BadInputException("--out " + out.path() + ": cannot write: " + IoMessages.describe(e));
         }
         return written;
+    }
+
+    /**
+     * Removes {@code OUT/trace} when an earlier run wrote it (its {@code index.json} says
+     * {@code stagecheck-trace}): kept, it would stand beside this run's outputs as if this run had
+     * traced them. A {@code trace} directory stagecheck did not write is left alone.
+     */
+    private void removeEarlierTrace() throws BadInputException {
+        Path earlier = out.path().resolve(TRACE);
+        Path index = earlier.resolve(TRACE_INDEX);
+        if (!Files.isRegularFile(index, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try {
+            if (new JsonReader().read(index) instanceof JNode.JObject o
+                    && o.fields().get("format") instanceof JNode.JString f && f.value().equals("stagecheck-trace")) {
+                OutputPaths.deleteTree(earlier);
+            }
+        } catch (JsonFormatException e) {
+            // not a trace index stagecheck wrote: not ours to remove
+        } catch (IOException e) {
+            throw new BadInputException("--out " + out.path() + ": cannot remove the earlier run's trace: " + IoMessages.describe(e));
+        }
     }
 
     private void writeTrace(Program program, RunResult result) throws IOException, BadInputException {

@@ -181,4 +181,23 @@ class RunCommandTest {
             return false;
         }
     }
+
+    /** A rerun into the same OUT does not leave the earlier run's trace beside its own outputs. */
+    @Test
+    void anEarlierRunsTraceDoesNotOutliveTheNextRun() throws Exception {
+        Path out = tmp.resolve("out");
+        String program = "../examples/tiled-matmul-multicast.json";
+        assertThat(CliRunner.run("run", program, "--random", "7", "--trace", "--out", out.toString()).exit()).isZero();
+        assertThat(out.resolve("trace/index.json")).exists();
+        CliRunner again = CliRunner.run("run", program, "--random", "8", "--out", out.toString());
+        assertThat(again.exit()).as(again.err()).isZero();
+        assertThat(out.resolve("trace")).doesNotExist();
+        assertThat(out.resolve("tensors.json")).exists();
+
+        // a directory named trace that stagecheck did not write is not its to remove
+        Path mine = Files.createDirectories(out.resolve("trace"));
+        Files.writeString(mine.resolve("notes.txt"), "mine");
+        assertThat(CliRunner.run("run", program, "--random", "9", "--out", out.toString()).exit()).isZero();
+        assertThat(mine.resolve("notes.txt")).hasContent("mine");
+    }
 }
