@@ -78,12 +78,17 @@ final class Recorder {
         }
     }
 
+    /**
+     * An existing {@code target} is recorded over only when it is an empty directory (what a
+     * user or a CI step often creates first) or a golden case with {@code update}; anything else
+     * is refused, saying which it is.
+     */
     private static void refuseExisting(Path target, boolean update) throws GoldenException {
         if (!Files.exists(target)) {
             return;
         }
-        if (!update) {
-            throw new GoldenException(target, null, "a case already exists here; give --update to record over it");
+        if (!Files.isDirectory(target)) {
+            throw new GoldenException(target, null, "exists and is not a directory; refusing to replace it");
         }
         boolean isCase = Files.isRegularFile(target.resolve(Manifest.FILE_NAME));
         boolean empty;
@@ -92,8 +97,14 @@ final class Recorder {
         } catch (IOException e) {
             throw new GoldenException(target, null, "cannot be listed: " + e.getMessage());
         }
-        if (!isCase && !empty) {
+        if (empty) {
+            return;
+        }
+        if (!isCase) {
             throw new GoldenException(target, null, "exists and is not a golden case (no " + Manifest.FILE_NAME + "); refusing to replace it");
+        }
+        if (!update) {
+            throw new GoldenException(target, null, "a case already exists here; give --update to record over it");
         }
     }
 

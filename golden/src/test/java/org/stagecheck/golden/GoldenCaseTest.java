@@ -75,6 +75,23 @@ class GoldenCaseTest {
         assertThat(other.resolve("keep.txt")).exists();
     }
 
+    /** An empty directory (what a CI step often creates first) is recorded into; a file or a foreign directory is not, update or not. */
+    @Test
+    void anEmptyDirectoryIsRecordedIntoAndAnythingElseNotACaseIsRefused() throws Exception {
+        Path empty = Files.createDirectories(tmp.resolve("empty"));
+        Golden.record(mm.program(), mm.bound(), mm.params(), RecordOptions.defaults(), empty);
+        assertThat(files(empty)).isEqualTo(files(caseDir));
+        Path other = Files.createDirectories(tmp.resolve("other"));
+        Files.writeString(other.resolve("keep.txt"), "mine");
+        assertThatThrownBy(() -> Golden.record(mm.program(), mm.bound(), mm.params(), RecordOptions.defaults(), other))
+                .hasMessageContaining("not a golden case");
+        Path file = Files.writeString(tmp.resolve("file"), "mine");
+        assertThatThrownBy(() -> Golden.record(mm.program(), mm.bound(), mm.params(), RecordOptions.defaults().withUpdate(true), file))
+                .hasMessageContaining("not a directory");
+        assertThat(file).hasContent("mine");
+        assertThat(other.resolve("keep.txt")).hasContent("mine");
+    }
+
     static Map<String, String> files(Path dir) throws IOException {
         Map<String, String> out = new TreeMap<>();
         try (Stream<Path> s = Files.walk(dir)) {
