@@ -95,7 +95,12 @@ public record Comparison(Policy policy, boolean passed, String problem, DType dt
         if (problem != null) {
             b.append(": ").append(problem);
         }
-        b.append("; ").append(mismatches).append(" of ").append(elements).append(" elements mismatch");
+        if (elements == 0 && mismatches > 0) {
+            // refused before any element was compared (a shape or dtype that differs): no count to give
+            b.append("; no element compared");
+        } else {
+            b.append("; ").append(mismatches).append(" of ").append(elements).append(" elements mismatch");
+        }
         if (maxAbs != null) {
             b.append(String.format(java.util.Locale.ROOT, "; max abs error %.4g at %s (expected %s, actual %s)",
                     maxAbs.absError(), maxAbs.index(), fmt(maxAbs.expected()), fmt(maxAbs.actual())));

@@ -236,6 +236,7 @@ class ComparatorTest {
         Comparison s = Comparator.compare(f32(1, 2), Tensor.fromFloats(DType.F32, Shape.of(1, 2), new float[] {1, 2}), new Policy.Exact());
         assertThat(s.passed()).isFalse();
         assertThat(s.problem()).isEqualTo("shape differs: expected [2], actual [1, 2]");
+        assertThat(s.summary()).isEqualTo("FAIL [exact] f32[2]: shape differs: expected [2], actual [1, 2]; no element compared");
         Comparison d = Comparator.compare(f32(1, 2), Tensor.fromFloats(DType.BF16, Shape.of(2), new float[] {1, 2}), new Policy.Exact());
         assertThat(d.problem()).isEqualTo("dtype differs: expected f32, actual bf16");
     }
