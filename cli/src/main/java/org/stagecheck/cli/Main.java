@@ -37,6 +37,7 @@ public final class Main implements Runnable {
         PrintWriter err = new PrintWriter(new ControlEscapingWriter(rawErr), true);
         boolean json = wantsJson(args);
         CommandLine cl = new CommandLine(new Main());
+        HelpText.reflow(cl);
         cl.setOut(out);
         cl.setErr(err);
         cl.registerConverter(java.nio.file.Path.class, new PathArgument());
