@@ -62,6 +62,16 @@ public final class Interpreter implements Backend {
     }
 
     /**
+     * {@link #run(Program, Map, Map, boolean)}: its preparation validates and checks the bindings
+     * as {@link Backend#runChecked}'s does, and is kept, so a tool that runs the same program
+     * object many times (a law, an oracle) prepares it once instead of once per run.
+     */
+    @Override
+    public RunResult runChecked(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
+        return run(program, bound, params, trace);
+    }
+
+    /**
      * {@code program} made ready to run many times with this interpreter's options and threads
      * (see {@link PreparedProgram}). {@link #run} prepares too, and keeps the last program it
      * prepared, so running the same program object again reuses its preparation.
