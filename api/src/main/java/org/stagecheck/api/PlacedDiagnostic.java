@@ -23,7 +23,7 @@ public record PlacedDiagnostic(Diagnostic diagnostic, SourcePosition position) {
         Objects.requireNonNull(position, "position");
     }
 
-    /** The diagnostic's stable code, e.g. {@code SHAPE_MISMATCH}. */
+    /** The diagnostic's stable code, e.g. {@code BROADCAST}. */
     public String code() {
         return diagnostic.code();
     }
