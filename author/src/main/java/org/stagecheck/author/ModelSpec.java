@@ -24,10 +24,13 @@ import org.stagecheck.spec.validate.NameRules;
  * @param ffn       width of the gated MLP
  * @param ropeTheta rotary base
  * @param normEps   RMSNorm epsilon
- * @param seed      seed of the deterministic weights
+ * @param seed      seed of the deterministic weights (unused for a checkpoint's)
+ * @param arch      the family and its features (biases, q/k norm, window, rotary scaling, tied head)
+ * @param checkpoint where the weights are read from, or null when they are generated from {@code seed}
  */
 public record ModelSpec(String name, int vocab, int hidden, int layers, int heads, int kvHeads,
-                        int headDim, int ffn, double ropeTheta, double normEps, long seed) {
+                        int headDim, int ffn, double ropeTheta, double normEps, long seed,
+                        Architecture arch, CheckpointSource checkpoint) {
     /** The most decoder layers authored (docs/format.md, "Limits"). */
     public static final int MAX_LAYERS = 256;
     /** The largest vocabulary authored. */
@@ -39,10 +42,33 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
 
     public ModelSpec {
         Objects.requireNonNull(name, "name");
-        String problem = problem(name, vocab, hidden, layers, heads, kvHeads, headDim, ffn, ropeTheta, normEps);
+        Objects.requireNonNull(arch, "arch");
+        String problem = problem(name, vocab, hidden, layers, heads, kvHeads, headDim, ffn, ropeTheta, normEps,
+                checkpoint != null);
         if (problem != null) {
             throw new IllegalArgumentException("model spec '" + name + "': " + problem);
         }
+    }
+
+    /** stagecheck's plain generated model ({@link Architecture#plain()}), weights from {@code seed}. */
+    public ModelSpec(String name, int vocab, int hidden, int layers, int heads, int kvHeads,
+                     int headDim, int ffn, double ropeTheta, double normEps, long seed) {
+        this(name, vocab, hidden, layers, heads, kvHeads, headDim, ffn, ropeTheta, normEps, seed, Architecture.plain(), null);
+    }
+
+    /** This model with another architecture (generated weights keep their seed). */
+    public ModelSpec withArch(Architecture other) {
+        return new ModelSpec(name, vocab, hidden, layers, heads, kvHeads, headDim, ffn, ropeTheta, normEps, seed, other, checkpoint);
+    }
+
+    /** Whether the weights come from a checkpoint rather than the seed. */
+    public boolean fromCheckpoint() {
+        return checkpoint != null;
+    }
+
+    /** KV cache rows of one sequence for a cut over {@code ctx} positions ({@link Architecture#cacheSlots}). */
+    public int cacheSlots(int ctx) {
+        return arch.cacheSlots(ctx);
     }
 
     /**
@@ -131,7 +157,7 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
 
     /** The first thing wrong with these sizes, or null. */
     static String problem(String name, int vocab, int hidden, int layers, int heads, int kvHeads, int headDim, int ffn,
-                          double theta, double eps) {
+                          double theta, double eps, boolean checkpoint) {
         String nameProblem = NameRules.problem(name);
         if (nameProblem != null) {
             return "the model name " + NameRules.quote(name) + " " + nameProblem;
@@ -149,7 +175,8 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
             return "a width (hidden, ffn, heads x headDim, kvHeads x headDim) is over the limit of " + MAX_WIDTH;
         }
         long count = weightCount(vocab, hidden, layers, heads, kvHeads, headDim, ffn);
-        if (count > MAX_WEIGHT_BYTES / 4) {
+        // generated weights are made in f32 in memory; a checkpoint's are read as stored, per tensor
+        if (!checkpoint && count > MAX_WEIGHT_BYTES / 4) {
             return String.format(java.util.Locale.ROOT, "the weights would take %.1f GiB as f32 (%d values); at most %d GiB are authored",
                     count * 4.0 / (1L << 30), count, MAX_WEIGHT_BYTES >> 30);
         }

@@ -27,6 +27,9 @@ final class ModelSpecFile {
     static final String FORMAT = "stagecheck-model";
     static final List<String> FIELDS = List.of("name", "vocab", "hidden", "layers", "heads", "kvHeads",
             "headDim", "ffn", "ropeTheta", "normEps", "seed");
+    /** Version 2's optional fields: the architecture and the checkpoint (absent: stagecheck's plain generated model). */
+    static final List<String> FIELDS_V2 = List.of("family", "qkvBias", "outputBias", "mlpBias", "qkNorm",
+            "slidingWindow", "ropeScaling", "tiedEmbeddings", "checkpoint");
 
     private ModelSpecFile() {
     }
@@ -43,16 +46,20 @@ final class ModelSpecFile {
             throw at(file, root.pos(), "a model spec is a JSON object, not " + root.typeName());
         }
         Map<String, JNode> f = o.fields();
+        boolean v1 = f.get("version") instanceof JNode.JNumber v && v.text().equals("1");
         for (Map.Entry<String, JNode> e : f.entrySet()) {
-            if (!FIELDS.contains(e.getKey()) && !e.getKey().equals("format") && !e.getKey().equals("version")) {
-                throw at(file, e.getValue().pos(), "unknown field \"" + e.getKey() + "\"; expected " + FIELDS + " (and optionally format, version)");
+            boolean known = FIELDS.contains(e.getKey()) || e.getKey().equals("format") || e.getKey().equals("version")
+                    || (!v1 && FIELDS_V2.contains(e.getKey()));
+            if (!known) {
+                throw at(file, e.getValue().pos(), "unknown field \"" + e.getKey() + "\"; expected " + FIELDS
+                        + (v1 ? "" : ", optionally " + FIELDS_V2) + " (and optionally format, version)");
             }
         }
         if (f.containsKey("format") && !(f.get("format") instanceof JNode.JString s && s.value().equals(FORMAT))) {
             throw at(file, f.get("format").pos(), "\"format\" is \"" + FORMAT + "\" when present");
         }
-        if (f.containsKey("version") && !(f.get("version") instanceof JNode.JNumber v && v.text().equals("1"))) {
-            throw at(file, f.get("version").pos(), "\"version\" is 1 when present");
+        if (f.containsKey("version") && !(f.get("version") instanceof JNode.JNumber v && (v.text().equals("1") || v.text().equals("2")))) {
+            throw at(file, f.get("version").pos(), "\"version\" is 1 or 2 when present");
         }
         if (!(f.get("name") instanceof JNode.JString name)) {
             throw at(file, where(o, "name"), "field \"name\" must be a string");
@@ -67,11 +74,18 @@ final class ModelSpecFile {
         double theta = doubleField(file, o, "ropeTheta");
         double eps = doubleField(file, o, "normEps");
         long seed = longField(file, o, "seed");
-        String problem = ModelSpec.problem(name.value(), vocab, hidden, layers, heads, kvHeads, headDim, ffn, theta, eps);
+        Architecture arch = ModelSpecFileV2.architecture(file, o);
+        CheckpointSource checkpoint = ModelSpecFileV2.checkpoint(file, o);
+        String problem = ModelSpec.problem(name.value(), vocab, hidden, layers, heads, kvHeads, headDim, ffn, theta, eps,
+                checkpoint != null);
         if (problem != null) {
             throw new ModelSpecException(file + ": " + problem);
         }
-        return new ModelSpec(name.value(), vocab, hidden, layers, heads, kvHeads, headDim, ffn, theta, eps, seed);
+        try {
+            return new ModelSpec(name.value(), vocab, hidden, layers, heads, kvHeads, headDim, ffn, theta, eps, seed, arch, checkpoint);
+        } catch (IllegalArgumentException e) {
+            throw new ModelSpecException(file + ": " + e.getMessage());
+        }
     }
 
     /** Writes {@code spec} in this format (with format and version): what {@link #read} reads back equal. */
@@ -79,8 +93,9 @@ final class ModelSpecFile {
         try (JsonGenerator g = new JsonFactory().createGenerator(out, JsonEncoding.UTF8)) {
             g.useDefaultPrettyPrinter();
             g.writeStartObject();
+            boolean v2 = !spec.arch().isPlain() || spec.checkpoint() != null;
             g.writeStringField("format", FORMAT);
-            g.writeNumberField("version", 1);
+            g.writeNumberField("version", v2 ? 2 : 1);
             g.writeStringField("name", spec.name());
             g.writeNumberField("vocab", spec.vocab());
             g.writeNumberField("hidden", spec.hidden());
@@ -92,12 +107,15 @@ final class ModelSpecFile {
             g.writeNumberField("ropeTheta", spec.ropeTheta());
             g.writeNumberField("normEps", spec.normEps());
             g.writeNumberField("seed", spec.seed());
+            if (v2) {
+                ModelSpecFileV2.write(spec, g);
+            }
             g.writeEndObject();
             g.writeRaw('\n');
         }
     }
 
-    private static int intField(Path file, JNode.JObject o, String field) throws ModelSpecException {
+    static int intField(Path file, JNode.JObject o, String field) throws ModelSpecException {
         long v = longField(file, o, field);
         if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
             throw at(file, o.fields().get(field).pos(), "field \"" + field + "\" must be a 32-bit integer, not " + v);
@@ -105,7 +123,7 @@ final class ModelSpecFile {
         return (int) v;
     }
 
-    private static long longField(Path file, JNode.JObject o, String field) throws ModelSpecException {
+    static long longField(Path file, JNode.JObject o, String field) throws ModelSpecException {
         JNode v = o.fields().get(field);
         if (!(v instanceof JNode.JNumber n) || !n.integral()) {
             throw at(file, where(o, field), "field \"" + field + "\" must be an integer" + (v == null ? " (it is missing)" : ", not " + v.typeName()));
@@ -117,7 +135,7 @@ final class ModelSpecFile {
         }
     }
 
-    private static double doubleField(Path file, JNode.JObject o, String field) throws ModelSpecException {
+    static double doubleField(Path file, JNode.JObject o, String field) throws ModelSpecException {
         JNode v = o.fields().get(field);
         if (!(v instanceof JNode.JNumber n)) {
             throw at(file, where(o, field), "field \"" + field + "\" must be a number" + (v == null ? " (it is missing)" : ", not " + v.typeName()));
@@ -125,12 +143,12 @@ final class ModelSpecFile {
         return Double.parseDouble(n.text());
     }
 
-    private static Pos where(JNode.JObject o, String field) {
+    static Pos where(JNode.JObject o, String field) {
         JNode v = o.fields().get(field);
         return v == null ? o.pos() : v.pos();
     }
 
-    private static ModelSpecException at(Path file, Pos pos, String message) {
+    static ModelSpecException at(Path file, Pos pos, String message) {
         return new ModelSpecException(file + (pos.known() ? ":" + pos : "") + ": " + message);
     }
 }

@@ -42,7 +42,9 @@ public final class Weights {
             out.putAll(layer(spec, l, dtype));
         }
         out.put("final_norm", norm(spec, "final_norm", dtype));
-        out.put("head", matrix(spec, "head", spec.hidden(), spec.vocab(), dtype));
+        out.put("head", spec.arch().tiedEmbeddings()
+                ? transpose(out.get("embed"))
+                : matrix(spec, "head", spec.hidden(), spec.vocab(), dtype));
         if (ctx > 0) {
             out.putAll(rope(spec, ctx));
         }
@@ -62,6 +64,24 @@ public final class Weights {
         out.put(layerName("w_gate", l), matrix(spec, layerName("w_gate", l), d, spec.ffn(), dtype));
         out.put(layerName("w_up", l), matrix(spec, layerName("w_up", l), d, spec.ffn(), dtype));
         out.put(layerName("w_down", l), matrix(spec, layerName("w_down", l), spec.ffn(), d, dtype));
+        Architecture a = spec.arch();
+        if (a.qkvBias()) {
+            out.put(layerName("bq", l), bias(spec, layerName("bq", l), spec.qWidth(), dtype));
+            out.put(layerName("bk", l), bias(spec, layerName("bk", l), spec.kvWidth(), dtype));
+            out.put(layerName("bv", l), bias(spec, layerName("bv", l), spec.kvWidth(), dtype));
+        }
+        if (a.outputBias()) {
+            out.put(layerName("bo", l), bias(spec, layerName("bo", l), d, dtype));
+        }
+        if (a.mlpBias()) {
+            out.put(layerName("b_gate", l), bias(spec, layerName("b_gate", l), spec.ffn(), dtype));
+            out.put(layerName("b_up", l), bias(spec, layerName("b_up", l), spec.ffn(), dtype));
+            out.put(layerName("b_down", l), bias(spec, layerName("b_down", l), d, dtype));
+        }
+        if (a.qkNorm()) {
+            out.put(layerName("q_norm", l), uniform(spec, layerName("q_norm", l), 1, spec.headDim(), 0.125, 1.0, dtype));
+            out.put(layerName("k_norm", l), uniform(spec, layerName("k_norm", l), 1, spec.headDim(), 0.125, 1.0, dtype));
+        }
         return out;
     }
 
@@ -69,15 +89,19 @@ public final class Weights {
      * The rotary tables {@code rope_cos}, {@code rope_sin}, f32 {@code [ctx, headDim/2]}: row p,
      * column i is {@code cos/sin(p * theta^(-2i/headDim))}, computed in double, rounded once. The
      * rotation pairs element {@code i} with {@code i + headDim/2} of each head (the "half-split"
-     * convention of Llama-style models).
+     * convention of Llama-style models). A checkpoint family's tables follow its reference code
+     * instead ({@link RotaryFrequencies}): the inverse frequencies and the angle {@code p * inv}
+     * in f32, then cos and sin of that f32 angle rounded once.
      */
     public static Map<String, Tensor> rope(ModelSpec spec, int ctx) {
         int half = spec.headDim() / 2;
         float[] cos = new float[ctx * half];
         float[] sin = new float[ctx * half];
+        float[] inv = spec.arch().family().f32Rotary() ? RotaryFrequencies.f32(spec) : null;
         for (int p = 0; p < ctx; p++) {
             for (int i = 0; i < half; i++) {
-                double angle = p * Math.pow(spec.ropeTheta(), -2.0 * i / spec.headDim());
+                // the families' reference: an f32 angle (one f32 product); stagecheck's model: a double angle
+                double angle = inv != null ? (double) ((float) p * inv[i]) : p * Math.pow(spec.ropeTheta(), -2.0 * i / spec.headDim());
                 cos[p * half + i] = (float) Math.cos(angle);
                 sin[p * half + i] = (float) Math.sin(angle);
             }
@@ -90,6 +114,24 @@ public final class Weights {
 
     private static Tensor matrix(ModelSpec spec, String name, int k, int n, DType dtype) {
         return uniform(spec, name, k, n, 1.0 / Math.sqrt(k), 0.0, dtype);
+    }
+
+    private static Tensor bias(ModelSpec spec, String name, int n, DType dtype) {
+        return uniform(spec, name, 1, n, 0.25, 0.0, dtype);
+    }
+
+    /** {@code [r, c]} to {@code [c, r]}, each value unchanged (its storage dtype kept). */
+    static Tensor transpose(Tensor t) {
+        int r = t.shape().dim(0);
+        int c = t.shape().dim(1);
+        float[] v = t.toFloats();
+        float[] out = new float[v.length];
+        for (int i = 0; i < r; i++) {
+            for (int j = 0; j < c; j++) {
+                out[j * r + i] = v[i * c + j];
+            }
+        }
+        return Tensor.fromFloats(t.dtype(), Shape.of(c, r), out);
     }
 
     private static Tensor norm(ModelSpec spec, String name, DType dtype) {

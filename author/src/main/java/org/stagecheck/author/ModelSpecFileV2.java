@@ -1,0 +1,122 @@
+package org.stagecheck.author;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.json.JNode;
+
+/**
+ * The fields version 2 of the model spec file adds to version 1 (docs/author.md, "Model spec
+ * file"): the architecture ({@link Architecture}) and, for a checkpoint's model, where its
+ * weights are. Every field is optional; absent, it is the plain generated model's value.
+ */
+final class ModelSpecFileV2 {
+    private ModelSpecFileV2() {
+    }
+
+    static Architecture architecture(Path file, JNode.JObject o) throws ModelSpecException {
+        Architecture plain = Architecture.plain();
+        Family family = plain.family();
+        JNode fam = o.fields().get("family");
+        if (fam != null) {
+            if (!(fam instanceof JNode.JString s) || Family.ofJsonName(s.value()) == null) {
+                throw ModelSpecFile.at(file, fam.pos(), "\"family\" is one of stagecheck, llama, mistral, qwen2, qwen3");
+            }
+            family = Family.ofJsonName(s.value());
+        }
+        int window = o.fields().containsKey("slidingWindow") ? ModelSpecFile.intField(file, o, "slidingWindow") : 0;
+        if (window < 0) {
+            throw ModelSpecFile.at(file, o.fields().get("slidingWindow").pos(), "\"slidingWindow\" is 0 (none) or positive");
+        }
+        try {
+            return new Architecture(family, bool(file, o, "qkvBias"), bool(file, o, "outputBias"), bool(file, o, "mlpBias"),
+                    bool(file, o, "qkNorm"), window, scaling(file, o), bool(file, o, "tiedEmbeddings"));
+        } catch (IllegalArgumentException e) {
+            throw new ModelSpecException(file + ": " + e.getMessage());
+        }
+    }
+
+    static CheckpointSource checkpoint(Path file, JNode.JObject o) throws ModelSpecException {
+        JNode c = o.fields().get("checkpoint");
+        if (c == null) {
+            return null;
+        }
+        if (!(c instanceof JNode.JObject co) || co.fields().size() != 2
+                || !(co.fields().get("dir") instanceof JNode.JString dir)
+                || !(co.fields().get("dtype") instanceof JNode.JString dtype)) {
+            throw ModelSpecFile.at(file, c.pos(), "\"checkpoint\" is {\"dir\": PATH, \"dtype\": \"f32\"|\"bf16\"|\"f16\"}");
+        }
+        DType d = DType.fromJsonName(dtype.value());
+        if (d != DType.F32 && d != DType.BF16 && d != DType.F16) {
+            throw ModelSpecFile.at(file, dtype.pos(), "a checkpoint's weights are f32, bf16 or f16, not \"" + dtype.value() + "\"");
+        }
+        Path p;
+        try {
+            p = Path.of(dir.value());
+        } catch (java.nio.file.InvalidPathException e) {
+            throw ModelSpecFile.at(file, dir.pos(), "the checkpoint directory is not a path");
+        }
+        // relative to the spec file's directory, so that a model.json moved with its checkpoint still works
+        Path base = file.toAbsolutePath().getParent();
+        return new CheckpointSource(base == null ? p : base.resolve(p), d);
+    }
+
+    private static boolean bool(Path file, JNode.JObject o, String field) throws ModelSpecException {
+        JNode v = o.fields().get(field);
+        if (v == null) {
+            return false;
+        }
+        if (!(v instanceof JNode.JBool b)) {
+            throw ModelSpecFile.at(file, v.pos(), "field \"" + field + "\" must be true or false");
+        }
+        return b.value();
+    }
+
+    private static RopeScaling scaling(Path file, JNode.JObject o) throws ModelSpecException {
+        JNode v = o.fields().get("ropeScaling");
+        if (v == null || v instanceof JNode.JNull) {
+            return RopeScaling.NONE;
+        }
+        if (!(v instanceof JNode.JObject so) || !(so.fields().get("type") instanceof JNode.JString t) || !t.value().equals("llama3")) {
+            throw ModelSpecFile.at(file, v.pos(), "\"ropeScaling\" is null or {\"type\": \"llama3\", \"factor\", \"lowFreqFactor\","
+                    + " \"highFreqFactor\", \"originalMaxPositions\"}");
+        }
+        for (String k : so.fields().keySet()) {
+            if (!java.util.List.of("type", "factor", "lowFreqFactor", "highFreqFactor", "originalMaxPositions").contains(k)) {
+                throw ModelSpecFile.at(file, so.fields().get(k).pos(), "unknown field \"" + k + "\" in \"ropeScaling\"");
+            }
+        }
+        return new RopeScaling.Llama3(ModelSpecFile.doubleField(file, so, "factor"), ModelSpecFile.doubleField(file, so, "lowFreqFactor"),
+                ModelSpecFile.doubleField(file, so, "highFreqFactor"), ModelSpecFile.intField(file, so, "originalMaxPositions"));
+    }
+
+    static void write(ModelSpec spec, JsonGenerator g) throws IOException {
+        Architecture a = spec.arch();
+        g.writeStringField("family", a.family().jsonName());
+        g.writeBooleanField("qkvBias", a.qkvBias());
+        g.writeBooleanField("outputBias", a.outputBias());
+        g.writeBooleanField("mlpBias", a.mlpBias());
+        g.writeBooleanField("qkNorm", a.qkNorm());
+        g.writeNumberField("slidingWindow", a.slidingWindow());
+        switch (a.ropeScaling()) {
+            case RopeScaling.None _ -> g.writeNullField("ropeScaling");
+            case RopeScaling.Llama3 l -> {
+                g.writeObjectFieldStart("ropeScaling");
+                g.writeStringField("type", "llama3");
+                g.writeNumberField("factor", l.factor());
+                g.writeNumberField("lowFreqFactor", l.lowFreqFactor());
+                g.writeNumberField("highFreqFactor", l.highFreqFactor());
+                g.writeNumberField("originalMaxPositions", l.originalMaxPositions());
+                g.writeEndObject();
+            }
+        }
+        g.writeBooleanField("tiedEmbeddings", a.tiedEmbeddings());
+        if (spec.checkpoint() != null) {
+            g.writeObjectFieldStart("checkpoint");
+            g.writeStringField("dir", spec.checkpoint().dir().toString());
+            g.writeStringField("dtype", spec.checkpoint().dtype().toString());
+            g.writeEndObject();
+        }
+    }
+}
