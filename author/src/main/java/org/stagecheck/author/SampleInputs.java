@@ -37,7 +37,8 @@ final class SampleInputs {
         }
         out.put("h_in", Tensor.fromFloats(DType.F32, Shape.of(rows, spec.hidden()), h));
         if (ctx > 0) {
-            int cacheRows = cut.step() instanceof Cut.Step.Batch ? rows * ctx : ctx;
+            int slots = spec.cacheSlots(ctx);
+            int cacheRows = cut.step() instanceof Cut.Step.Batch ? rows * slots : slots;
             for (int l = 0; l < spec.layers(); l++) {
                 out.put("kv_k.l" + l, Tensor.zeros(DType.F32, Shape.of(cacheRows, spec.kvWidth())));
                 out.put("kv_v.l" + l, Tensor.zeros(DType.F32, Shape.of(cacheRows, spec.kvWidth())));

@@ -248,7 +248,11 @@ public final class ProgramBuilder {
 
     /** A Scalar stage writing {@code expr} (over the one-element {@code ins}) to a new one-element i32 buffer. */
     public String scalar(String hint, Expr expr, String... ins) {
-        Site site = site(ins[0]);
+        return scalarAt(hint, site(ins[0]), expr, ins);
+    }
+
+    /** A Scalar stage on {@code site} (it may read no buffer, only parameters): {@link #scalar} with the core named. */
+    public String scalarAt(String hint, Site site, Expr expr, String... ins) {
         String out = newBuffer(hint, DType.I32, Shape.of(1), site);
         stage(hint, site, List.of(ins), List.of(out), new StageKind.Scalar(new ScalarBody(List.of(expr))));
         return out;

@@ -72,12 +72,12 @@ final class LawStates {
         return state;
     }
 
-    /** Every layer's KV caches of one sequence of {@code ctx} positions, all zero. */
+    /** Every layer's KV caches of one sequence of {@code ctx} positions (a ring of the window's slots when it is smaller), all zero. */
     Map<String, Tensor> zeroCaches(int ctx) {
         Map<String, Tensor> out = new LinkedHashMap<>();
         for (int l = 0; l < spec.layers(); l++) {
-            out.put("kv_k.l" + l, Tensor.zeros(DType.F32, Shape.of(ctx, spec.kvWidth())));
-            out.put("kv_v.l" + l, Tensor.zeros(DType.F32, Shape.of(ctx, spec.kvWidth())));
+            out.put("kv_k.l" + l, Tensor.zeros(DType.F32, Shape.of(spec.cacheSlots(ctx), spec.kvWidth())));
+            out.put("kv_v.l" + l, Tensor.zeros(DType.F32, Shape.of(spec.cacheSlots(ctx), spec.kvWidth())));
         }
         return out;
     }

@@ -204,7 +204,8 @@ public final class Laws {
                 cmp.compare("row " + r + " next_token", alone.get("next_token"),
                         Tensor.fromInts(Shape.of(1), new int[] {batch.get("next_token").getInt(r)}));
                 for (String name : CutRunner.caches(alone).keySet()) {
-                    cmp.compare("row " + r + " " + name, alone.get(name), LawStates.rowsOf(batch.get(name), r * ctx, ctx));
+                    int slots = spec.cacheSlots(ctx);
+                    cmp.compare("row " + r + " " + name, alone.get(name), LawStates.rowsOf(batch.get(name), r * slots, slots));
                 }
             }
         } catch (RunFailed e) {

@@ -46,7 +46,9 @@ final class Attention {
         return switch (plan.step()) {
             // no history: the only key is this token's own
             case Cut.Step.Forward _ -> attendRows("attn.l" + l, q, k, v, heads, group, scale, null, null);
-            case Cut.Step.Decode _, Cut.Step.Prefill _ -> attendSequence(s, l, q, k, v, heads, group, scale, cache);
+            case Cut.Step.Decode _, Cut.Step.Prefill _ -> plan.ring()
+                    ? attendRing(s, l, q, k, v, heads, group, scale, cache)
+                    : attendSequence(s, l, q, k, v, heads, group, scale, cache);
             case Cut.Step.Batch _ -> attendBatch(s, l, q, k, v, heads, group, scale, cache);
         };
     }
@@ -72,20 +74,61 @@ final class Attention {
     }
 
     /**
-     * Independent sequences: row r's cache is rows [r*ctx, (r+1)*ctx) of the stacked cache, its
-     * write row {@code r*ctx + pos_r} computed by a Scalar stage into a one-element buffer used as
-     * an offset; row r sees keys j <= pos_r.
+     * One sequence whose cache is a ring of W = {@code plan.slots()} rows (a sliding window
+     * smaller than the cut's positions): position p lives in slot {@code p mod W}, so the ring
+     * always holds the last W positions, which are exactly the keys the window lets p see. Rows
+     * are taken one at a time, each as a decode step: a Scalar stage computes the slot
+     * {@code (pos + i) mod W}, row i's k and v are stored there, the ring is read back and row i
+     * attends over its slots, slot j visible when it has been written ({@code j <= pos + i}; once
+     * the positions have wrapped, every slot). Row by row, a prefill chunk longer than the window
+     * overwrites slots in position order and each row sees the ring a decode step at its position
+     * would see, so a prefill equals its decode steps bit for bit.
+     */
+    private String attendRing(ChipState s, int l, String q, String k, String v, int heads, int group,
+                              double scale, Shape cache) {
+        int width = cache.dim(1);
+        int window = plan.slots();
+        String kc = bound.columnShardState("kv_k.l" + l, s.chip, cache, width);
+        String vc = bound.columnShardState("kv_v.l" + l, s.chip, cache, width);
+        List<String> outs = new ArrayList<>();
+        int rows = plan.rows();
+        for (int i = 0; i < rows; i++) {
+            String r = rows == 1 ? "" : ".r" + i;
+            String slot = b.scalarAt("slot.l" + l + r, s.home, Expr.apply(Fn.REM,
+                    Expr.apply(Fn.ADD, new Expr.ParamRef("pos"), Expr.i(i)), Expr.i(window)));
+            List<Offset> at = List.of(new Offset(0, List.of(new Offset.Term.OfBuffer(1, slot))), Offset.constant(0));
+            String ki = rows == 1 ? k : b.slice("k.l" + l + r, k, List.of(i, 0), Shape.of(1, width));
+            String vi = rows == 1 ? v : b.slice("v.l" + l + r, v, List.of(i, 0), Shape.of(1, width));
+            b.storeBlock("k.l" + l + r, ki, kc, at);
+            b.storeBlock("v.l" + l + r, vi, vc, at);
+            String keys = b.loadAll("keys.l" + l + r, s.home, kc);
+            Expr written = Expr.apply(Fn.LE, new Expr.Index(0), Expr.apply(Fn.ADD, new Expr.ParamRef("pos"), Expr.i(i)));
+            String values = validValues("values.l" + l + r, s.home, vc, written, null,
+                    List.of(Offset.constant(0), Offset.constant(0)), cache);
+            Expr visible = Expr.apply(Fn.LE, new Expr.Index(1), Expr.apply(Fn.ADD, new Expr.ParamRef("pos"), Expr.i(i)));
+            String qi = rows == 1 ? q : b.slice("q.l" + l + r, q, List.of(i, 0), Shape.of(1, heads * headDim));
+            outs.add(attendRows("attn.l" + l + r, qi, keys, values, heads, group, scale, visible, null));
+        }
+        return b.concat("attn.l" + l, 0, outs);
+    }
+
+    /**
+     * Independent sequences: row r's cache is rows [r*S, (r+1)*S) of the stacked cache (S the
+     * slots per sequence: ctx, or the window when the cache is a ring), its write row
+     * {@code r*S + pos_r} (a ring: {@code r*S + pos_r mod S}) computed by a Scalar stage into a
+     * one-element buffer used as an offset; row r sees slots j <= pos_r (a wrapped ring: all).
      */
     private String attendBatch(ChipState s, int l, String q, String k, String v, int heads, int group,
                                double scale, Shape cache) {
-        int ctx = plan.ctx();
+        int ctx = plan.slots();
         int rows = plan.rows();
         int width = cache.dim(1);
         String kc = bound.columnShardState("kv_k.l" + l, s.chip, cache, width);
         String vc = bound.columnShardState("kv_v.l" + l, s.chip, cache, width);
         for (int r = 0; r < rows; r++) {
+            Expr slot = plan.ring() ? Expr.apply(Fn.REM, Expr.in(0), Expr.i(ctx)) : Expr.in(0);
             String cacheRow = b.scalar("cache_row.l" + l + ".r" + r,
-                    Expr.apply(Fn.ADD, Expr.in(0), Expr.i(r * ctx)), s.rowPos.get(r));
+                    Expr.apply(Fn.ADD, slot, Expr.i(r * ctx)), s.rowPos.get(r));
             List<Offset> at = List.of(new Offset(0, List.of(new Offset.Term.OfBuffer(1, cacheRow))), Offset.constant(0));
             b.storeBlock("k.l" + l + ".r" + r, b.slice("k.l" + l + ".r" + r, k, List.of(r, 0), Shape.of(1, width)), kc, at);
             b.storeBlock("v.l" + l + ".r" + r, b.slice("v.l" + l + ".r" + r, v, List.of(r, 0), Shape.of(1, width)), vc, at);

@@ -34,6 +34,7 @@ public final class CutWriter {
     public record Written(Program program, Map<String, Binding> bindings, List<ShardDecl> shards) {}
 
     private final ModelSpec spec;
+    private final org.stagecheck.author.Architecture arch;
     private final CutPlan plan;
     private final int tp;
     private final ProgramBuilder b;
@@ -43,7 +44,8 @@ public final class CutWriter {
 
     private CutWriter(ModelSpec spec, Cut cut, int tp, int gridWidth, int gridHeight, DType weightDType) {
         this.spec = spec;
-        this.plan = CutPlan.of(cut, spec.layers());
+        this.arch = spec.arch();
+        this.plan = CutPlan.of(cut, spec.layers(), spec.cacheSlots(cut.ctx()));
         this.tp = tp;
         String name = spec.name() + "." + cut.cliName() + describe(cut) + (tp > 1 ? ".tp" + tp : "");
         this.b = new ProgramBuilder(name, new Machine(tp, gridWidth, gridHeight));
@@ -156,6 +158,15 @@ public final class CutWriter {
             String q = tiled.matmul("q.l" + l, s, y, bound.columnShard(Weights.layerName("wq", l), c, d, spec.qWidth(), hl * dh));
             String k = tiled.matmul("k.l" + l, s, y, bound.columnShard(Weights.layerName("wk", l), c, d, spec.kvWidth(), khl * dh));
             String v = tiled.matmul("v.l" + l, s, y, bound.columnShard(Weights.layerName("wv", l), c, d, spec.kvWidth(), khl * dh));
+            if (arch.qkvBias()) {
+                q = addBias("q.l" + l, s, q, bound.columnShard(Weights.layerName("bq", l), c, 1, spec.qWidth(), hl * dh));
+                k = addBias("k.l" + l, s, k, bound.columnShard(Weights.layerName("bk", l), c, 1, spec.kvWidth(), khl * dh));
+                v = addBias("v.l" + l, s, v, bound.columnShard(Weights.layerName("bv", l), c, 1, spec.kvWidth(), khl * dh));
+            }
+            if (arch.qkNorm()) {
+                q = headNorm("q_norm.l" + l, s, q, hl, bound.replicatedWeight(Weights.layerName("q_norm", l), c, Shape.of(1, dh)));
+                k = headNorm("k_norm.l" + l, s, k, khl, bound.replicatedWeight(Weights.layerName("k_norm", l), c, Shape.of(1, dh)));
+            }
             if (rotary) {
                 q = rope("q.l" + l, s, q, hl);
                 k = rope("k.l" + l, s, k, khl);
@@ -164,6 +175,9 @@ public final class CutWriter {
             attnPartials.add(tiled.matmul("o.l" + l, s, attn, bound.rowShard(Weights.layerName("wo", l), c, spec.qWidth(), d, hl * dh)));
         }
         List<String> attnOut = reduceAcrossChips("o.l" + l, Weights.layerName("wo", l), attnPartials);
+        if (arch.outputBias()) {
+            attnOut = addReplicatedBias("o.l" + l, chips, attnOut, Weights.layerName("bo", l));
+        }
         List<String> mlpPartials = new ArrayList<>();
         for (ChipState s : chips) {
             int c = s.chip;
@@ -172,6 +186,10 @@ public final class CutWriter {
             String y = rmsNorm("mlp_norm.l" + l, s, bound.replicatedWeight(Weights.layerName("mlp_norm", l), c, Shape.of(1, d)));
             String gate = tiled.matmul("gate.l" + l, s, y, bound.columnShard(Weights.layerName("w_gate", l), c, d, spec.ffn(), fl));
             String up = tiled.matmul("up.l" + l, s, y, bound.columnShard(Weights.layerName("w_up", l), c, d, spec.ffn(), fl));
+            if (arch.mlpBias()) {
+                gate = addBias("gate.l" + l, s, gate, bound.columnShard(Weights.layerName("b_gate", l), c, 1, spec.ffn(), fl));
+                up = addBias("up.l" + l, s, up, bound.columnShard(Weights.layerName("b_up", l), c, 1, spec.ffn(), fl));
+            }
             // SiLU(gate) * up: x * sigmoid(x) * u
             String act = b.generic("swiglu.l" + l, Expr.apply(Fn.MUL,
                             Expr.apply(Fn.MUL, Expr.in(0), Expr.apply(Fn.SIGMOID, Expr.in(0))), Expr.in(1)),
@@ -179,6 +197,9 @@ public final class CutWriter {
             mlpPartials.add(tiled.matmul("down.l" + l, s, act, bound.rowShard(Weights.layerName("w_down", l), c, spec.ffn(), d, fl)));
         }
         List<String> mlpOut = reduceAcrossChips("down.l" + l, Weights.layerName("w_down", l), mlpPartials);
+        if (arch.mlpBias()) {
+            mlpOut = addReplicatedBias("down.l" + l, chips, mlpOut, Weights.layerName("b_down", l));
+        }
         for (ChipState s : chips) {
             s.hidden = b.generic("resid2.l" + l, Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)), DType.F32,
                     b.shape(s.hidden), s.hidden, mlpOut.get(s.chip));
@@ -211,6 +232,45 @@ public final class CutWriter {
     }
 
     // ------------------------------------------------------------------ pieces of the math
+
+    /** {@code x + bias}, the bias {@code [1, N]} (this chip's columns) broadcast over the rows. */
+    private String addBias(String hint, ChipState s, String x, String biasTensor) {
+        String bias = b.loadAll(hint + ".bias", s.home, biasTensor);
+        return b.generic(hint + ".biased", Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)), DType.F32, b.shape(x), x, bias);
+    }
+
+    /**
+     * The bias of a row-parallel projection ({@code wo}, {@code w_down}), added once to the
+     * reduced sum on every chip (each chip holds the whole bias), not to each chip's partial.
+     */
+    private List<String> addReplicatedBias(String hint, List<ChipState> chips, List<String> reduced, String logical) {
+        List<String> out = new ArrayList<>();
+        for (ChipState s : chips) {
+            String t = bound.replicatedWeight(logical, s.chip, Shape.of(1, spec.hidden()));
+            out.add(addBias(hint, s, reduced.get(s.chip), t));
+        }
+        return out;
+    }
+
+    /**
+     * RMSNorm of each head of {@code x} ({@code [rows, heads*headDim]}) over its {@code headDim}
+     * values with weight {@code [1, headDim]} (Qwen3's q_norm and k_norm, before the rotary):
+     * {@code x * rsqrt(sum(x^2)/Dh + eps) * w} per head.
+     */
+    private String headNorm(String hint, ChipState s, String x, int heads, String weightTensor) {
+        int rows = plan.rows();
+        int dh = spec.headDim();
+        Shape perHead = Shape.of(rows, heads, dh);
+        String w = b.loadAll(hint + ".w", s.home, weightTensor);
+        String x3 = b.reshape(hint + ".heads", x, perHead);
+        String sq = b.generic(hint + ".sq", Expr.apply(Fn.MUL, Expr.in(0), Expr.in(0)), DType.F32, perHead, x3);
+        String ss = b.reduce(hint + ".ss", ReduceFn.SUM, 2, sq);
+        Expr inv = Expr.apply(Fn.RSQRT, Expr.apply(Fn.ADD,
+                Expr.apply(Fn.DIV, Expr.in(1), Expr.f(dh)), Expr.f(spec.normEps())));
+        String normed = b.generic(hint, Expr.apply(Fn.MUL, Expr.apply(Fn.MUL, Expr.in(0), inv), Expr.in(2)),
+                DType.F32, perHead, x3, ss, w);
+        return b.reshape(hint + ".flat", normed, Shape.of(rows, heads * dh));
+    }
 
     /** {@code x * rsqrt(mean(x^2) + eps) * w}, mean over the hidden axis (Reduce SUM then divide by D). */
     private String rmsNorm(String hint, ChipState s, String weightTensor) {

@@ -11,10 +11,11 @@ import java.util.Map;
  * of its output directory, and reads either. {@link InputsManifestCodec} is its one reader and
  * writer.
  *
- * @param tensors tensor name to a relative path (forward slashes), in file order
- * @param params  parameter name to value, in file order
+ * @param tensors    tensor name to a relative path (forward slashes), in file order
+ * @param params     parameter name to value, in file order
+ * @param checkpoint the tensors bound from a checkpoint's safetensors files, or null (version 2)
  */
-public record InputsManifest(Map<String, String> tensors, Map<String, Long> params) {
+public record InputsManifest(Map<String, String> tensors, Map<String, Long> params, CheckpointRefs checkpoint) {
     /** The value of the {@code format} field. */
     public static final String FORMAT = "stagecheck-inputs";
     /** The file name {@code author} writes and {@code run --inputs DIR} reads. */
@@ -23,6 +24,18 @@ public record InputsManifest(Map<String, String> tensors, Map<String, Long> para
     public InputsManifest {
         tensors = Collections.unmodifiableMap(new LinkedHashMap<>(tensors));
         params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
+        if (checkpoint != null) {
+            for (String name : checkpoint.tensors().keySet()) {
+                if (tensors.containsKey(name)) {
+                    throw new IllegalArgumentException("tensor \"" + name + "\" is bound both from a file and from the checkpoint");
+                }
+            }
+        }
+    }
+
+    /** Tensors from files only (version 1). */
+    public InputsManifest(Map<String, String> tensors, Map<String, Long> params) {
+        this(tensors, params, null);
     }
 
     /** A manifest binding nothing. */

@@ -18,7 +18,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
  * out through a symbolic link is the caller's to check when it opens the file.
  */
 public final class InputsManifestCodec {
-    private static final Set<String> FIELDS = Set.of("format", "version", "tensors", "params");
+    private static final Set<String> FIELDS = Set.of("format", "version", "tensors", "params", "checkpoint");
 
     /** Reads the manifest {@code file}. */
     public InputsManifest read(Path file) throws JsonFormatException {
@@ -37,14 +37,18 @@ public final class InputsManifestCodec {
         for (Map.Entry<String, JNode> e : o.fields().entrySet()) {
             if (!FIELDS.contains(e.getKey())) {
                 throw new JsonFormatException("/" + e.getKey(), e.getValue().pos(),
-                        "unknown field \"" + e.getKey() + "\"; expected format, version, tensors, params");
+                        "unknown field \"" + e.getKey() + "\"; expected format, version, tensors, params, checkpoint");
             }
         }
         if (!(o.fields().get("format") instanceof JNode.JString f) || !f.value().equals(InputsManifest.FORMAT)) {
             throw new JsonFormatException("/format", at(o, "format"), "expected \"format\": \"" + InputsManifest.FORMAT + "\"");
         }
-        if (!(o.fields().get("version") instanceof JNode.JNumber v) || !v.text().equals("1")) {
-            throw new JsonFormatException("/version", at(o, "version"), "expected \"version\": 1");
+        if (!(o.fields().get("version") instanceof JNode.JNumber v) || !(v.text().equals("1") || v.text().equals("2"))) {
+            throw new JsonFormatException("/version", at(o, "version"), "expected \"version\": 1 (or 2, with a checkpoint)");
+        }
+        JNode ck = o.fields().get("checkpoint");
+        if (ck != null && v.text().equals("1")) {
+            throw new JsonFormatException("/checkpoint", ck.pos(), "\"checkpoint\" needs \"version\": 2");
         }
         Map<String, String> tensors = new LinkedHashMap<>();
         JNode t = o.fields().get("tensors");
@@ -80,10 +84,19 @@ public final class InputsManifestCodec {
         } else if (p != null) {
             throw new JsonFormatException("/params", p.pos(), "\"params\" must be an object of parameter name to integer");
         }
-        return new InputsManifest(tensors, params);
+        CheckpointRefs refs = ck == null ? null : CheckpointRefsCodec.decode(ck);
+        if (refs != null) {
+            for (Map.Entry<String, CheckpointRefs.TensorRef> e : refs.tensors().entrySet()) {
+                if (tensors.containsKey(e.getKey())) {
+                    throw new JsonFormatException("/checkpoint/tensors/" + escape(e.getKey()), ck.pos(),
+                            "tensor \"" + e.getKey() + "\" is bound both from a file and from the checkpoint");
+                }
+            }
+        }
+        return new InputsManifest(tensors, params, refs);
     }
 
-    private static String escape(String key) {
+    static String escape(String key) {
         return key.replace("~", "~0").replace("/", "~1");
     }
 
@@ -118,7 +131,7 @@ public final class InputsManifestCodec {
             g.useDefaultPrettyPrinter();
             g.writeStartObject();
             g.writeStringField("format", InputsManifest.FORMAT);
-            g.writeNumberField("version", 1);
+            g.writeNumberField("version", m.checkpoint() == null ? 1 : 2);
             g.writeObjectFieldStart("tensors");
             for (Map.Entry<String, String> e : m.tensors().entrySet()) {
                 g.writeStringField(e.getKey(), e.getValue());
@@ -129,6 +142,9 @@ public final class InputsManifestCodec {
                 g.writeNumberField(e.getKey(), e.getValue());
             }
             g.writeEndObject();
+            if (m.checkpoint() != null) {
+                CheckpointRefsCodec.write(m.checkpoint(), g);
+            }
             g.writeEndObject();
             g.writeRaw('\n');
         }

@@ -1,0 +1,86 @@
+package org.stagecheck.spec.json;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The tensors an inputs manifest binds from a checkpoint's safetensors files instead of its own
+ * files (docs/format.md, "Checkpoint references"): the checkpoint directory, what each of its
+ * files looked like when the manifest was written (so that a file changed since is refused, not
+ * read), and for each tensor the file, the key and how the stored tensor is viewed.
+ *
+ * @param dir     the checkpoint directory (absolute, or relative to the manifest's directory)
+ * @param files   file name (plain, inside {@code dir}) to its facts at authoring time
+ * @param tensors program tensor name to its source
+ */
+public record CheckpointRefs(String dir, Map<String, FileFacts> files, Map<String, TensorRef> tensors) {
+    public CheckpointRefs {
+        Objects.requireNonNull(dir, "dir");
+        files = Collections.unmodifiableMap(new LinkedHashMap<>(files));
+        tensors = Collections.unmodifiableMap(new LinkedHashMap<>(tensors));
+    }
+
+    /** A safetensors file's size and the SHA-256 (hex) of its header bytes (the 8-byte length and the JSON). */
+    public record FileFacts(long bytes, String headerSha256) {
+        public FileFacts {
+            Objects.requireNonNull(headerSha256, "headerSha256");
+        }
+    }
+
+    /** How a stored tensor becomes the program's tensor. */
+    public enum View {
+        /** As stored. */
+        AS_STORED("as-stored"),
+        /** A rank-2 {@code [r, c]} read as {@code [c, r]}: torch's {@code [out, in]} linear weight as stagecheck's {@code [in, out]}. */
+        TRANSPOSED("transposed"),
+        /** A rank-1 {@code [n]} read as {@code [1, n]}: a norm weight or a bias as a row. */
+        ROW("row");
+
+        private final String jsonName;
+
+        View(String jsonName) {
+            this.jsonName = jsonName;
+        }
+
+        public String jsonName() {
+            return jsonName;
+        }
+
+        /** The view spelled {@code name}, or null. */
+        public static View ofJsonName(String name) {
+            for (View v : values()) {
+                if (v.jsonName.equals(name)) {
+                    return v;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** Elements {@code [start, end)} along {@code axis} of the viewed tensor: one chip's shard. */
+    public record Slice(int axis, long start, long end) {
+        public Slice {
+            if (axis < 0 || start < 0 || end <= start) {
+                throw new IllegalArgumentException("a slice has axis >= 0 and 0 <= start < end, not axis " + axis + " [" + start + ", " + end + ")");
+            }
+        }
+    }
+
+    /**
+     * One tensor's source.
+     *
+     * @param file  the safetensors file (a key of {@link #files})
+     * @param key   the tensor's name in that file
+     * @param view  how it is viewed
+     * @param slice the part of the viewed tensor bound, or null for all of it
+     */
+    public record TensorRef(String file, String key, View view, Slice slice) {
+        public TensorRef {
+            Objects.requireNonNull(file, "file");
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(view, "view");
+        }
+    }
+}
