@@ -3,7 +3,10 @@ package org.stagecheck.author;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.stagecheck.author.hf.HfModel;
 import org.stagecheck.author.model.Binding;
+import org.stagecheck.spec.json.CheckpointRefs;
+import org.stagecheck.tensor.npy.TensorFileException;
 import org.stagecheck.author.model.CutWriter;
 import org.stagecheck.author.model.Tensors;
 import org.stagecheck.tensor.Tensor;
@@ -27,13 +30,28 @@ public final class Author {
         if (refused != null) {
             return refused;
         }
+        options = effective(spec, options);
         CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
-        Map<String, Tensor> logical = new LinkedHashMap<>(Weights.all(spec, cut.ctx(), options.weightDType()));
+        Map<String, Tensor> logical = new LinkedHashMap<>();
+        CheckpointRefs refs = null;
+        if (spec.fromCheckpoint()) {
+            // the weights stay in the checkpoint: referenced, not copied; the rotary tables are computed
+            try {
+                refs = HfModel.refs(spec, w.program(), w.bindings());
+            } catch (TensorFileException e) {
+                return new AuthorOutcome.Refused(RefusalReason.BAD_OPTION, "cannot read the checkpoint: " + e.getMessage());
+            }
+            if (cut.ctx() > 0) {
+                logical.putAll(Weights.rope(spec, cut.ctx()));
+            }
+        } else {
+            logical.putAll(Weights.all(spec, cut.ctx(), options.weightDType()));
+        }
         logical.putAll(SampleInputs.logical(spec, cut));
         Map<String, Tensor> weights = new LinkedHashMap<>();
         Map<String, Tensor> inputs = new LinkedHashMap<>();
         for (TensorDecl t : w.program().tensors()) {
-            if (!t.role().isBoundBeforeRun()) {
+            if (!t.role().isBoundBeforeRun() || (refs != null && refs.tensors().containsKey(t.name()))) {
                 continue;
             }
             Binding binding = w.bindings().get(t.name());
@@ -42,7 +60,12 @@ public final class Author {
         }
         Certificate cert = options.tp() == 1 ? null : new Certificate(w.shards(), null,
                 List.of(Obligation.WELL_FORMED, Obligation.UNREDUCED_SHARD, Obligation.MULTICAST));
-        return new AuthorOutcome.Authored(w.program(), cert, weights, inputs, SampleInputs.params(w.program()), spec);
+        return new AuthorOutcome.Authored(w.program(), cert, weights, inputs, SampleInputs.params(w.program()), spec, refs);
+    }
+
+    /** The options a model is authored with: a checkpoint's weights keep the dtype they are stored in. */
+    static AuthorOptions effective(ModelSpec spec, AuthorOptions options) {
+        return spec.fromCheckpoint() ? options.withWeights(spec.checkpoint().dtype()) : options;
     }
 
     /**
@@ -55,6 +78,7 @@ public final class Author {
      */
     public static Map<String, Tensor> bindSplit(ModelSpec spec, Cut cut, AuthorOptions options,
                                                 Map<String, Tensor> logical) {
+        options = effective(spec, options);
         CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
         Map<String, Tensor> out = new LinkedHashMap<>();
         for (TensorDecl t : w.program().tensors()) {
@@ -77,6 +101,7 @@ public final class Author {
      */
     public static Map<String, Tensor> shardsOf(ModelSpec spec, Cut cut, AuthorOptions options, String logicalName,
                                                Tensor value) {
+        options = effective(spec, options);
         CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
         Map<String, Tensor> out = new LinkedHashMap<>();
         w.bindings().forEach((name, binding) -> {

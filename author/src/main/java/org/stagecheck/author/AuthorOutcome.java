@@ -1,6 +1,13 @@
 package org.stagecheck.author;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Set;
+import org.stagecheck.spec.json.CheckpointRefs;
+import org.stagecheck.tensor.inputs.Inputs;
+import org.stagecheck.tensor.inputs.InputsDir;
+import org.stagecheck.tensor.inputs.InputsException;
+import org.stagecheck.tensor.inputs.InputsManifest;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -23,9 +30,12 @@ public sealed interface AuthorOutcome {
      *                    {@code h_in}, zero KV caches
      * @param params      sample parameters, e.g. {@code pos = 0}
      * @param model       the model's hyperparameters, written as {@code model.json} (null: not known)
+     * @param checkpoint  the weights referenced in a checkpoint rather than held in {@code weights}
+     *                    (null for generated weights); {@link #loadedWeights()} reads them
      */
     record Authored(Program program, Certificate certificate, Map<String, Tensor> weights,
-                    Map<String, Tensor> inputs, Map<String, Long> params, ModelSpec model) implements AuthorOutcome {
+                    Map<String, Tensor> inputs, Map<String, Long> params, ModelSpec model,
+                    CheckpointRefs checkpoint) implements AuthorOutcome {
         public Authored {
             Objects.requireNonNull(program, "program");
             weights = Collections.unmodifiableMap(new LinkedHashMap<>(weights));
@@ -33,15 +43,52 @@ public sealed interface AuthorOutcome {
             params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
         }
 
+        /** Generated weights, all held. */
+        public Authored(Program program, Certificate certificate, Map<String, Tensor> weights,
+                        Map<String, Tensor> inputs, Map<String, Long> params, ModelSpec model) {
+            this(program, certificate, weights, inputs, params, model, null);
+        }
+
         /** Without a model: no {@code model.json} is written. */
         public Authored(Program program, Certificate certificate, Map<String, Tensor> weights,
                         Map<String, Tensor> inputs, Map<String, Long> params) {
-            this(program, certificate, weights, inputs, params, null);
+            this(program, certificate, weights, inputs, params, null, null);
         }
 
-        /** Weights and inputs together: everything to bind for a run. */
+        /** The number of WEIGHT tensors, held or referenced. */
+        public int weightCount() {
+            return weights.size() + (checkpoint == null ? 0 : checkpoint.tensors().size());
+        }
+
+        /**
+         * Every WEIGHT tensor: those held, and those the checkpoint references read from its
+         * files (bit for bit, viewed and sliced as referenced). Reads the checkpoint each call.
+         *
+         * @throws UncheckedIOException when a referenced file cannot be read as it was at authoring
+         */
+        public Map<String, Tensor> loadedWeights() {
+            if (checkpoint == null) {
+                return weights;
+            }
+            Map<String, Tensor> all = new LinkedHashMap<>();
+            try {
+                Map<String, Tensor> read = Inputs.fromCheckpoint(InputsDir.of("checkpoint", Path.of(checkpoint.dir())),
+                        new InputsManifest(Map.of(), Map.of(), checkpoint), program, Set.of());
+                for (org.stagecheck.spec.ir.TensorDecl t : program.tensors()) {
+                    Tensor v = weights.containsKey(t.name()) ? weights.get(t.name()) : read.get(t.name());
+                    if (v != null) {
+                        all.put(t.name(), v);
+                    }
+                }
+            } catch (InputsException e) {
+                throw new UncheckedIOException(new IOException(e.getMessage(), e));
+            }
+            return all;
+        }
+
+        /** Weights (loaded) and inputs together: everything to bind for a run. */
         public Map<String, Tensor> bound() {
-            Map<String, Tensor> all = new LinkedHashMap<>(weights);
+            Map<String, Tensor> all = new LinkedHashMap<>(loadedWeights());
             all.putAll(inputs);
             return all;
         }

@@ -125,7 +125,7 @@ final class AuthoredWriter {
         for (Map.Entry<String, String> e : inputFiles(a).entrySet()) {
             files.put(e.getKey(), INPUTS + "/" + e.getValue());
         }
-        new InputsManifestCodec().write(new InputsManifest(files, a.params()), out);
+        new InputsManifestCodec().write(new InputsManifest(files, a.params(), a.checkpoint()), out);
     }
 
     /** Deletes a tree without following links out of it; best effort (a rerun removes the rest). */

@@ -85,8 +85,9 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
     }
 
     /**
-     * The CLI's {@code --model} value: {@code tiny}, {@code small}, or the path of a JSON spec
-     * file (see {@link #read}).
+     * The CLI's {@code --model} value: {@code tiny}, {@code small}, the path of a JSON spec
+     * file (see {@link #read}), or a Hugging Face model directory (its config.json and
+     * safetensors files; docs/author.md, "Checkpoints").
      */
     public static ModelSpec resolve(String nameOrFile) throws ModelSpecException {
         if (nameOrFile == null || nameOrFile.isBlank()) {
@@ -104,7 +105,15 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
                     throw new ModelSpecException(NameRules.quote(nameOrFile) + ": cannot read a JSON model spec: not a path");
                 }
                 if (!Files.exists(file)) {
-                    throw new ModelSpecException(nameOrFile + ": cannot read a JSON model spec: no such file (the models are tiny, small or a spec file)");
+                    throw new ModelSpecException(nameOrFile + ": cannot read a JSON model spec: no such file (the models are tiny, small,"
+                            + " a spec file or a Hugging Face model directory)");
+                }
+                if (Files.isDirectory(file)) {
+                    if (!org.stagecheck.author.hf.HfModel.isModelDir(file)) {
+                        throw new ModelSpecException(nameOrFile + ": a directory without config.json; a Hugging Face model directory has"
+                                + " config.json and model.safetensors (or model.safetensors.index.json and its shards)");
+                    }
+                    yield org.stagecheck.author.hf.HfModel.open(file);
                 }
                 yield read(file);
             }

@@ -27,7 +27,8 @@ final class AuthorCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--model", required = true, paramLabel = "tiny|small|FILE", description = "a built-in model or a model spec file (.json)")
+    @Option(names = "--model", required = true, paramLabel = "tiny|small|FILE|DIR",
+            description = "a built-in model, a model spec file (.json), or a Hugging Face model directory (config.json and safetensors: Llama, Mistral, Qwen2, Qwen3), whose weights the program references as stored")
     String model;
 
     @Option(names = "--cut", required = true, paramLabel = "CUT",
@@ -49,8 +50,8 @@ final class AuthorCommand implements Callable<Integer> {
     @Option(names = "--grid", paramLabel = "WxH", defaultValue = "2x2", description = "each chip's core grid; default 2x2")
     String grid;
 
-    @Option(names = "--weights", paramLabel = "DTYPE", defaultValue = "f32",
-            description = "the dtype weights are stored in: f32 (default), bf16, f16, e4m3 or e5m2; each value rounded once from its exact (double) value")
+    @Option(names = "--weights", paramLabel = "DTYPE",
+            description = "the dtype generated weights are stored in: f32 (default), bf16, f16, e4m3 or e5m2; each value rounded once from its exact (double) value. A checkpoint's weights keep their own dtype")
     String weights;
 
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "a new (or empty) output directory")
@@ -75,12 +76,17 @@ final class AuthorCommand implements Callable<Integer> {
         OutputPaths.OutputDir dir = OutputPaths.newDirectory("--out", out);
         ModelSpec m = model(model);
         int[] wh = grid(grid);
-        DType weightType = weightType(weights);
+        DType weightType = m.fromCheckpoint() ? m.checkpoint().dtype() : weightType(weights == null ? "f32" : weights);
+        if (m.fromCheckpoint() && weights != null && weightType(weights) != weightType) {
+            throw new BadInputException("--weights " + weights + ": the checkpoint's weights are " + weightType
+                    + " and are used as stored, bit for bit; leave --weights out");
+        }
         Cut c = switch (Cut.fromOptions(cut, ctx, rows, layer)) {
             case Cut.CutOrRefusal.Ok ok -> ok.cut();
             case Cut.CutOrRefusal.Refused r -> throw new BadInputException("refused (" + r.reason() + "): " + r.message());
         };
-        long weightBytes = m.weightCount() * 4;
+        // a checkpoint's weights are referenced, not made: nothing to hold in memory
+        long weightBytes = m.fromCheckpoint() ? 0 : m.weightCount() * 4;
         long heap = Runtime.getRuntime().maxMemory();
         if (weightBytes * 3 > heap) {
             // the weights are made in f32, then bound (sliced per chip) and encoded: about three copies
@@ -124,13 +130,19 @@ final class AuthorCommand implements Callable<Integer> {
                 g.writeStringField("dir", out.toString());
                 g.writeStringField("programHash", hash);
                 g.writeNumberField("stages", a.program().stages().size());
-                g.writeNumberField("weights", a.weights().size());
+                g.writeNumberField("weights", a.weightCount());
+                if (a.checkpoint() != null) {
+                    g.writeStringField("checkpoint", a.checkpoint().dir());
+                    g.writeNumberField("referencedWeights", a.checkpoint().tensors().size());
+                }
                 g.writeBooleanField("certificate", a.certificate() != null);
                 g.writeEndObject();
             });
         } else {
             o.println("authored " + m.name() + " " + c + (tp > 1 ? " split over " + tp + " chips" : "") + ": "
-                    + a.program().stages().size() + " stages, " + a.weights().size() + " " + weightType + " weight tensors");
+                    + a.program().stages().size() + " stages, " + a.weightCount() + " " + weightType + " weight tensors"
+                    + (a.checkpoint() == null ? "" : " (" + a.checkpoint().tensors().size() + " referenced in the checkpoint " + a.checkpoint().dir()
+                    + ", not copied)"));
             o.println("  " + out.resolve("program.json") + "  " + hash);
             if (a.certificate() != null) {
                 o.println("  " + out.resolve("certificate.json"));

@@ -77,8 +77,13 @@ record RunInputs(InputsDir inputs, InputsDir stateFrom, Map<String, Path> explic
         Bindings.Float64 float64 = f64 ? Bindings.Float64.ACCEPTED : Bindings.Float64.REFUSED;
         Map<String, Tensor> bound = new LinkedHashMap<>();
         List<String> missing = new ArrayList<>();
+        Map<String, Tensor> referenced = inputs == null ? Map.of() : Inputs.fromCheckpoint(inputs, manifest, program, explicit.keySet());
         for (TensorDecl t : program.tensors()) {
             if (!t.role().isBoundBeforeRun()) {
+                continue;
+            }
+            if (referenced.containsKey(t.name())) {
+                bound.put(t.name(), referenced.get(t.name()));
                 continue;
             }
             Path file = locate(t, manifest, stateIndex);

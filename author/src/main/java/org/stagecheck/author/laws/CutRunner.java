@@ -27,6 +27,7 @@ final class CutRunner {
     private final Backend backend;
     private final Map<String, AuthorOutcome.Authored> authored = new HashMap<>();
     private final Map<String, Program> compiled = new HashMap<>();
+    private final Map<String, Map<String, Tensor>> loaded = new HashMap<>();
 
     CutRunner(ModelSpec spec, AuthorOptions options, CutCompiler compiler, Backend backend) {
         this.spec = spec;
@@ -105,7 +106,7 @@ final class CutRunner {
         Map<String, Tensor> bound = new LinkedHashMap<>();
         for (TensorDecl t : program.tensors()) {
             if (t.role().isBoundBeforeRun()) {
-                Tensor v = available.containsKey(t.name()) ? available.get(t.name()) : a.weights().get(t.name());
+                Tensor v = available.containsKey(t.name()) ? available.get(t.name()) : weights(cut, tp).get(t.name());
                 if (v == null) {
                     throw new RunFailed(cut.cliName() + ": no value for bound tensor '" + t.name() + "'");
                 }
@@ -125,6 +126,21 @@ final class CutRunner {
             throw new RunFailed(cut.cliName() + (tp > 1 ? " (tp " + tp + ")" : "") + " faulted: " + r.faults().getFirst().render());
         }
         return r;
+    }
+
+    /** The weights of {@code cut}'s program over {@code tp} chips, a checkpoint's read once and kept. */
+    Map<String, Tensor> weights(Cut cut, int tp) throws RunFailed {
+        String key = cut + "@" + tp;
+        Map<String, Tensor> w = loaded.get(key);
+        if (w == null) {
+            try {
+                w = authored(cut, tp).loadedWeights();
+            } catch (java.io.UncheckedIOException e) {
+                throw new RunFailed(cut.cliName() + ": " + e.getCause().getMessage());
+            }
+            loaded.put(key, w);
+        }
+        return w;
     }
 
     AuthorOutcome.Authored authored(Cut cut, int tp) throws RunFailed {

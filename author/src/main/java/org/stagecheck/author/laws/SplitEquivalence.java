@@ -33,7 +33,7 @@ final class SplitEquivalence {
         try {
             AuthorOutcome.Authored whole = runner.authored(cut, 1);
             runner.authored(cut, tp); // a refused split fails the law with its reason before anything runs
-            Map<String, Tensor> logical = new LinkedHashMap<>(whole.weights());
+            Map<String, Tensor> logical = new LinkedHashMap<>(runner.weights(cut, 1));
             logical.putAll(inputs);
             RunResult a = runner.run(cut, 1, logical, params);
             Map<String, Tensor> splitBound;

@@ -22,7 +22,7 @@ import org.stagecheck.tensor.npy.TensorFileException;
 
 /**
  * A run's inputs read from a directory (docs/format.md, "Inputs manifest"): each tensor of role
- * input, weight or state from the file the manifest names, else from
+ * input, weight or state from the checkpoint tensor the manifest references (version 2), or the file the manifest names, else from
  * {@code DIR/<file name of the tensor>.npy}; a state tensor with neither starts at zero; the
  * parameters from the manifest. Every file stays inside the directory and its header is compared
  * with the program's declaration before its data is read; the result passes
@@ -53,8 +53,13 @@ public final class Inputs {
     public static Read read(InputsDir inputs, InputsManifest manifest, Program program) throws InputsException {
         Map<String, Tensor> bound = new LinkedHashMap<>();
         List<String> missing = new ArrayList<>();
+        Map<String, Tensor> referenced = fromCheckpoint(inputs, manifest, program, java.util.Set.of());
         for (TensorDecl t : program.tensors()) {
             if (!t.role().isBoundBeforeRun()) {
+                continue;
+            }
+            if (referenced.containsKey(t.name())) {
+                bound.put(t.name(), referenced.get(t.name()));
                 continue;
             }
             Path file = locate(inputs, manifest, t);
@@ -74,6 +79,29 @@ public final class Inputs {
             throw new InputsException(inputs.dir() + ": " + Bindings.describe(problems));
         }
         return new Read(bound, manifest.params());
+    }
+
+    /**
+     * The bound tensors of {@code program} that {@code manifest} references in a checkpoint
+     * (docs/format.md, "Checkpoint references"), but those named in {@code skip}: each read bit
+     * for bit from its memory-mapped safetensors file, viewed and sliced as the reference says,
+     * and checked against the program's declaration. Empty when the manifest has no checkpoint.
+     */
+    public static Map<String, Tensor> fromCheckpoint(InputsDir inputs, InputsManifest manifest, Program program,
+                                                     java.util.Set<String> skip) throws InputsException {
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        if (manifest.checkpoint() == null) {
+            return out;
+        }
+        try (CheckpointBinding checkpoint = CheckpointBinding.open(inputs, manifest.checkpoint())) {
+            for (TensorDecl t : program.tensors()) {
+                org.stagecheck.spec.json.CheckpointRefs.TensorRef ref = manifest.checkpoint().tensors().get(t.name());
+                if (ref != null && t.role().isBoundBeforeRun() && !skip.contains(t.name())) {
+                    out.put(t.name(), checkpoint.read(t, ref));
+                }
+            }
+        }
+        return out;
     }
 
     /**

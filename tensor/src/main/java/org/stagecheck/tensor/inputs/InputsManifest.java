@@ -13,12 +13,18 @@ import org.stagecheck.spec.json.InputsManifestCodec;
  * {@link InputsManifestCodec}). Every path is relative to the manifest's directory and must stay
  * inside it. A run's output directory has the same format as its index, {@code tensors.json}.
  */
-public record InputsManifest(Map<String, Path> tensors, Map<String, Long> params) {
+public record InputsManifest(Map<String, Path> tensors, Map<String, Long> params,
+                             org.stagecheck.spec.json.CheckpointRefs checkpoint) {
     public static final String FILE_NAME = org.stagecheck.spec.json.InputsManifest.FILE_NAME;
 
     public InputsManifest {
         tensors = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(tensors));
         params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
+    }
+
+    /** Tensors from files only. */
+    public InputsManifest(Map<String, Path> tensors, Map<String, Long> params) {
+        this(tensors, params, null);
     }
 
     /** A manifest that names no file and no parameter: every tensor from its {@code <file name>.npy}. */
@@ -55,6 +61,6 @@ public record InputsManifest(Map<String, Path> tensors, Map<String, Long> params
             tensors.put(e.getKey(), p);
         }
         Map<String, Long> params = m.params();
-        return new InputsManifest(tensors, params);
+        return new InputsManifest(tensors, params, m.checkpoint());
     }
 }
