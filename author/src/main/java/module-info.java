@@ -6,4 +6,5 @@ module org.stagecheck.author {
     exports org.stagecheck.author;
     exports org.stagecheck.author.laws;
     exports org.stagecheck.author.model;
+    exports org.stagecheck.author.synth;
 }

@@ -8,6 +8,7 @@ module org.stagecheck.tensor {
     exports org.stagecheck.tensor.inputs;
     exports org.stagecheck.tensor.npy;
     exports org.stagecheck.tensor.numeric;
+    exports org.stagecheck.tensor.safetensors;
 
     uses org.stagecheck.backend.BackendProvider;
 }
