@@ -79,7 +79,15 @@ final class ConfigKeys {
         switch (family) {
             // Llama 2 configs carry pretraining_tp 1; above 1 transformers 4 splits every
             // projection into that many slices and sums them, a different rounding
-            case LLAMA -> m.put("pretraining_tp", InertValue.ONE);
+            case LLAMA -> {
+                m.put("pretraining_tp", InertValue.ONE);
+                // configs written by nanotron (SmolLM, SmolLM2): a marker of which of its config
+                // classes wrote the file, and its rotary layout; transformers reads neither, and
+                // false is the half-split rotary transformers computes (true would be pairs that
+                // the checkpoint was trained with and transformers does not apply)
+                m.put("is_llama_config", InertValue.BOOLEAN);
+                m.put("rope_interleaved", InertValue.FALSE);
+            }
             case MISTRAL -> {
             }
             // Qwen2.5 configs carry use_mrope false; true is Qwen2-VL's multimodal rotary

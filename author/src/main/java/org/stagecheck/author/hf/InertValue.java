@@ -5,7 +5,7 @@ import org.stagecheck.spec.json.JNode;
 /**
  * The values an inert config.json key may take ({@link ConfigKeys}). Inert keys do not change the
  * forward pass, but a value of the wrong JSON type is still refused: it means the file is not what
- * its writer meant. Two are inert at one value only ({@link #ONE}, {@link #FALSE}).
+ * its writer meant. Some are inert at one value only ({@link #ONE}, {@link #FALSE}).
  */
 enum InertValue {
     STRING("a string"),
@@ -16,10 +16,10 @@ enum InertValue {
     TOKEN_IDS("an integer, an array of integers or null"),
     NUMBER("a number"),
     BOOLEAN("true or false"),
-    /** Exactly the integer 1: any other value changes the computation. */
-    ONE("1 (any other value changes the computation)"),
-    /** Exactly false: true changes the computation. */
-    FALSE("false (true changes the computation)");
+    /** Exactly the integer 1: stagecheck does not implement what another value asks for. */
+    ONE("1 (other values are not implemented)"),
+    /** Exactly false: stagecheck does not implement what true asks for. */
+    FALSE("false (true is not implemented)");
 
     private final String description;
 

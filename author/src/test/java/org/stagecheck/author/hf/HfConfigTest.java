@@ -100,6 +100,40 @@ class HfConfigTest {
             }
             """;
 
+    /** SmolLM2 135M as published (written by nanotron): nanotron's own inert keys, a tied head. */
+    static final String SMOLLM2_HUB = """
+            {
+              "architectures": [
+                "LlamaForCausalLM"
+              ],
+              "attention_bias": false,
+              "attention_dropout": 0.0,
+              "bos_token_id": 0,
+              "eos_token_id": 0,
+              "hidden_act": "silu",
+              "hidden_size": 576,
+              "initializer_range": 0.041666666666666664,
+              "intermediate_size": 1536,
+              "is_llama_config": true,
+              "max_position_embeddings": 8192,
+              "mlp_bias": false,
+              "model_type": "llama",
+              "num_attention_heads": 9,
+              "num_hidden_layers": 30,
+              "num_key_value_heads": 3,
+              "pretraining_tp": 1,
+              "rms_norm_eps": 1e-05,
+              "rope_interleaved": false,
+              "rope_scaling": null,
+              "rope_theta": 100000,
+              "tie_word_embeddings": true,
+              "torch_dtype": "bfloat16",
+              "transformers_version": "4.42.3",
+              "use_cache": true,
+              "vocab_size": 49152
+            }
+            """;
+
     /** Mistral 7B v0.1 as published: a 4096 window on every layer. */
     static final String MISTRAL_HUB = """
             {
@@ -334,6 +368,17 @@ class HfConfigTest {
     }
 
     @Test
+    void smolLm2ConfigWithNanotronKeys() throws Exception {
+        Path dir = model("SmolLM2-135M", SMOLLM2_HUB);
+        ModelSpec spec = HfConfig.read(dir, DType.BF16);
+        Architecture arch = new Architecture(Family.LLAMA, false, false, false, false, 0, RopeScaling.NONE, true);
+        assertThat(spec).isEqualTo(new ModelSpec("SmolLM2-135M", 49152, 576, 30, 9, 3, 64, 1536, 100000.0, 1e-5, 0L,
+                arch, new CheckpointSource(dir, DType.BF16)));
+        refused(SMOLLM2_HUB.replace("\"rope_interleaved\": false", "\"rope_interleaved\": true"),
+                "\"rope_interleaved\" must be false (true is not implemented), not true");
+    }
+
+    @Test
     void llamaBiasesFollowAttentionBiasAndMlpBias() throws Exception {
         String json = LLAMA31_HUB.replace("\"attention_bias\": false", "\"attention_bias\": true")
                 .replace("\"mlp_bias\": false", "\"mlp_bias\": true");
@@ -498,9 +543,9 @@ class HfConfigTest {
     @Test
     void inertKeysAreInertOnlyAtTheirInertValues() throws Exception {
         refused(LLAMA31_HUB.replace("\"pretraining_tp\": 1", "\"pretraining_tp\": 2"),
-                "\"pretraining_tp\" must be 1 (any other value changes the computation), not 2");
+                "\"pretraining_tp\" must be 1 (other values are not implemented), not 2");
         refused(QWEN25_HUB.replace("\"use_mrope\": false", "\"use_mrope\": true"),
-                "\"use_mrope\" must be false (true changes the computation), not true");
+                "\"use_mrope\" must be false (true is not implemented), not true");
         refused(QWEN25_HUB.replace("\"torch_dtype\": \"bfloat16\"", "\"torch_dtype\": 16"),
                 "\"torch_dtype\" must be a string or null, not 16");
         refused(LLAMA31_HUB.replace("[128001, 128008, 128009]", "[128001, \"x\"]"),
