@@ -4,6 +4,7 @@ module org.stagecheck.author {
     requires com.fasterxml.jackson.core;
 
     exports org.stagecheck.author;
+    exports org.stagecheck.author.hf;
     exports org.stagecheck.author.laws;
     exports org.stagecheck.author.model;
     exports org.stagecheck.author.synth;
