@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -122,10 +121,5 @@ public final class TestCheckpointWriter {
             }
             case F16 -> b.putShort(Float.floatToFloat16(f));
         }
-    }
-
-    /** Bytes of text, for tests that hand-craft a broken file. */
-    static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 }
