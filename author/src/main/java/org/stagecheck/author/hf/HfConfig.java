@@ -96,7 +96,8 @@ public final class HfConfig {
         List<JNode> names = config.array("architectures");
         if (names.size() != 1 || !(names.getFirst() instanceof JNode.JString name)) {
             throw config.at(config.get("architectures"), "\"architectures\" must be a one-element array of a string naming"
-                    + " one of " + SUPPORTED + ", not " + names.size() + " element(s)");
+                    + " one of " + SUPPORTED + ", not " + (names.size() == 1 ? "an array holding " + names.getFirst().typeName()
+                    : "an array of " + names.size() + " elements"));
         }
         Family family = Family.ofArchitecture(name.value());
         if (family == null) {

@@ -11,7 +11,6 @@ enum InertValue {
     STRING("a string"),
     STRING_OR_NULL("a string or null"),
     INTEGER("an integer"),
-    INTEGER_OR_NULL("an integer or null"),
     /** A token id, a list of them (several end-of-sequence tokens), or null. */
     TOKEN_IDS("an integer, an array of integers or null"),
     NUMBER("a number"),
@@ -37,7 +36,6 @@ enum InertValue {
             case STRING -> v instanceof JNode.JString;
             case STRING_OR_NULL -> v instanceof JNode.JString || v instanceof JNode.JNull;
             case INTEGER -> integral(v);
-            case INTEGER_OR_NULL -> integral(v) || v instanceof JNode.JNull;
             case TOKEN_IDS -> integral(v) || v instanceof JNode.JNull
                     || v instanceof JNode.JArray a && a.items().stream().allMatch(InertValue::integral);
             case NUMBER -> v instanceof JNode.JNumber;

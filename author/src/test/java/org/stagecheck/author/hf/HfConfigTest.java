@@ -515,7 +515,9 @@ class HfConfigTest {
                         + " \"MixtralForCausalLM\" is not supported; stagecheck reads LlamaForCausalLM, MistralForCausalLM,"
                         + " Qwen2ForCausalLM, Qwen3ForCausalLM");
         refused(MISTRAL_HUB.replace("\"MistralForCausalLM\"", "\"MistralForCausalLM\", \"LlamaForCausalLM\""),
-                "\"architectures\" must be a one-element array");
+                "\"architectures\" must be a one-element array of a string naming one of [LlamaForCausalLM, MistralForCausalLM,"
+                        + " Qwen2ForCausalLM, Qwen3ForCausalLM], not an array of 2 elements");
+        refused(MISTRAL_HUB.replace("\"MistralForCausalLM\"", "7"), "not an array holding a number");
         refused(MISTRAL_HUB.replace("\"model_type\": \"mistral\"", "\"model_type\": \"llama\""),
                 "\"model_type\" is \"llama\" but the architecture MistralForCausalLM is model type \"mistral\"");
         refused(MISTRAL_HUB.replace("  \"architectures\": [\n    \"MistralForCausalLM\"\n  ],\n", ""),
