@@ -107,7 +107,10 @@ class SafetensorsHostileTest {
 
     @Test
     void anUnknownDtypeIsRefused() throws Exception {
-        refusedHeader(one("F128", "[1]", "[0,16]"), new byte[16], "header 1:15", "tensor 't' has the unknown dtype 'F128'");
+        refusedHeader(one("F128", "[1]", "[0,16]"), new byte[16], "header 1:15 (file byte 22)", "tensor 't' has the unknown dtype 'F128'");
+        // the byte counts UTF-8 bytes: two for the e-acute before the dtype
+        refusedHeader("{\"\u00e9\":{\"dtype\":\"X\",\"shape\":[],\"data_offsets\":[0,0]}}", new byte[0], "header 1:15 (file byte 23)",
+                "tensor '\u00e9' has the unknown dtype 'X'");
     }
 
     @Test
