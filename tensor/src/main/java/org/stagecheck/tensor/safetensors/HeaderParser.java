@@ -32,18 +32,20 @@ final class HeaderParser {
 
     private final String file;
     private final String json;
+    private final long dataStart;
 
-    private HeaderParser(String file, String json) {
+    private HeaderParser(String file, String json, long dataStart) {
         this.file = file;
         this.json = json;
+        this.dataStart = dataStart;
     }
 
     /**
      * Parses {@code json} (the header text) of {@code file}, whose data region holds
-     * {@code dataBytes} bytes.
+     * {@code dataBytes} bytes from file byte {@code dataStart}.
      */
-    static Parsed parse(String file, String json, long dataBytes) throws TensorFileException {
-        return new HeaderParser(file, json).parse(dataBytes);
+    static Parsed parse(String file, String json, long dataStart, long dataBytes) throws TensorFileException {
+        return new HeaderParser(file, json, dataStart).parse(dataBytes);
     }
 
     private Parsed parse(long dataBytes) throws TensorFileException {
@@ -182,19 +184,25 @@ final class HeaderParser {
         for (SafetensorsEntry e : byOffset) {
             if (e.begin() < covered) {
                 throw new TensorFileException(file + ": tensor '" + e.name() + "' (data bytes [" + e.begin() + ", " + e.end()
-                        + ")) overlaps tensor '" + previous.name() + "' (data bytes [" + previous.begin() + ", " + previous.end() + "))");
+                        + "), file bytes from " + (dataStart + e.begin()) + ") overlaps tensor '" + previous.name() + "' (data bytes [" + previous.begin() + ", " + previous.end() + "))");
             }
             if (e.begin() > covered) {
-                throw new TensorFileException(file + ": data bytes [" + covered + ", " + e.begin() + ") belong to no tensor (a hole before tensor '"
+                throw new TensorFileException(file + ": data bytes [" + covered + ", " + e.begin() + ")" + fileBytes(covered, e.begin())
+                        + " belong to no tensor (a hole before tensor '"
                         + e.name() + "'); the data region must be covered exactly");
             }
             covered = e.end();
             previous = e;
         }
         if (covered != dataBytes) {
-            throw new TensorFileException(file + ": data bytes [" + covered + ", " + dataBytes + ") after the last tensor belong to no tensor;"
+            throw new TensorFileException(file + ": data bytes [" + covered + ", " + dataBytes + ")" + fileBytes(covered, dataBytes)
+                    + " after the last tensor belong to no tensor;"
                     + " the data region must be covered exactly");
         }
+    }
+
+    private String fileBytes(long from, long to) {
+        return " (file bytes [" + (dataStart + from) + ", " + (dataStart + to) + "))";
     }
 
     private TensorFileException fail(JNode at, String what) {

@@ -142,15 +142,18 @@ class SafetensorsHostileTest {
     @Test
     void overlappingRangesAreRefused() throws Exception {
         String h = "{" + StFiles.entry("a", "F32", "[2]", 0, 8) + "," + StFiles.entry("b", "F32", "[2]", 4, 12) + "}";
-        refusedHeader(h, StFiles.f32s(3), "tensor 'b' (data bytes [4, 12)) overlaps tensor 'a' (data bytes [0, 8))");
+        refusedHeader(h, StFiles.f32s(3), "tensor 'b' (data bytes [4, 12), file bytes from " + (8 + h.length() + 4) + ")",
+                "overlaps tensor 'a' (data bytes [0, 8))");
     }
 
     @Test
     void holesInTheDataRegionAreRefused() throws Exception {
         String h = "{" + StFiles.entry("a", "F32", "[2]", 0, 8) + "," + StFiles.entry("b", "F32", "[2]", 12, 20) + "}";
-        refusedHeader(h, StFiles.f32s(5), "data bytes [8, 12) belong to no tensor (a hole before tensor 'b')");
-        refusedHeader(one("F32", "[1]", "[0,4]"), StFiles.f32s(2), "data bytes [4, 8) after the last tensor belong to no tensor");
-        refusedHeader("{}", StFiles.f32s(1), "data bytes [0, 4) after the last tensor");
+        long start = 8 + h.length();
+        refusedHeader(h, StFiles.f32s(5), "data bytes [8, 12) (file bytes [" + (start + 8) + ", " + (start + 12) + "))",
+                "belong to no tensor (a hole before tensor 'b')");
+        refusedHeader(one("F32", "[1]", "[0,4]"), StFiles.f32s(2), "data bytes [4, 8)", "after the last tensor belong to no tensor");
+        refusedHeader("{}", StFiles.f32s(1), "data bytes [0, 4) (file bytes [10, 14)) after the last tensor");
     }
 
     @Test
