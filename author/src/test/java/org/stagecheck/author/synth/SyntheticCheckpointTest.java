@@ -190,6 +190,10 @@ class SyntheticCheckpointTest {
                 assertThat(b.read(name).bitEquals(a.read(name))).as(name).isTrue();
             }
         }
+        // written again as one file, the directory is one checkpoint again
+        SyntheticCheckpoint.write(dir.resolve("sh"), one);
+        assertThat(dir.resolve("sh/model.safetensors.index.json")).doesNotExist();
+        checkReadBack(dir.resolve("sh"), one);
     }
 
     @Test
