@@ -31,13 +31,19 @@ public final class SyntheticCheckpoint {
     private SyntheticCheckpoint() {
     }
 
-    /** Writes {@code model} into {@code dir} (created when missing); files already there with the same names are replaced. */
+    /**
+     * Writes {@code model} into {@code dir} (created when missing). Files already there with the
+     * same names are replaced, and the other form's entry point ({@code model.safetensors} or the
+     * index) is removed, so that a directory written again is one checkpoint, not two.
+     */
     public static void write(Path dir, SyntheticModel model) throws IOException {
         SyntheticTensors tensors = new SyntheticTensors(model);
         Files.createDirectories(dir);
         if (model.maxShardBytes() == 0) {
+            Files.deleteIfExists(dir.resolve(SafetensorsWriter.INDEX_FILE));
             SafetensorsWriter.write(dir.resolve(SafetensorsWriter.SINGLE_FILE), tensors.specs(), Map.of("format", "pt"), tensors::values);
         } else {
+            Files.deleteIfExists(dir.resolve(SafetensorsWriter.SINGLE_FILE));
             SafetensorsWriter.writeSharded(dir, tensors.specs(), model.maxShardBytes(), tensors::values);
         }
         Path tmp = dir.resolve("." + CONFIG_FILE + Npy.TMP_SUFFIX);

@@ -29,14 +29,7 @@ class HandComputedConventionsTest {
      */
     @Test
     void rotateHalfPairsElementIWithIPlusHalfTheHead(@TempDir Path dir) {
-        Map<String, Tensor64> w = new LinkedHashMap<>();
-        w.put("model.embed_tokens.weight", t(new int[] {4, 4}, 1, 1, 1, 1, /* token 1 */ 1, 1, -1, -1, 1, 1, 1, 1, 1, 1, 1, 1));
-        layer(w, 4, 1);
-        w.put("model.layers.0.self_attn.q_proj.weight", t(new int[] {4, 4}, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
-        w.put("model.layers.0.self_attn.k_proj.weight", t(new int[] {4, 4}, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0));
-        w.put("model.layers.0.self_attn.v_proj.weight", t(new int[] {4, 4}, 0, 0, 0.5, 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
-        w.put("model.layers.0.self_attn.o_proj.weight", identity(4));
-        HfForward64 model = write(dir, config("LlamaForCausalLM", 4, 4, 1, 1, 4, 0.0), w);
+        HfForward64 model = write(dir, config("LlamaForCausalLM", 4, 4, 1, 1, 4, 0.0), rotaryProbe());
         double[][] logits = model.forwardAll(new int[] {1, 0});
 
         // position 0 sees only itself: h = (1,1,-1,-1) + (-1,0,0,0), mean square 3/4
@@ -45,6 +38,35 @@ class HandComputedConventionsTest {
         double a = -Math.tanh(Math.sin(1));
         double r1 = Math.sqrt(((1 + a) * (1 + a) + 3) / 4);
         LogitsAssert.close(logits[1], new double[] {(1 + a) / r1, 1 / r1, 1 / r1, 1 / r1}, TOLERANCE, "position 1");
+    }
+
+    /** The weights of {@link #rotateHalfPairsElementIWithIPlusHalfTheHead}. */
+    private static Map<String, Tensor64> rotaryProbe() {
+        Map<String, Tensor64> w = new LinkedHashMap<>();
+        w.put("model.embed_tokens.weight", t(new int[] {4, 4}, 1, 1, 1, 1, /* token 1 */ 1, 1, -1, -1, 1, 1, 1, 1, 1, 1, 1, 1));
+        layer(w, 4, 1);
+        w.put("model.layers.0.self_attn.q_proj.weight", t(new int[] {4, 4}, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+        w.put("model.layers.0.self_attn.k_proj.weight", t(new int[] {4, 4}, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0));
+        w.put("model.layers.0.self_attn.v_proj.weight", t(new int[] {4, 4}, 0, 0, 0.5, 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+        w.put("model.layers.0.self_attn.o_proj.weight", identity(4));
+        return w;
+    }
+
+    /**
+     * The rotary probe above as Qwen3, with q_norm 1 and k_norm (1, 1, 0.5, 1), eps 0: q = (2,0,0,0)
+     * and k = (0,0,2,0) have mean square 1, so the norms give q = (2,0,0,0), k = (0,0,1,0) before
+     * rotary; the score of key 0 halves to sin 1 and key 1 stays at 0, so a = -tanh(sin(1) / 2).
+     * Normed after rotary, k at 1 = (-2 sin 1, 0, cos 1, 0) would score -sin 1 cos 1 instead of 0.
+     */
+    @Test
+    void qwen3NormsEachHeadBeforeRotary(@TempDir Path dir) {
+        Map<String, Tensor64> w = rotaryProbe();
+        w.put("model.layers.0.self_attn.q_norm.weight", ones(4));
+        w.put("model.layers.0.self_attn.k_norm.weight", t(new int[] {4}, 1, 1, 0.5, 1));
+        HfForward64 model = write(dir, config("Qwen3ForCausalLM", 4, 4, 1, 1, 4, 0.0), w);
+        double a = -Math.tanh(Math.sin(1) / 2);
+        double r1 = Math.sqrt(((1 + a) * (1 + a) + 3) / 4);
+        LogitsAssert.close(model.forwardAll(new int[] {1, 0})[1], new double[] {(1 + a) / r1, 1 / r1, 1 / r1, 1 / r1}, TOLERANCE, "position 1");
     }
 
     /**

@@ -1,5 +1,6 @@
 package org.stagecheck.tensor.safetensors;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -11,6 +12,7 @@ import java.util.Set;
 import org.stagecheck.spec.json.JNode;
 import org.stagecheck.spec.json.JsonFormatException;
 import org.stagecheck.spec.json.JsonReader;
+import org.stagecheck.spec.json.Pos;
 import org.stagecheck.tensor.npy.TensorFileException;
 
 /**
@@ -29,20 +31,24 @@ final class HeaderParser {
     }
 
     private final String file;
+    private final String json;
+    private final long dataStart;
 
-    private HeaderParser(String file) {
+    private HeaderParser(String file, String json, long dataStart) {
         this.file = file;
+        this.json = json;
+        this.dataStart = dataStart;
     }
 
     /**
      * Parses {@code json} (the header text) of {@code file}, whose data region holds
-     * {@code dataBytes} bytes.
+     * {@code dataBytes} bytes from file byte {@code dataStart}.
      */
-    static Parsed parse(String file, String json, long dataBytes) throws TensorFileException {
-        return new HeaderParser(file).parse(json, dataBytes);
+    static Parsed parse(String file, String json, long dataStart, long dataBytes) throws TensorFileException {
+        return new HeaderParser(file, json, dataStart).parse(dataBytes);
     }
 
-    private Parsed parse(String json, long dataBytes) throws TensorFileException {
+    private Parsed parse(long dataBytes) throws TensorFileException {
         JNode root;
         try {
             root = new JsonReader().read(json);
@@ -50,7 +56,7 @@ final class HeaderParser {
             String what = e.detail().contains("Duplicate field")
                     ? "a name appears twice in the header (" + e.detail() + ")"
                     : e.detail();
-            throw new TensorFileException(file + ": header" + (e.pos().known() ? " " + e.pos() : "") + ": " + what, e);
+            throw new TensorFileException(file + ": header" + at(e.pos()) + ": " + what, e);
         }
         if (!(root instanceof JNode.JObject top)) {
             throw fail(root, "the header is " + root.typeName() + ", not a JSON object");
@@ -178,22 +184,43 @@ final class HeaderParser {
         for (SafetensorsEntry e : byOffset) {
             if (e.begin() < covered) {
                 throw new TensorFileException(file + ": tensor '" + e.name() + "' (data bytes [" + e.begin() + ", " + e.end()
-                        + ")) overlaps tensor '" + previous.name() + "' (data bytes [" + previous.begin() + ", " + previous.end() + "))");
+                        + "), file bytes from " + (dataStart + e.begin()) + ") overlaps tensor '" + previous.name() + "' (data bytes [" + previous.begin() + ", " + previous.end() + "))");
             }
             if (e.begin() > covered) {
-                throw new TensorFileException(file + ": data bytes [" + covered + ", " + e.begin() + ") belong to no tensor (a hole before tensor '"
+                throw new TensorFileException(file + ": data bytes [" + covered + ", " + e.begin() + ")" + fileBytes(covered, e.begin())
+                        + " belong to no tensor (a hole before tensor '"
                         + e.name() + "'); the data region must be covered exactly");
             }
             covered = e.end();
             previous = e;
         }
         if (covered != dataBytes) {
-            throw new TensorFileException(file + ": data bytes [" + covered + ", " + dataBytes + ") after the last tensor belong to no tensor;"
+            throw new TensorFileException(file + ": data bytes [" + covered + ", " + dataBytes + ")" + fileBytes(covered, dataBytes)
+                    + " after the last tensor belong to no tensor;"
                     + " the data region must be covered exactly");
         }
     }
 
+    private String fileBytes(long from, long to) {
+        return " (file bytes [" + (dataStart + from) + ", " + (dataStart + to) + "))";
+    }
+
     private TensorFileException fail(JNode at, String what) {
-        return new TensorFileException(file + ": header" + (at.pos().known() ? " " + at.pos() : "") + ": " + what);
+        return new TensorFileException(file + ": header" + at(at.pos()) + ": " + what);
+    }
+
+    /** {@code " LINE:COL (file byte B)"}: the header's line and column and the byte of the file they are at. */
+    private String at(Pos pos) {
+        if (!pos.known()) {
+            return "";
+        }
+        int i = 0;
+        for (int line = 1; line < pos.line() && i < json.length(); i++) {
+            if (json.charAt(i) == '\n') {
+                line++;
+            }
+        }
+        int end = Math.min(json.length(), i + pos.column() - 1);
+        return " " + pos + " (file byte " + (8 + json.substring(0, end).getBytes(StandardCharsets.UTF_8).length) + ")";
     }
 }

@@ -99,7 +99,7 @@ public final class SafetensorsFile implements AutoCloseable {
                 throw new TensorFileException(name + ": the header (bytes 8 to " + (8 + n) + ") is not valid UTF-8");
             }
             long dataStart = 8 + n;
-            HeaderParser.Parsed parsed = HeaderParser.parse(name, json, size - dataStart);
+            HeaderParser.Parsed parsed = HeaderParser.parse(name, json, dataStart, size - dataStart);
             arena = Arena.ofShared();
             MemorySegment data = ch.map(FileChannel.MapMode.READ_ONLY, dataStart, size - dataStart, arena);
             return new SafetensorsFile(file, size, dataStart, sha256(header), parsed, ch, arena, data);

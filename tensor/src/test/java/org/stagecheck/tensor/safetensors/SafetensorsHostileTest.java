@@ -107,7 +107,10 @@ class SafetensorsHostileTest {
 
     @Test
     void anUnknownDtypeIsRefused() throws Exception {
-        refusedHeader(one("F128", "[1]", "[0,16]"), new byte[16], "header 1:15", "tensor 't' has the unknown dtype 'F128'");
+        refusedHeader(one("F128", "[1]", "[0,16]"), new byte[16], "header 1:15 (file byte 22)", "tensor 't' has the unknown dtype 'F128'");
+        // the byte counts UTF-8 bytes: two for the e-acute before the dtype
+        refusedHeader("{\"\u00e9\":{\"dtype\":\"X\",\"shape\":[],\"data_offsets\":[0,0]}}", new byte[0], "header 1:15 (file byte 23)",
+                "tensor '\u00e9' has the unknown dtype 'X'");
     }
 
     @Test
@@ -139,15 +142,18 @@ class SafetensorsHostileTest {
     @Test
     void overlappingRangesAreRefused() throws Exception {
         String h = "{" + StFiles.entry("a", "F32", "[2]", 0, 8) + "," + StFiles.entry("b", "F32", "[2]", 4, 12) + "}";
-        refusedHeader(h, StFiles.f32s(3), "tensor 'b' (data bytes [4, 12)) overlaps tensor 'a' (data bytes [0, 8))");
+        refusedHeader(h, StFiles.f32s(3), "tensor 'b' (data bytes [4, 12), file bytes from " + (8 + h.length() + 4) + ")",
+                "overlaps tensor 'a' (data bytes [0, 8))");
     }
 
     @Test
     void holesInTheDataRegionAreRefused() throws Exception {
         String h = "{" + StFiles.entry("a", "F32", "[2]", 0, 8) + "," + StFiles.entry("b", "F32", "[2]", 12, 20) + "}";
-        refusedHeader(h, StFiles.f32s(5), "data bytes [8, 12) belong to no tensor (a hole before tensor 'b')");
-        refusedHeader(one("F32", "[1]", "[0,4]"), StFiles.f32s(2), "data bytes [4, 8) after the last tensor belong to no tensor");
-        refusedHeader("{}", StFiles.f32s(1), "data bytes [0, 4) after the last tensor");
+        long start = 8 + h.length();
+        refusedHeader(h, StFiles.f32s(5), "data bytes [8, 12) (file bytes [" + (start + 8) + ", " + (start + 12) + "))",
+                "belong to no tensor (a hole before tensor 'b')");
+        refusedHeader(one("F32", "[1]", "[0,4]"), StFiles.f32s(2), "data bytes [4, 8)", "after the last tensor belong to no tensor");
+        refusedHeader("{}", StFiles.f32s(1), "data bytes [0, 4) (file bytes [10, 14)) after the last tensor");
     }
 
     @Test

@@ -164,6 +164,20 @@ class SafetensorsRoundTripTest {
     }
 
     @Test
+    void aFileOfNoTensorsAndAScalarAreRead() throws Exception {
+        try (SafetensorsFile st = SafetensorsFile.open(StFiles.write(dir, "none.safetensors", "{}", new byte[0]))) {
+            assertThat(st.entries()).isEmpty();
+            assertThat(st.metadata()).isEmpty();
+        }
+        try (SafetensorsFile st = SafetensorsFile.open(StFiles.write(dir, "s.safetensors", "{" + StFiles.entry("s", "F32", "[]", 0, 4) + "}",
+                StFiles.f32s(1)))) {
+            Tensor s = st.read("s");
+            assertThat(s.shape().rank()).isZero();
+            assertThat(s.getFloat(0)).isEqualTo(1f);
+        }
+    }
+
+    @Test
     void headerOrderIsNotDataOrder() throws Exception {
         String header = "{" + StFiles.entry("b", "F32", "[2]", 8, 16) + "," + StFiles.entry("a", "F32", "[2]", 0, 8) + "}";
         Path f = StFiles.write(dir, "x.safetensors", header, StFiles.f32s(4));
