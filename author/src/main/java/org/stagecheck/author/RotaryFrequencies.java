@@ -6,7 +6,8 @@ package org.stagecheck.author;
  * {@code _compute_llama3_parameters}), so that the tables a program reads are the reference's:
  * {@code inv[i] = 1 / theta^(2i/Dh)} with the exponent an f32 quotient and the power rounded to
  * f32, then, for Llama 3.1's scaling, the banded rescaling with every operation rounded to f32
- * (the Python scalars taken as f32, as torch does for a scalar with an f32 tensor).
+ * (the Python scalars taken as f32, as torch does for a scalar with an f32 tensor, and a scalar
+ * divided by a tensor computed as torch computes it: the tensor's reciprocal times the scalar).
  */
 final class RotaryFrequencies {
     private RotaryFrequencies() {
@@ -39,11 +40,12 @@ final class RotaryFrequencies {
         float span = (float) (s.highFreqFactor() - s.lowFreqFactor());
         float[] out = new float[inv.length];
         for (int i = 0; i < inv.length; i++) {
-            float wavelen = twoPi / inv[i];
+            // torch evaluates `scalar / tensor` as `tensor.reciprocal() * scalar` (Tensor.__rdiv__)
+            float wavelen = (1.0f / inv[i]) * twoPi;
             float scaled = wavelen > lowWavelen ? inv[i] / factor : inv[i];
             boolean medium = !(wavelen < highWavelen) && !(wavelen > lowWavelen);
             if (medium) {
-                float smooth = ((float) old / wavelen - low) / span;
+                float smooth = ((1.0f / wavelen) * (float) old - low) / span;
                 out[i] = (1.0f - smooth) * scaled / factor + smooth * scaled;
             } else {
                 out[i] = scaled;
