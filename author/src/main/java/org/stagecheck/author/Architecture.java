@@ -12,7 +12,7 @@ import java.util.Objects;
  *
  * @param family         where the definition comes from
  * @param qkvBias        q, k and v projections add a bias (Qwen2; Llama {@code attention_bias})
- * @param outputBias     the attention output projection adds a bias (Llama {@code attention_bias})
+ * @param outputBias     the attention output projection adds a bias (Llama and Qwen3 {@code attention_bias})
  * @param mlpBias        gate, up and down projections add a bias (Llama {@code mlp_bias})
  * @param qkNorm         per-head RMSNorm of q and k before the rotary (Qwen3)
  * @param slidingWindow  0 for full attention, else W: position p attends to positions
