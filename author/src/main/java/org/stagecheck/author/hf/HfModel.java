@@ -29,6 +29,8 @@ import org.stagecheck.tensor.safetensors.SafetensorsEntry;
 public final class HfModel {
     /** Stored tensors that are derived, not weights: older Llama checkpoints carry the rotary frequencies. */
     private static final String INERT_SUFFIX = ".self_attn.rotary_emb.inv_freq";
+    private static final String LM_HEAD = "lm_head.weight";
+    private static final String EMBED = "model.embed_tokens.weight";
 
     private HfModel() {
     }
@@ -77,7 +79,7 @@ public final class HfModel {
         return found;
     }
 
-    private static void check(Path dir, ModelSpec spec, SafetensorsCheckpoint ck) throws ModelSpecException {
+    private static void check(Path dir, ModelSpec spec, SafetensorsCheckpoint ck) throws ModelSpecException, TensorFileException {
         SequencedMap<String, CheckpointNames.Source> needed = CheckpointNames.of(spec);
         Map<String, String> keys = new LinkedHashMap<>();
         needed.forEach((logical, s) -> keys.putIfAbsent(s.key(), logical));
@@ -101,11 +103,32 @@ public final class HfModel {
                     ? " (a checkpoint without a head sets tie_word_embeddings: true)" : ""));
         }
         for (String name : ck.entries().keySet()) {
+            if (name.equals(LM_HEAD) && spec.arch().tiedEmbeddings()) {
+                tiedHeadMatches(dir, ck);
+                continue;
+            }
             if (!keys.containsKey(name) && !name.endsWith(INERT_SUFFIX)) {
                 throw new ModelSpecException(dir + ": the checkpoint holds tensor \"" + name + "\" (in " + ck.fileOf(name)
                         + "), which the " + spec.arch().family().architecture() + " config does not use; stagecheck refuses it rather than"
                         + " compute a different model (e.g. a bias or norm the config does not declare, or experts)");
             }
+        }
+    }
+
+    /**
+     * A tied checkpoint that still stores {@code lm_head.weight}: transformers ties the head to
+     * the embedding, so the stored head is accepted only when it is the embedding bit for bit (an
+     * export that wrote the tied tensor twice); a different one is refused, since which of the two
+     * the reference would use depends on its loading order.
+     */
+    private static void tiedHeadMatches(Path dir, SafetensorsCheckpoint ck) throws ModelSpecException, TensorFileException {
+        SafetensorsEntry head = ck.entry(LM_HEAD);
+        SafetensorsEntry embed = ck.entry(EMBED);
+        if (embed == null || !head.shape().equals(embed.shape()) || !head.dtypeName().equals(embed.dtypeName())
+                || !ck.read(LM_HEAD).bitEquals(ck.read(EMBED))) {
+            throw new ModelSpecException(dir + ": config.json ties the head to the embedding (tie_word_embeddings: true) but the"
+                    + " checkpoint's \"" + LM_HEAD + "\" (in " + ck.fileOf(LM_HEAD) + ") differs from \"" + EMBED
+                    + "\"; stagecheck refuses to guess which one the model uses");
         }
     }
 
