@@ -31,7 +31,7 @@ public final class Author {
             return refused;
         }
         options = effective(spec, options);
-        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
+        CutWriter.Written w = CutWriter.write(spec, cut, options);
         Map<String, Tensor> logical = new LinkedHashMap<>();
         CheckpointRefs refs = null;
         if (spec.fromCheckpoint()) {
@@ -79,7 +79,7 @@ public final class Author {
     public static Map<String, Tensor> bindSplit(ModelSpec spec, Cut cut, AuthorOptions options,
                                                 Map<String, Tensor> logical) {
         options = effective(spec, options);
-        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
+        CutWriter.Written w = CutWriter.write(spec, cut, options);
         Map<String, Tensor> out = new LinkedHashMap<>();
         for (TensorDecl t : w.program().tensors()) {
             if (t.role().isBoundBeforeRun()) {
@@ -102,7 +102,7 @@ public final class Author {
     public static Map<String, Tensor> shardsOf(ModelSpec spec, Cut cut, AuthorOptions options, String logicalName,
                                                Tensor value) {
         options = effective(spec, options);
-        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
+        CutWriter.Written w = CutWriter.write(spec, cut, options);
         Map<String, Tensor> out = new LinkedHashMap<>();
         w.bindings().forEach((name, binding) -> {
             if (binding.logical().equals(logicalName)) {
