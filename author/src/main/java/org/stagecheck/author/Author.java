@@ -170,6 +170,18 @@ public final class Author {
                         + " does not divide the model's heads (" + spec.heads() + "), kvHeads (" + spec.kvHeads()
                         + ") and ffn (" + spec.ffn() + ")");
             }
+            Moe moe = spec.arch().moe();
+            if (moe.present()) {
+                if (options.denseExperts()) {
+                    return new AuthorOutcome.Refused(RefusalReason.BAD_OPTION, "the dense lowering of the experts is written on one chip only");
+                }
+                int split = options.expertSplit() == ExpertSplit.EXPERT_PARALLEL ? moe.experts() : moe.expertFfn();
+                String what = options.expertSplit() == ExpertSplit.EXPERT_PARALLEL ? "experts" : "expert width";
+                if (split % tp != 0 || moe.sharedFfn() % tp != 0) {
+                    return new AuthorOutcome.Refused(RefusalReason.WIDTH_NOT_DIVISIBLE, "tp " + tp + " does not divide the model's "
+                            + what + " (" + split + ")" + (moe.shared() ? " and shared expert width (" + moe.sharedFfn() + ")" : ""));
+                }
+            }
         }
         return null;
     }

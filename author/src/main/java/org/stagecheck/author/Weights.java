@@ -123,7 +123,8 @@ public final class Weights {
     /**
      * A sparse layer's router {@code [D, E]} (four times a matrix's spread, so that the routing
      * differs between rows), its experts stacked ({@code experts_gate}, {@code experts_up}
-     * {@code [E*D, Fm]}, {@code experts_down} {@code [E*Fm, D]}), and the shared expert when the
+     * {@code [E*D, Fm]}, expert e at rows {@code e*D}; {@code experts_down} {@code [Fm, E*D]}, expert e at
+     * columns {@code e*D}), and the shared expert when the
      * model has one ({@code shared_gate}, {@code shared_up} {@code [D, Fs]}, {@code shared_down}
      * {@code [Fs, D]}, {@code shared_expert_gate} {@code [D, 1]}).
      */
@@ -136,7 +137,7 @@ public final class Weights {
         out.put(layerName("router", l), uniform(spec, layerName("router", l), d, e, 4.0 / Math.sqrt(d), 0.0, dtype));
         out.put(layerName("experts_gate", l), uniform(spec, layerName("experts_gate", l), e * d, f, 1.0 / Math.sqrt(d), 0.0, dtype));
         out.put(layerName("experts_up", l), uniform(spec, layerName("experts_up", l), e * d, f, 1.0 / Math.sqrt(d), 0.0, dtype));
-        out.put(layerName("experts_down", l), uniform(spec, layerName("experts_down", l), e * f, d, 1.0 / Math.sqrt(f), 0.0, dtype));
+        out.put(layerName("experts_down", l), uniform(spec, layerName("experts_down", l), f, e * d, 1.0 / Math.sqrt(f), 0.0, dtype));
         if (m.shared()) {
             int fs = m.sharedFfn();
             out.put(layerName("shared_gate", l), matrix(spec, layerName("shared_gate", l), d, fs, dtype));
