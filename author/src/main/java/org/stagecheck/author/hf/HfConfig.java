@@ -136,7 +136,7 @@ public final class HfConfig {
         if (!config.absentOrNull("head_dim")) {
             return config.size("head_dim");
         }
-        if (family == Family.QWEN3) {
+        if (family == Family.QWEN3 || family == Family.QWEN3_MOE) {
             throw config.at(config.has("head_dim") ? config.get("head_dim").pos() : config.object().pos(),
                     "config.json has no \"head_dim\"; Qwen3's class default is 128, not hidden_size / num_attention_heads,"
                             + " and stagecheck refuses to guess");
@@ -165,6 +165,16 @@ public final class HfConfig {
                     boolean attentionBias = config.bool("attention_bias", false);
                     yield new Architecture(family, attentionBias, attentionBias, false, true, window, rope.scaling(), tied);
                 }
+                case QWEN3_MOE -> {
+                    boolean attentionBias = config.bool("attention_bias", false);
+                    yield new Architecture(family, attentionBias, attentionBias, false, true, window, rope.scaling(), tied,
+                            MoeConfig.qwen(config, family, 0));
+                }
+                // Qwen2-MoE's q/k/v biases: hard-coded in hub files, the v5 qkv_bias switch (true) otherwise
+                case QWEN2_MOE -> new Architecture(family, config.bool("qkv_bias", true), false, false, false, window,
+                        rope.scaling(), tied, MoeConfig.qwen(config, family, config.requiredSize("shared_expert_intermediate_size")));
+                case MIXTRAL -> new Architecture(family, false, false, false, false, window, rope.scaling(), tied,
+                        MoeConfig.mixtral(config));
                 case STAGECHECK -> throw new IllegalStateException("stagecheck's own model has no config.json");
             };
         } catch (IllegalArgumentException e) {

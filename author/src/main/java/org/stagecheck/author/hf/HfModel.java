@@ -82,19 +82,21 @@ public final class HfModel {
     private static void check(Path dir, ModelSpec spec, SafetensorsCheckpoint ck) throws ModelSpecException, TensorFileException {
         SequencedMap<String, CheckpointNames.Source> needed = CheckpointNames.of(spec);
         Map<String, String> keys = new LinkedHashMap<>();
-        needed.forEach((logical, s) -> keys.putIfAbsent(s.key(), logical));
+        needed.forEach((logical, s) -> s.keys().forEach(k -> keys.putIfAbsent(k, logical)));
         List<String> missing = new ArrayList<>();
         for (Map.Entry<String, CheckpointNames.Source> e : needed.entrySet()) {
             CheckpointNames.Source s = e.getValue();
-            SafetensorsEntry entry = ck.entry(s.key());
-            if (entry == null) {
-                missing.add(s.key());
-                continue;
-            }
-            List<Long> shape = entry.shape();
-            if (!shape.equals(s.storedShape())) {
-                throw new ModelSpecException(dir + ": tensor \"" + s.key() + "\" (in " + ck.fileOf(s.key()) + ") is " + shape
-                        + " but config.json makes it " + s.storedShape());
+            for (String key : s.keys()) {
+                SafetensorsEntry entry = ck.entry(key);
+                if (entry == null) {
+                    missing.add(key);
+                    continue;
+                }
+                List<Long> shape = entry.shape();
+                if (!shape.equals(s.storedShape())) {
+                    throw new ModelSpecException(dir + ": tensor \"" + key + "\" (in " + ck.fileOf(key) + ") is " + shape
+                            + " but config.json makes it " + s.storedShape());
+                }
             }
         }
         if (!missing.isEmpty()) {
@@ -113,6 +115,10 @@ public final class HfModel {
                         + " compute a different model (e.g. a bias or norm the config does not declare, or experts)");
             }
         }
+    }
+
+    private static CheckpointRefs.FileFacts facts(SafetensorsCheckpoint ck, String file) {
+        return new CheckpointRefs.FileFacts(ck.fileBytes(file), ck.headerSha256(file));
     }
 
     /**
@@ -152,12 +158,15 @@ public final class HfModel {
                 if (s == null) {
                     continue;
                 }
-                String file = ck.fileOf(s.key());
-                if (!files.containsKey(file)) {
-                    files.put(file, new CheckpointRefs.FileFacts(ck.fileBytes(file), ck.headerSha256(file)));
+                for (String key : s.keys()) {
+                    String file = ck.fileOf(key);
+                    if (!files.containsKey(file)) {
+                        files.put(file, facts(ck, file));
+                    }
                 }
                 CheckpointRefs.Slice slice = b.isWhole() ? null : new CheckpointRefs.Slice(b.axis(), b.start(), b.end());
-                tensors.put(t.name(), new CheckpointRefs.TensorRef(file, s.key(), s.view(), slice));
+                String file = s.experts() > 0 ? CheckpointRefs.TensorRef.BY_INDEX : ck.fileOf(s.key());
+                tensors.put(t.name(), new CheckpointRefs.TensorRef(file, s.key(), s.view(), slice, s.experts()));
             }
         }
         return new CheckpointRefs(dir.toString(), files, tensors);

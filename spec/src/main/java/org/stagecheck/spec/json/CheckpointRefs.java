@@ -36,7 +36,14 @@ public record CheckpointRefs(String dir, Map<String, FileFacts> files, Map<Strin
         /** A rank-2 {@code [r, c]} read as {@code [c, r]}: torch's {@code [out, in]} linear weight as stagecheck's {@code [in, out]}. */
         TRANSPOSED("transposed"),
         /** A rank-1 {@code [n]} read as {@code [1, n]}: a norm weight or a bias as a row. */
-        ROW("row");
+        ROW("row"),
+        /**
+         * The experts' rank-2 tensors (the key with {@code {e}} for the expert index), each
+         * transposed, stacked along the rows: expert e's {@code [c, r]} at rows {@code e*c}.
+         */
+        TRANSPOSED_STACKED_ROWS("transposed-stacked-rows"),
+        /** As {@link #TRANSPOSED_STACKED_ROWS}, stacked along the columns: expert e's {@code [c, r]} at columns {@code e*r}. */
+        TRANSPOSED_STACKED_COLUMNS("transposed-stacked-columns");
 
         private final String jsonName;
 
@@ -46,6 +53,11 @@ public record CheckpointRefs(String dir, Map<String, FileFacts> files, Map<Strin
 
         public String jsonName() {
             return jsonName;
+        }
+
+        /** Whether this view stacks the tensors of several experts. */
+        public boolean stacked() {
+            return this == TRANSPOSED_STACKED_ROWS || this == TRANSPOSED_STACKED_COLUMNS;
         }
 
         /** The view spelled {@code name}, or null. */
@@ -71,16 +83,35 @@ public record CheckpointRefs(String dir, Map<String, FileFacts> files, Map<Strin
     /**
      * One tensor's source.
      *
-     * @param file  the safetensors file (a key of {@link #files})
-     * @param key   the tensor's name in that file
-     * @param view  how it is viewed
-     * @param slice the part of the viewed tensor bound, or null for all of it
+     * @param file    the safetensors file (a key of {@link #files}); for a stacked view the
+     *                experts' files are found through the checkpoint's index, and this is
+     *                {@link #BY_INDEX}
+     * @param key     the tensor's name in that file (a stacked view: with {@code {e}} for the expert)
+     * @param view    how it is viewed
+     * @param slice   the part of the viewed tensor bound, or null for all of it
+     * @param experts how many experts a stacked view stacks (0 for the other views)
      */
-    public record TensorRef(String file, String key, View view, Slice slice) {
+    public record TensorRef(String file, String key, View view, Slice slice, int experts) {
+        /** The file of a stacked view: each expert's tensor is found through the checkpoint's index. */
+        public static final String BY_INDEX = "*";
+
         public TensorRef {
             Objects.requireNonNull(file, "file");
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(view, "view");
+            if (view.stacked() != (experts > 0) || (view.stacked() && !key.contains("{e}"))) {
+                throw new IllegalArgumentException("a stacked view names its experts' count and a key with {e}; another view neither");
+            }
+        }
+
+        /** One tensor, not stacked. */
+        public TensorRef(String file, String key, View view, Slice slice) {
+            this(file, key, view, slice, 0);
+        }
+
+        /** Expert {@code e}'s key of a stacked view. */
+        public String keyOf(int e) {
+            return key.replace("{e}", Integer.toString(e));
         }
     }
 }

@@ -46,16 +46,18 @@ final class CheckpointRefsCodec {
         for (Map.Entry<String, JNode> e : to.fields().entrySet()) {
             String pointer = "/checkpoint/tensors/" + InputsManifestCodec.escape(e.getKey());
             JNode.JObject t = object(e.getValue(), pointer, "a tensor's source is {\"file\", \"key\", \"view\"[, \"slice\"]}");
-            only(t, pointer, Set.of("file", "key", "view", "slice"));
-            if (!(t.fields().get("file") instanceof JNode.JString file) || !files.containsKey(file.value())) {
-                throw new JsonFormatException(pointer + "/file", at(t, "file"), "\"file\" names one of the checkpoint's files " + files.keySet());
+            only(t, pointer, Set.of("file", "key", "view", "slice", "experts"));
+            if (!(t.fields().get("file") instanceof JNode.JString file)
+                    || !(files.containsKey(file.value()) || file.value().equals(CheckpointRefs.TensorRef.BY_INDEX))) {
+                throw new JsonFormatException(pointer + "/file", at(t, "file"), "\"file\" names one of the checkpoint's files " + files.keySet()
+                        + " (or \"*\" for a stacked view)");
             }
             if (!(t.fields().get("key") instanceof JNode.JString key) || key.value().isEmpty()) {
                 throw new JsonFormatException(pointer + "/key", at(t, "key"), "\"key\" is the tensor's name in the file");
             }
             CheckpointRefs.View view = t.fields().get("view") instanceof JNode.JString vs ? CheckpointRefs.View.ofJsonName(vs.value()) : null;
             if (view == null) {
-                throw new JsonFormatException(pointer + "/view", at(t, "view"), "\"view\" is as-stored, transposed or row");
+                throw new JsonFormatException(pointer + "/view", at(t, "view"), "\"view\" is as-stored, transposed, row, transposed-stacked-rows or transposed-stacked-columns");
             }
             CheckpointRefs.Slice slice = null;
             JNode sn = t.fields().get("slice");
@@ -70,7 +72,20 @@ final class CheckpointRefsCodec {
                 }
                 slice = new CheckpointRefs.Slice((int) axis, start, end);
             }
-            tensors.put(e.getKey(), new CheckpointRefs.TensorRef(file.value(), key.value(), view, slice));
+            int experts = 0;
+            if (t.fields().containsKey("experts")) {
+                long n = nonNegative(t, "experts", pointer);
+                if (n < 1 || n > 1 << 16) {
+                    throw new JsonFormatException(pointer + "/experts", at(t, "experts"), "\"experts\" is between 1 and 65536");
+                }
+                experts = (int) n;
+            }
+            if (view.stacked() != (experts > 0) || (view.stacked() && !key.value().contains("{e}"))
+                    || view.stacked() != file.value().equals(CheckpointRefs.TensorRef.BY_INDEX)) {
+                throw new JsonFormatException(pointer, t.pos(), "a stacked view has \"file\": \"*\", \"experts\" and a key with {e};"
+                        + " another view has none of them");
+            }
+            tensors.put(e.getKey(), new CheckpointRefs.TensorRef(file.value(), key.value(), view, slice, experts));
         }
         return new CheckpointRefs(dir.value(), files, tensors);
     }
@@ -93,6 +108,9 @@ final class CheckpointRefsCodec {
             g.writeStringField("file", t.file());
             g.writeStringField("key", t.key());
             g.writeStringField("view", t.view().jsonName());
+            if (t.experts() > 0) {
+                g.writeNumberField("experts", t.experts());
+            }
             if (t.slice() != null) {
                 g.writeObjectFieldStart("slice");
                 g.writeNumberField("axis", t.slice().axis());

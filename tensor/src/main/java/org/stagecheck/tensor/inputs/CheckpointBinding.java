@@ -2,7 +2,9 @@ package org.stagecheck.tensor.inputs;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.json.CheckpointRefs;
@@ -11,6 +13,7 @@ import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.TensorSlices;
 import org.stagecheck.tensor.npy.IoMessages;
 import org.stagecheck.tensor.npy.TensorFileException;
+import org.stagecheck.tensor.safetensors.SafetensorsCheckpoint;
 import org.stagecheck.tensor.safetensors.SafetensorsFile;
 
 /**
@@ -24,6 +27,7 @@ final class CheckpointBinding implements AutoCloseable {
     private final Path dir;
     private final CheckpointRefs refs;
     private final Map<String, SafetensorsFile> open = new LinkedHashMap<>();
+    private SafetensorsCheckpoint index;
 
     private CheckpointBinding(Path dir, CheckpointRefs refs) {
         this.dir = dir;
@@ -42,11 +46,15 @@ final class CheckpointBinding implements AutoCloseable {
 
     /** The value of {@code t} from its reference. */
     Tensor read(TensorDecl t, CheckpointRefs.TensorRef ref) throws InputsException {
+        if (ref.view().stacked()) {
+            return stacked(t, ref);
+        }
         SafetensorsFile file = file(ref.file());
         String what = "tensor " + NameRules.quote(t.name()) + " (checkpoint " + dir.resolve(ref.file()) + ", key \"" + ref.key() + "\")";
         Tensor v;
         try {
             v = switch (ref.view()) {
+                case TRANSPOSED_STACKED_ROWS, TRANSPOSED_STACKED_COLUMNS -> throw new IllegalStateException("stacked views are read above");
                 case AS_STORED -> file.read(ref.key());
                 case TRANSPOSED -> file.readTransposed(ref.key());
                 case ROW -> {
@@ -72,6 +80,76 @@ final class CheckpointBinding implements AutoCloseable {
             throw new InputsException(what + " is " + v.dtype() + v.shape() + " but the program declares " + t.dtype() + t.shape());
         }
         return v;
+    }
+
+    /**
+     * A stacked view: each expert's tensor (found through the checkpoint's index) read
+     * transposed and placed at its block of the stack; with a slice along the stacking axis only
+     * the experts it covers are read.
+     */
+    private Tensor stacked(TensorDecl t, CheckpointRefs.TensorRef ref) throws InputsException {
+        boolean rows = ref.view() == CheckpointRefs.View.TRANSPOSED_STACKED_ROWS;
+        int axis = rows ? 0 : 1;
+        String what = "tensor " + NameRules.quote(t.name()) + " (checkpoint " + dir + ", keys \"" + ref.key() + "\")";
+        try {
+            List<Tensor> blocks = new ArrayList<>();
+            int blockExtent = -1;
+            int first = 0;
+            int last = ref.experts();
+            for (int e = 0; e < ref.experts(); e++) {
+                String key = ref.keyOf(e);
+                SafetensorsFile f = file(index().fileOf(key) == null ? missingKey(what, key) : index().fileOf(key));
+                long[] dims = f.entry(key) == null ? null : f.entry(key).dims();
+                if (dims == null || dims.length != 2) {
+                    throw new InputsException(what + ": expert " + e + "'s \"" + key + "\" is not a rank-2 tensor");
+                }
+                int extent = (int) (rows ? dims[1] : dims[0]);
+                if (blockExtent < 0) {
+                    blockExtent = extent;
+                    if (ref.slice() != null && ref.slice().axis() == axis) {
+                        first = (int) (ref.slice().start() / extent);
+                        last = (int) Math.min(ref.experts(), (ref.slice().end() + extent - 1) / extent);
+                    }
+                }
+                if (e >= first && e < last) {
+                    blocks.add(f.readTransposed(key));
+                }
+            }
+            Tensor v = TensorSlices.concat2d(blocks, axis);
+            if (ref.slice() != null) {
+                CheckpointRefs.Slice s = ref.slice();
+                long offset = s.axis() == axis ? (long) first * blockExtent : 0;
+                if (s.end() - offset > v.shape().dim(s.axis())) {
+                    throw new InputsException(what + ": the slice [" + s.start() + ", " + s.end() + ") along axis " + s.axis()
+                            + " does not fit the stack of " + ref.experts() + " experts");
+                }
+                v = TensorSlices.slice2d(v, s.axis(), (int) (s.start() - offset), (int) (s.end() - offset));
+            }
+            if (v.dtype() != t.dtype() || !v.shape().equals(t.shape())) {
+                throw new InputsException(what + " is " + v.dtype() + v.shape() + " but the program declares " + t.dtype() + t.shape());
+            }
+            return v;
+        } catch (TensorFileException e) {
+            throw new InputsException(e.getMessage());
+        } catch (IllegalArgumentException e) {
+            throw new InputsException(what + ": " + e.getMessage());
+        }
+    }
+
+    private static String missingKey(String what, String key) throws InputsException {
+        throw new InputsException(what + ": the checkpoint has no tensor \"" + key + "\"");
+    }
+
+    /** The checkpoint's index (its one file, or model.safetensors.index.json), opened once. */
+    private SafetensorsCheckpoint index() throws InputsException {
+        if (index == null) {
+            try {
+                index = SafetensorsCheckpoint.open(dir);
+            } catch (TensorFileException e) {
+                throw new InputsException(e.getMessage());
+            }
+        }
+        return index;
     }
 
     private SafetensorsFile file(String name) throws InputsException {
@@ -103,5 +181,9 @@ final class CheckpointBinding implements AutoCloseable {
     public void close() {
         open.values().forEach(SafetensorsFile::close);
         open.clear();
+        if (index != null) {
+            index.close();
+            index = null;
+        }
     }
 }
