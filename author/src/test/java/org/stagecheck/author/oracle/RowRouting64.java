@@ -6,7 +6,8 @@ import java.util.Arrays;
  * One row's routing in one sparse layer: the k chosen experts in {@code torch.topk}'s order (most
  * probable first; equal probabilities: lower expert index first), their weights in the same order
  * (renormalised when the config says so), the softmax over all experts, and the margin of the
- * choice. Arrays are the oracle's own copies.
+ * choice. Arrays are the oracle's own copies; being arrays, they make {@code equals} an identity
+ * test, so compare routings field by field ({@link #expertsByIndex()} ignores the order of the choice).
  *
  * @param experts        the chosen expert indices, most probable first
  * @param weights        {@code weights[i]} scales expert {@code experts[i]}'s output
