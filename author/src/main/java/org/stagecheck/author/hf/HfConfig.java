@@ -75,7 +75,7 @@ public final class HfConfig {
             throw config.at(config.get("hidden_act"), "\"hidden_act\" is \"" + act + "\"; stagecheck implements only"
                     + " \"silu\", the gated MLP of these families");
         }
-        RopeConfig rope = RopeConfig.read(config);
+        RopeConfig rope = RopeConfig.read(config, family);
         int window = WindowConfig.read(config, family, layers);
         boolean tied = config.bool("tie_word_embeddings", false);
         Architecture arch = architecture(config, family, window, rope, tied);
@@ -136,7 +136,8 @@ public final class HfConfig {
         if (!config.absentOrNull("head_dim")) {
             return config.size("head_dim");
         }
-        if (family == Family.QWEN3 || family == Family.QWEN3_MOE) {
+        // Qwen3's class default is 128; Qwen3-MoE's class has no head_dim and its attention takes hidden / heads
+        if (family == Family.QWEN3) {
             throw config.at(config.has("head_dim") ? config.get("head_dim").pos() : config.object().pos(),
                     "config.json has no \"head_dim\"; Qwen3's class default is 128, not hidden_size / num_attention_heads,"
                             + " and stagecheck refuses to guess");
