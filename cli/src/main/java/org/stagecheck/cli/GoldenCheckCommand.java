@@ -34,7 +34,7 @@ import picocli.CommandLine.Model.CommandSpec;
                 "and compare each output under its recorded policy, or under --policy P for every output.",
                 "A directory of cases is a suite, checked in parallel; --shard K/N (or Bazel's TEST_TOTAL_SHARDS and",
                 "TEST_SHARD_INDEX) checks one of N disjoint parts of it.",
-                "Exit 0 all pass, 1 any mismatch or stale case, 2 bad input."})
+                "Exit 0 all pass, 1 any mismatch, stale case or case of another program, 2 bad input."})
 final class GoldenCheckCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -144,7 +144,7 @@ final class GoldenCheckCommand implements Callable<Integer> {
             });
         }
         int code = CaseResult.exitCode(results);
-        Shard.Selection finalShard = shard;
+        Shard.Selection shardRan = shard;
         if (json) {
             Json.print(stdout, g -> {
                 g.writeStartObject();
@@ -161,12 +161,12 @@ final class GoldenCheckCommand implements Callable<Integer> {
                 if (code == ExitCode.BAD_INPUT) {
                     g.writeStringField("error", badInput(results));
                 }
-                if (finalShard != null) {
+                if (shardRan != null) {
                     g.writeObjectFieldStart("shard");
-                    g.writeNumberField("number", finalShard.shard().number());
-                    g.writeNumberField("count", finalShard.shard().count());
-                    g.writeNumberField("cases", finalShard.cases().size());
-                    g.writeNumberField("suiteCases", finalShard.suiteCases());
+                    g.writeNumberField("number", shardRan.shard().number());
+                    g.writeNumberField("count", shardRan.shard().count());
+                    g.writeNumberField("cases", shardRan.cases().size());
+                    g.writeNumberField("suiteCases", shardRan.suiteCases());
                     g.writeEndObject();
                 }
                 JsonReport.write(g, results);
