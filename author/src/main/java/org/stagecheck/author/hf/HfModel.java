@@ -131,7 +131,7 @@ public final class HfModel {
                 }
                 String file = ck.fileOf(s.key());
                 if (!files.containsKey(file)) {
-                    files.put(file, new CheckpointRefs.FileFacts(ck.fileBytes(file), ck.headerSha256(file)));
+                    files.put(file, new CheckpointRefs.FileFacts(ck.fileBytes(file), ck.headerSha256(file), ck.dataSha256(file)));
                 }
                 CheckpointRefs.Slice slice = b.isWhole() ? null : new CheckpointRefs.Slice(b.axis(), b.start(), b.end());
                 tensors.put(t.name(), new CheckpointRefs.TensorRef(file, s.key(), s.view(), slice));
