@@ -61,6 +61,15 @@ class CheckpointHostileInputTest {
         assertThat(err).startsWith("error: ").contains(mentions).doesNotContain("Exception").doesNotContain("\tat ");
     }
 
+    /** {@link #refused}, and neither the output directory nor a temporary one beside it is left. */
+    private void refusedAuthor(Path model, String... mentions) throws IOException {
+        refused(author(model), mentions);
+        assertThat(tmp.resolve("out." + model.getFileName())).doesNotExist();
+        try (Stream<Path> s = Files.list(tmp)) {
+            assertThat(s.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(".out."));
+        }
+    }
+
     private static void editConfig(Path dir, String from, String to) throws IOException {
         Path config = dir.resolve("config.json");
         String text = Files.readString(config);
@@ -76,15 +85,14 @@ class CheckpointHostileInputTest {
     void anUnknownConfigKeyIsNamedWithItsFile() throws IOException {
         Path dir = llama("unknown-key");
         editConfig(dir, "\"model_type\"", "\"frobnicate\" : 3, \"model_type\"");
-        refused(author(dir), dir.resolve("config.json").toString(), "\"frobnicate\"");
-        assertThat(tmp.resolve("out.unknown-key")).doesNotExist();
+        refusedAuthor(dir, dir.resolve("config.json").toString(), "\"frobnicate\"");
     }
 
     @Test
     void anUnsupportedArchitectureIsNamed() throws IOException {
         Path dir = llama("gpt2");
         editConfig(dir, "\"LlamaForCausalLM\"", "\"GPT2LMHeadModel\"");
-        refused(author(dir), dir.resolve("config.json").toString(), "GPT2LMHeadModel");
+        refusedAuthor(dir, dir.resolve("config.json").toString(), "GPT2LMHeadModel");
     }
 
     @Test
@@ -93,7 +101,7 @@ class CheckpointHostileInputTest {
         RawSafetensors r = raw(dir);
         r.entries().remove(NORM);
         r.write(dir.resolve("model.safetensors"));
-        refused(author(dir), dir.toString(), NORM);
+        refusedAuthor(dir, dir.toString(), NORM);
     }
 
     @Test
@@ -102,7 +110,7 @@ class CheckpointHostileInputTest {
         RawSafetensors r = raw(dir);
         r.entries().put("model.layers.0.mlp.experts.0.weight", new RawSafetensors.Entry("F32", new long[] {2}, new byte[8]));
         r.write(dir.resolve("model.safetensors"));
-        refused(author(dir), dir.toString(), "model.layers.0.mlp.experts.0.weight", "does not use");
+        refusedAuthor(dir, dir.toString(), "model.layers.0.mlp.experts.0.weight", "does not use");
     }
 
     @Test
@@ -112,7 +120,7 @@ class CheckpointHostileInputTest {
         RawSafetensors.Entry norm = r.entries().get(NORM);
         r.entries().put(NORM, new RawSafetensors.Entry("F32", new long[] {16, 2}, norm.bytes()));
         r.write(dir.resolve("model.safetensors"));
-        refused(author(dir), dir.toString(), NORM, "[16, 2]", "[32]");
+        refusedAuthor(dir, dir.toString(), NORM, "[16, 2]", "[32]");
     }
 
     @Test
@@ -121,7 +129,7 @@ class CheckpointHostileInputTest {
         RawSafetensors r = raw(dir);
         r.entries().put(NORM, new RawSafetensors.Entry("BF16", new long[] {32}, new byte[64]));
         r.write(dir.resolve("model.safetensors"));
-        refused(author(dir), dir.toString(), NORM, "BF16", "model.embed_tokens.weight");
+        refusedAuthor(dir, dir.toString(), NORM, "BF16", "model.embed_tokens.weight");
     }
 
     @Test
@@ -131,7 +139,7 @@ class CheckpointHostileInputTest {
             RawSafetensors r = raw(dir);
             r.entries().put(NORM, new RawSafetensors.Entry(dtype, new long[] {32}, new byte[256]));
             r.write(dir.resolve("model.safetensors"));
-            refused(author(dir), dir.toString(), NORM, dtype);
+            refusedAuthor(dir, dir.toString(), NORM, dtype);
         }
     }
 
@@ -141,17 +149,17 @@ class CheckpointHostileInputTest {
         Path file = dir.resolve("model.safetensors");
         byte[] all = Files.readAllBytes(file);
         Files.write(file, Arrays.copyOf(all, all.length - 100));
-        refused(author(dir), file.toString(), "lm_head.weight", "truncated");
+        refusedAuthor(dir, file.toString(), "lm_head.weight", "truncated");
 
         Path dir2 = llama("header-past");
         Path file2 = dir2.resolve("model.safetensors");
         byte[] bytes = Files.readAllBytes(file2);
         ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putLong(0, bytes.length + 10L);
         Files.write(file2, bytes);
-        refused(author(dir2), file2.toString(), "header length", "past the end");
+        refusedAuthor(dir2, file2.toString(), "header length", "past the end");
         ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putLong(0, -1L); // 2^64 - 1 read unsigned
         Files.write(file2, bytes);
-        refused(author(dir2), file2.toString(), "header length 18446744073709551615");
+        refusedAuthor(dir2, file2.toString(), "header length 18446744073709551615");
     }
 
     @Test
@@ -160,19 +168,19 @@ class CheckpointHostileInputTest {
         Path outside = Files.createDirectories(tmp.resolve("elsewhere"));
         Files.move(dir.resolve(SHARDED_VICTIM), outside.resolve(SHARDED_VICTIM));
         Files.createSymbolicLink(dir.resolve(SHARDED_VICTIM), outside.resolve(SHARDED_VICTIM));
-        refused(author(dir), dir.resolve(SHARDED_VICTIM).toString(), "outside the model directory");
+        refusedAuthor(dir, dir.resolve(SHARDED_VICTIM).toString(), "outside the model directory");
 
         Path dir2 = llama("linked-config");
         Files.move(dir2.resolve("config.json"), outside.resolve("config.json"));
         Files.createSymbolicLink(dir2.resolve("config.json"), outside.resolve("config.json"));
-        refused(author(dir2), dir2.resolve("config.json").toString(), "outside the model directory");
+        refusedAuthor(dir2, dir2.resolve("config.json").toString(), "outside the model directory");
     }
 
     @Test
     void anIndexNamingAFileThatDoesNotExistIsRefusedNamingIt() throws IOException {
         Path dir = sharded("index-missing");
         Files.delete(dir.resolve(SHARDED_VICTIM));
-        refused(author(dir), dir.resolve(SHARDED_VICTIM).toString(), "no such file");
+        refusedAuthor(dir, dir.resolve(SHARDED_VICTIM).toString(), "no such file");
     }
 
     @Test
@@ -186,7 +194,7 @@ class CheckpointHostileInputTest {
     void aDirectoryWithoutConfigJsonIsRefused() throws IOException {
         Path dir = llama("no-config");
         Files.delete(dir.resolve("config.json"));
-        refused(author(dir), dir.toString(), "config.json");
+        refusedAuthor(dir, dir.toString(), "config.json");
     }
 
     @Test
