@@ -26,7 +26,7 @@ import org.stagecheck.spec.json.ProgramCodec;
  * complete authoring (which is deterministic), and the checkpoint directory is untouched.
  */
 class CheckpointAuthorKillTest {
-    private static final int KILLS = 8;
+    private static final int KILLS = 6;
     private static final int MAX_ATTEMPTS = 3 * KILLS;
 
     @TempDir
