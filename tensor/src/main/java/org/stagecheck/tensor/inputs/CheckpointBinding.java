@@ -17,8 +17,8 @@ import org.stagecheck.tensor.safetensors.SafetensorsFile;
  * The tensors an inputs manifest binds from a checkpoint (docs/format.md, "Checkpoint
  * references"): each safetensors file is opened once, memory-mapped, after checking that its size
  * header and (when recorded) data digest are those the manifest recorded (a checkpoint changed
- * since authoring is refused, not read); each tensor is read bit for bit, viewed (transposed, or a rank-1 weight as a row),
- * cut to its slice, and must then have the declared dtype and shape.
+ * since authoring is refused, not read); each tensor is read bit for bit, viewed (transposed, or
+ * a rank-1 weight as a row), cut to its slice, and must then have the declared dtype and shape.
  */
 final class CheckpointBinding implements AutoCloseable {
     private final Path dir;
