@@ -43,12 +43,27 @@ public final class HfModel {
     /** The model in {@code dir}, every needed tensor checked; refused with a message naming the file and the problem. */
     public static ModelSpec open(Path dir) throws ModelSpecException {
         try (SafetensorsCheckpoint ck = SafetensorsCheckpoint.open(dir)) {
+            refuseConfigOutside(dir);
             DType dtype = weightDType(dir, ck);
             ModelSpec spec = HfConfig.read(dir, dtype);
             check(dir, spec, ck);
             return spec;
         } catch (TensorFileException e) {
             throw new ModelSpecException(e.getMessage());
+        }
+    }
+
+    /** config.json, like the safetensors files, must resolve inside the directory: a link that leads out is refused, naming it. */
+    private static void refuseConfigOutside(Path dir) throws ModelSpecException {
+        Path file = dir.resolve("config.json");
+        try {
+            Path real = file.toRealPath();
+            if (!real.startsWith(dir.toRealPath())) {
+                throw new ModelSpecException(file + " leads to " + real + ", outside the model directory " + dir
+                        + "; stagecheck reads only files inside it");
+            }
+        } catch (java.io.IOException e) {
+            // unreadable or dangling: HfConfig.read names the file and the reason
         }
     }
 
@@ -117,8 +132,8 @@ public final class HfModel {
         }
     }
 
-    private static CheckpointRefs.FileFacts facts(SafetensorsCheckpoint ck, String file) {
-        return new CheckpointRefs.FileFacts(ck.fileBytes(file), ck.headerSha256(file));
+    private static CheckpointRefs.FileFacts facts(SafetensorsCheckpoint ck, String file) throws TensorFileException {
+        return new CheckpointRefs.FileFacts(ck.fileBytes(file), ck.headerSha256(file), ck.dataSha256(file));
     }
 
     /**

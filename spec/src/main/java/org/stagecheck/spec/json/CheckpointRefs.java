@@ -22,10 +22,19 @@ public record CheckpointRefs(String dir, Map<String, FileFacts> files, Map<Strin
         tensors = Collections.unmodifiableMap(new LinkedHashMap<>(tensors));
     }
 
-    /** A safetensors file's size and the SHA-256 (hex) of its header bytes (the 8-byte length and the JSON). */
-    public record FileFacts(long bytes, String headerSha256) {
+    /**
+     * A safetensors file's size, the SHA-256 (hex) of its header bytes (the 8-byte length and the
+     * JSON), and the SHA-256 of its data region, or null when not recorded: the size and header
+     * do not change when a checkpoint is written over with other values of the same shapes.
+     */
+    public record FileFacts(long bytes, String headerSha256, String dataSha256) {
         public FileFacts {
             Objects.requireNonNull(headerSha256, "headerSha256");
+        }
+
+        /** Facts without the data's digest: a file changed in its values alone is not noticed. */
+        public FileFacts(long bytes, String headerSha256) {
+            this(bytes, headerSha256, null);
         }
     }
 

@@ -10,7 +10,7 @@ import java.util.Set;
 /**
  * The {@code checkpoint} field of an inputs manifest (version 2; docs/format.md, "Checkpoint
  * references"), read and written with the same rules as the rest of the manifest:
- * <pre>{"dir": "/models/llama", "files": {"model.safetensors": {"bytes": 123, "headerSha256": "..."}},
+ * <pre>{"dir": "/models/llama", "files": {"model.safetensors": {"bytes": 123, "headerSha256": "...", "dataSha256": "..."}},
  *  "tensors": {"wq.l0": {"file": "model.safetensors", "key": "model.layers.0.self_attn.q_proj.weight",
  *              "view": "transposed", "slice": {"axis": 1, "start": 0, "end": 64}}}}</pre>
  * A file name is a plain name (no separator, not {@code .} or {@code ..}); every tensor's file is
@@ -27,19 +27,26 @@ final class CheckpointRefsCodec {
             throw new JsonFormatException("/checkpoint/dir", at(o, "dir"), "\"dir\" is the checkpoint directory's path");
         }
         Map<String, CheckpointRefs.FileFacts> files = new LinkedHashMap<>();
-        JNode.JObject fo = object(o.fields().get("files"), "/checkpoint/files", "\"files\" is an object of file name to {bytes, headerSha256}");
+        JNode.JObject fo = object(o.fields().get("files"), "/checkpoint/files", "\"files\" is an object of file name to {bytes, headerSha256[, dataSha256]}");
         for (Map.Entry<String, JNode> e : fo.fields().entrySet()) {
             String pointer = "/checkpoint/files/" + InputsManifestCodec.escape(e.getKey());
             if (!plainFileName(e.getKey())) {
                 throw new JsonFormatException(pointer, e.getValue().pos(), "\"" + e.getKey() + "\" is not a plain file name inside the checkpoint directory");
             }
-            JNode.JObject f = object(e.getValue(), pointer, "a file's facts are {\"bytes\": N, \"headerSha256\": HEX}");
-            only(f, pointer, Set.of("bytes", "headerSha256"));
+            JNode.JObject f = object(e.getValue(), pointer, "a file's facts are {\"bytes\": N, \"headerSha256\": HEX[, \"dataSha256\": HEX]}");
+            only(f, pointer, Set.of("bytes", "headerSha256", "dataSha256"));
             long bytes = nonNegative(f, "bytes", pointer);
             if (!(f.fields().get("headerSha256") instanceof JNode.JString h) || !h.value().matches("[0-9a-f]{64}")) {
                 throw new JsonFormatException(pointer + "/headerSha256", at(f, "headerSha256"), "\"headerSha256\" is 64 lowercase hex digits");
             }
-            files.put(e.getKey(), new CheckpointRefs.FileFacts(bytes, h.value()));
+            String data = null;
+            if (f.fields().containsKey("dataSha256")) {
+                if (!(f.fields().get("dataSha256") instanceof JNode.JString d) || !d.value().matches("[0-9a-f]{64}")) {
+                    throw new JsonFormatException(pointer + "/dataSha256", at(f, "dataSha256"), "\"dataSha256\" is 64 lowercase hex digits");
+                }
+                data = d.value();
+            }
+            files.put(e.getKey(), new CheckpointRefs.FileFacts(bytes, h.value(), data));
         }
         Map<String, CheckpointRefs.TensorRef> tensors = new LinkedHashMap<>();
         JNode.JObject to = object(o.fields().get("tensors"), "/checkpoint/tensors", "\"tensors\" is an object of tensor name to its source");
@@ -98,6 +105,9 @@ final class CheckpointRefsCodec {
             g.writeObjectFieldStart(e.getKey());
             g.writeNumberField("bytes", e.getValue().bytes());
             g.writeStringField("headerSha256", e.getValue().headerSha256());
+            if (e.getValue().dataSha256() != null) {
+                g.writeStringField("dataSha256", e.getValue().dataSha256());
+            }
             g.writeEndObject();
         }
         g.writeEndObject();

@@ -19,9 +19,9 @@ import org.stagecheck.tensor.safetensors.SafetensorsFile;
 /**
  * The tensors an inputs manifest binds from a checkpoint (docs/format.md, "Checkpoint
  * references"): each safetensors file is opened once, memory-mapped, after checking that its size
- * and header are those the manifest recorded (a checkpoint changed since authoring is refused,
- * not read); each tensor is read bit for bit, viewed (transposed, or a rank-1 weight as a row),
- * cut to its slice, and must then have the declared dtype and shape.
+ * header and (when recorded) data digest are those the manifest recorded (a checkpoint changed
+ * since authoring is refused, not read); each tensor is read bit for bit, viewed (transposed, or
+ * a rank-1 weight as a row), cut to its slice, and must then have the declared dtype and shape.
  */
 final class CheckpointBinding implements AutoCloseable {
     private final Path dir;
@@ -158,23 +158,45 @@ final class CheckpointBinding implements AutoCloseable {
             return f;
         }
         CheckpointRefs.FileFacts facts = refs.files().get(name);
+        Path path = dir.resolve(name);
+        // The size first: a file written over is then named as changed, not as a broken safetensors file.
+        if (facts != null && Files.isRegularFile(path)) {
+            try {
+                long bytes = Files.size(path);
+                if (bytes != facts.bytes()) {
+                    throw changed(path, bytes + " bytes, recorded " + facts.bytes());
+                }
+            } catch (java.io.IOException e) {
+                throw new InputsException("checkpoint file " + path + ": " + IoMessages.reason(e));
+            }
+        }
         try {
             f = SafetensorsFile.open(dir, name);
         } catch (TensorFileException e) {
             throw new InputsException(e.getMessage());
         }
         open.put(name, f);
-        try {
-            long bytes = Files.size(dir.resolve(name));
-            if (facts != null && (bytes != facts.bytes() || !f.headerSha256().equals(facts.headerSha256()))) {
-                throw new InputsException("checkpoint file " + dir.resolve(name) + " changed since the program was authored ("
-                        + (bytes != facts.bytes() ? bytes + " bytes, recorded " + facts.bytes() : "its header differs from the recorded one")
-                        + "); author the program again from the checkpoint as it is now");
+        if (facts != null) {
+            if (f.fileBytes() != facts.bytes()) {
+                throw changed(path, f.fileBytes() + " bytes, recorded " + facts.bytes());
             }
-        } catch (java.io.IOException e) {
-            throw new InputsException("checkpoint file " + dir.resolve(name) + ": " + IoMessages.reason(e));
+            if (!f.headerSha256().equals(facts.headerSha256())) {
+                throw changed(path, "its header differs from the recorded one");
+            }
+            try {
+                if (facts.dataSha256() != null && !f.dataSha256().equals(facts.dataSha256())) {
+                    throw changed(path, "its tensor data differs from the recorded digest");
+                }
+            } catch (TensorFileException e) {
+                throw new InputsException(e.getMessage());
+            }
         }
         return f;
+    }
+
+    private static InputsException changed(Path file, String how) {
+        return new InputsException("checkpoint file " + file + " changed since the program was authored (" + how
+                + "); author the program again from the checkpoint as it is now");
     }
 
     @Override
