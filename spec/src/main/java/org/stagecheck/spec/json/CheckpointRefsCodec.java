@@ -34,7 +34,7 @@ final class CheckpointRefsCodec {
                 throw new JsonFormatException(pointer, e.getValue().pos(), "\"" + e.getKey() + "\" is not a plain file name inside the checkpoint directory");
             }
             JNode.JObject f = object(e.getValue(), pointer, "a file's facts are {\"bytes\": N, \"headerSha256\": HEX[, \"dataSha256\": HEX]}");
-            only(f, pointer, Set.of("bytes", "headerSha256", "dataSha256"));
+            only(f, pointer, Set.of("bytes", "headerSha256", "dataSha256", "modified"));
             long bytes = nonNegative(f, "bytes", pointer);
             if (!(f.fields().get("headerSha256") instanceof JNode.JString h) || !h.value().matches("[0-9a-f]{64}")) {
                 throw new JsonFormatException(pointer + "/headerSha256", at(f, "headerSha256"), "\"headerSha256\" is 64 lowercase hex digits");
@@ -46,7 +46,8 @@ final class CheckpointRefsCodec {
                 }
                 data = d.value();
             }
-            files.put(e.getKey(), new CheckpointRefs.FileFacts(bytes, h.value(), data));
+            Long modified = f.fields().containsKey("modified") ? nonNegative(f, "modified", pointer) : null;
+            files.put(e.getKey(), new CheckpointRefs.FileFacts(bytes, h.value(), data, modified));
         }
         Map<String, CheckpointRefs.TensorRef> tensors = new LinkedHashMap<>();
         JNode.JObject to = object(o.fields().get("tensors"), "/checkpoint/tensors", "\"tensors\" is an object of tensor name to its source");
@@ -105,6 +106,9 @@ final class CheckpointRefsCodec {
             g.writeObjectFieldStart(e.getKey());
             g.writeNumberField("bytes", e.getValue().bytes());
             g.writeStringField("headerSha256", e.getValue().headerSha256());
+            if (e.getValue().modifiedMillis() != null) {
+                g.writeNumberField("modified", e.getValue().modifiedMillis());
+            }
             if (e.getValue().dataSha256() != null) {
                 g.writeStringField("dataSha256", e.getValue().dataSha256());
             }
