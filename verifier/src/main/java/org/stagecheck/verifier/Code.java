@@ -9,8 +9,10 @@ import org.stagecheck.spec.cert.Obligation;
  * incompatible change.
  */
 public enum Code {
+    // ---- the certificate as a whole: written for this program
+    CERT_PROGRAM_DIFFERS(Obligation.UNREDUCED_SHARD, "The certificate names the hash of another program than the one checked: it was written for another program, and none of its declarations is used."),
     // ---- UnreducedShard: the certificate's shard declarations themselves
-    SHARD_DECL_UNKNOWN_TENSOR(Obligation.UNREDUCED_SHARD, "A shard declaration names a tensor the program does not declare."),
+    SHARD_DECL_UNKNOWN_TENSOR(Obligation.UNREDUCED_SHARD, "A shard declaration names a tensor the program does not declare (one finding for the whole certificate when at least half of its declarations do)."),
     SHARD_DECL_AXIS(Obligation.UNREDUCED_SHARD, "A shard declaration's axis is outside the tensor's rank."),
     SHARD_DECL_EXTENT(Obligation.UNREDUCED_SHARD, "A shard declaration's slice length disagrees with the tensor's shape, or declarations of one logical tensor disagree on its extent."),
     SHARD_DECL_DUPLICATE(Obligation.UNREDUCED_SHARD, "A tensor is declared a shard more than once."),
