@@ -62,6 +62,9 @@ final class RunPipeline {
             for (Path bound : io.binds.values()) {
                 outputs.refuseInput(bound);
             }
+            if (io.cert != null) {
+                outputs.refuseInput(io.cert);
+            }
             MemoryEstimate memory = MemoryEstimate.of(program, f64, io.trace);
             memory.check(Runtime.getRuntime().maxMemory());
             SplitBinds binds = SplitBinds.expand(program, io.source.programFile, io.cert, io.binds, spec.commandLine().getErr());
