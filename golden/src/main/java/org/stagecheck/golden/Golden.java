@@ -80,7 +80,7 @@ public final class Golden {
 
     /** Checks one case with each output's recorded policy. Never throws: bad input is a {@link CaseResult.Status#BAD_INPUT} result. */
     public static CaseResult check(Path caseDir, Actuals actuals) {
-        return Checker.check(caseDir, actuals, null).from(actuals.kind());
+        return check(caseDir, actuals, CheckOptions.defaults());
     }
 
     /**
@@ -90,7 +90,16 @@ public final class Golden {
      * {@link CaseResult.Status#BAD_INPUT} (there is nothing to scale).
      */
     public static CaseResult check(Path caseDir, Actuals actuals, Policy policy) {
-        return Checker.check(caseDir, actuals, policy).from(actuals.kind());
+        return check(caseDir, actuals, CheckOptions.defaults().withPolicy(policy));
+    }
+
+    /**
+     * Checks one case under {@code options}: a policy override, and the program under test (a case
+     * recorded for another one is {@link CaseResult.Status#PROGRAM_DIFFERS}, as is one whose actual
+     * files a run of another program wrote). Never throws.
+     */
+    public static CaseResult check(Path caseDir, Actuals actuals, CheckOptions options) {
+        return Checker.check(caseDir, actuals, options).from(actuals.kind());
     }
 
     /**
@@ -99,7 +108,7 @@ public final class Golden {
      * per case (a backend need not be thread-safe across cases).
      */
     public static List<CaseResult> checkAll(List<Path> cases, Supplier<Actuals> actuals, int threads) {
-        return checkAll(cases, actuals, threads, null);
+        return checkAll(cases, actuals, threads, CheckOptions.defaults());
     }
 
     /**
@@ -107,13 +116,18 @@ public final class Golden {
      * instead of its recorded one (null: the recorded ones), as {@link #check(Path, Actuals, Policy)} does.
      */
     public static List<CaseResult> checkAll(List<Path> cases, Supplier<Actuals> actuals, int threads, Policy policy) {
+        return checkAll(cases, actuals, threads, CheckOptions.defaults().withPolicy(policy));
+    }
+
+    /** As {@link #checkAll(List, Supplier, int)}, every case checked under {@code options} as {@link #check(Path, Actuals, CheckOptions)} does. */
+    public static List<CaseResult> checkAll(List<Path> cases, Supplier<Actuals> actuals, int threads, CheckOptions options) {
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, cases.size())));
         try {
             List<Future<CaseResult>> futures = new ArrayList<>();
             for (Path c : cases) {
                 futures.add(pool.submit(() -> {
                     Actuals a = actuals.get();
-                    return Checker.check(c, a, policy).from(a.kind());
+                    return Checker.check(c, a, options).from(a.kind());
                 }));
             }
             List<CaseResult> out = new ArrayList<>();

@@ -135,8 +135,12 @@ public final class SafetensorsFile implements AutoCloseable {
     }
 
     private static String sha256(byte[] bytes) {
+        return HexFormat.of().formatHex(sha256().digest(bytes));
+    }
+
+    private static MessageDigest sha256() {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK provides SHA-256", e);
         }
@@ -160,6 +164,26 @@ public final class SafetensorsFile implements AutoCloseable {
     public String headerSha256() {
         return headerSha256;
     }
+
+    /**
+     * Hex SHA-256 of the data region (every byte after the header), read through the mapping:
+     * changes whenever a value does, which the size and the header alone do not show (a
+     * checkpoint retrained and written over with the same shapes). Reads the whole file.
+     */
+    public String dataSha256() throws TensorFileException {
+        MessageDigest digest = sha256();
+        long size = data.byteSize();
+        try {
+            for (long at = 0; at < size; at += DIGEST_CHUNK_BYTES) {
+                digest.update(data.asSlice(at, Math.min(DIGEST_CHUNK_BYTES, size - at)).asByteBuffer());
+            }
+        } catch (IllegalStateException e) {
+            throw new TensorFileException(path + ": was closed while its data was being read", e);
+        }
+        return HexFormat.of().formatHex(digest.digest());
+    }
+
+    private static final long DIGEST_CHUNK_BYTES = 1L << 24;
 
     /** The tensors in header order (unmodifiable). */
     public SequencedMap<String, SafetensorsEntry> entries() {
