@@ -34,7 +34,7 @@ class ValidateJunitTest {
         assertThat(suite.getAttribute("errors")).isEqualTo("1");
         var cases = d.getElementsByTagName("testcase");
         assertThat(((Element) cases.item(0)).getAttribute("name")).isEqualTo(good);
-        assertThat(((Element) cases.item(0)).getAttribute("time")).matches("\\d+\\.\\d{3}");
+        assertThat(((Element) cases.item(0)).getAttribute("time")).matches("\\d+\\.\\d{6}");
         Element failed = (Element) cases.item(1);
         assertThat(failed.getAttribute("name")).isEqualTo(bad.toString());
         var failures = failed.getElementsByTagName("failure");

@@ -89,13 +89,13 @@ class VerifyGateTest {
         assertThat(suite.getAttribute("name")).isEqualTo("stagecheck verify");
         assertThat(suite.getAttribute("tests")).isEqualTo("4");
         assertThat(suite.getAttribute("failures")).isEqualTo("1");
-        assertThat(suite.getAttribute("time")).matches("\\d+\\.\\d{3}");
+        assertThat(suite.getAttribute("time")).matches("\\d+\\.\\d{6}");
         var cases = d.getElementsByTagName("testcase");
         assertThat(cases.getLength()).isEqualTo(4);
         for (int i = 0; i < cases.getLength(); i++) {
             Element c = (Element) cases.item(i);
             assertThat(c.getAttribute("classname")).isEqualTo(PROGRAM);
-            assertThat(c.getAttribute("time")).matches("\\d+\\.\\d{3}");
+            assertThat(c.getAttribute("time")).matches("\\d+\\.\\d{6}");
         }
         Element shard = (Element) cases.item(1);
         assertThat(shard.getAttribute("name")).isEqualTo("unreduced-shard");

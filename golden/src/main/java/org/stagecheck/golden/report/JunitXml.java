@@ -10,7 +10,7 @@ import java.util.Objects;
  * ({@link JunitReport}): one {@code <testsuites>} holding one {@code <testsuite>}; each check a
  * {@code <testcase classname name time>}; a failed check holds one {@code <failure type message>}
  * per finding, whose body is the finding's text; bad input is an {@code <error>}; a check not made
- * is {@code <skipped>}. Times are in seconds with three decimals; the suite's is their sum.
+ * is {@code <skipped>}. Times are in seconds with six decimals; the suite's (and the root's) is their sum.
  *
  * <pre>{@code
  * String xml = JunitXml.of("stagecheck validate", List.of(
@@ -88,7 +88,7 @@ public final class JunitXml {
         long skipped = cases.stream().filter(c -> c.skipped() != null).count();
         String time = seconds(cases.stream().map(TestCase::time).reduce(Duration.ZERO, Duration::plus));
         StringBuilder b = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        b.append("<testsuites tests=\"").append(cases.size()).append("\" failures=\"").append(failures)
+        b.append("<testsuites name=\"").append(JunitReport.escape(suite)).append("\" tests=\"").append(cases.size()).append("\" failures=\"").append(failures)
                 .append("\" errors=\"").append(errors).append("\" time=\"").append(time).append("\">\n");
         b.append("  <testsuite name=\"").append(JunitReport.escape(suite)).append("\" tests=\"").append(cases.size())
                 .append("\" failures=\"").append(failures).append("\" errors=\"").append(errors)
@@ -122,8 +122,8 @@ public final class JunitXml {
                 .append("</").append(tag).append(">\n");
     }
 
-    /** Seconds with three decimals, as JUnit writes them. */
+    /** Seconds with six decimals, as {@link JunitReport} writes them. */
     static String seconds(Duration d) {
-        return String.format(Locale.ROOT, "%.3f", d.toNanos() / 1e9);
+        return String.format(Locale.ROOT, "%.6f", d.toNanos() / 1e9);
     }
 }
