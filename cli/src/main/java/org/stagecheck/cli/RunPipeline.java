@@ -62,12 +62,17 @@ final class RunPipeline {
             for (Path bound : io.binds.values()) {
                 outputs.refuseInput(bound);
             }
+            if (io.cert != null) {
+                outputs.refuseInput(io.cert);
+            }
             MemoryEstimate memory = MemoryEstimate.of(program, f64, io.trace);
             memory.check(Runtime.getRuntime().maxMemory());
-            RunInputs in = RunInputs.of(io.source.inputs, io.stateFrom, io.binds, io.source.seed, f64);
+            SplitBinds binds = SplitBinds.expand(program, io.source.programFile, io.cert, io.binds, spec.commandLine().getErr());
+            RunInputs in = RunInputs.of(io.source.inputs, io.stateFrom, binds.binds(), io.source.seed, f64);
             InputsManifest manifest = in.manifest(program);
             Map<String, Long> params = RunInputs.params(program, manifest, io.source.paramOverrides);
             Map<String, Tensor> bound = in.bind(program, manifest);
+            binds.warnDisagreements(program, bound);
             long t0 = System.nanoTime();
             RunResult result = execution.run(program, bound, params);
             long micros = (System.nanoTime() - t0) / 1000;
