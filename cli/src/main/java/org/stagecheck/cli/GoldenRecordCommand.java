@@ -30,7 +30,8 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "record", mixinStandardHelpOptions = true,
         description = {"Run PROGRAM on the reference interpreter and record a golden case into --out: the program, its inputs",
                 "and parameters, the expected outputs, their derived tolerances and (with --trace) every stage's outputs.",
-                "Inputs as for `stagecheck run`. Atomic and deterministic; an existing case is replaced only with --update.",
+                "Inputs as for `stagecheck run`; weights the --inputs manifest references in a checkpoint are recorded as",
+                "those references, not copied. Atomic and deterministic; an existing case is replaced only with --update.",
                 "Exit 0 recorded, 2 bad input."})
 final class GoldenRecordCommand implements Callable<Integer> {
     @Spec
@@ -79,7 +80,7 @@ final class GoldenRecordCommand implements Callable<Integer> {
                 }
                 options = options.withPolicy(e.getKey(), policy("--output-tolerance " + e.getKey(), e.getValue()));
             }
-            Manifest m = Golden.record(program, bound, params, options, out);
+            Manifest m = Golden.record(program, bound, in.referenced(program, manifest), params, options, out);
             report(stdout, m);
             return ExitCode.OK;
         } catch (BadInputException | GoldenException e) {
