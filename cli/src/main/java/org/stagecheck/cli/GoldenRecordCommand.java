@@ -114,6 +114,10 @@ final class GoldenRecordCommand implements Callable<Integer> {
                 }
                 g.writeEndArray();
                 g.writeNumberField("traced", m.trace().size());
+                if (m.checkpoint() != null) {
+                    g.writeStringField("checkpoint", m.checkpoint().dir());
+                    g.writeNumberField("referencedInputs", m.checkpoint().tensors().size());
+                }
                 g.writeArrayFieldStart("warnings");
                 for (String w : m.warnings()) {
                     g.writeString(w);
@@ -130,7 +134,9 @@ final class GoldenRecordCommand implements Callable<Integer> {
             o.println("note: " + w);
         }
         o.println("recorded " + m.outputs().size() + " output(s)" + (m.trace().isEmpty() ? "" : " and " + m.trace().size() + " traced stage output(s)")
-                + " into " + out + " (program " + m.programHash() + ")");
+                + " into " + out + " (program " + m.programHash() + ")"
+                + (m.checkpoint() == null ? "" : "; " + m.checkpoint().tensors().size() + " input(s) referenced in the checkpoint "
+                        + m.checkpoint().dir() + ", not copied"));
         o.flush();
     }
 

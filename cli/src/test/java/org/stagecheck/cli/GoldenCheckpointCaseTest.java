@@ -47,6 +47,8 @@ class GoldenCheckpointCaseTest {
         caseDir = tmp.resolve("case");
         CliRunner r = CliRunner.run("golden", "record", program(), "--inputs", authored.toString(), "--out", caseDir.toString());
         assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).containsPattern("; \\d+ input\\(s\\) referenced in the checkpoint " + java.util.regex.Pattern.quote(
+                checkpoint.toAbsolutePath().normalize().toString()) + ", not copied");
     }
 
     private static SyntheticModel model(DType dtype) {
