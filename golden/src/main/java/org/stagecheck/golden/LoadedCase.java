@@ -28,8 +28,8 @@ import org.stagecheck.tensor.npy.TensorFileException;
  * A golden case read from disk and checked for consistency: every file inside the case
  * directory and readable, every tensor of the dtype and shape the manifest and the program say,
  * every bound tensor and parameter present (a tensor the manifest references in a checkpoint read
- * from there, the checkpoint refused if it changed since recording). {@link #stale()} says whether the program file still
- * hashes to the recorded hash; a stale case is not loaded further. Inputs are read; expected
+ * from there, the checkpoint refused if it changed since recording). {@link #stale()} says whether
+ * the program file still hashes to the recorded hash; a stale case is not loaded further. Inputs are read; expected
  * outputs and tolerances are only opened (headers checked against the manifest and the program),
  * and the comparison reads them range by range, so a case of gigabytes loads in little memory.
  */

@@ -38,7 +38,7 @@ import org.stagecheck.tensor.npy.Npy;
  * the derived tolerances and the inputs (a tensor read from a checkpoint as its reference, not a
  * copy), written into a temporary directory beside the target
  * and moved into place, so an interrupted record leaves the old case or none. The bytes depend
- * only on the program, the bindings, the parameters and the options.
+ * only on the program, the bindings, the checkpoint references, the parameters and the options.
  */
 final class Recorder {
     static final String PROGRAM_FILE = "program.json";
