@@ -57,6 +57,14 @@ record RunInputs(InputsDir inputs, InputsDir stateFrom, Map<String, Path> explic
         }
     }
 
+    /**
+     * The checkpoint references of the {@code --inputs} manifest that {@link #bind} binds (not those
+     * {@code --bind} overrides), for a golden case to record instead of copies; null when none.
+     */
+    org.stagecheck.spec.json.CheckpointRefs referenced(Program program, InputsManifest manifest) {
+        return inputs == null ? null : GoldenInputs.referenced(inputs, manifest, program, explicit.keySet());
+    }
+
     Map<String, Tensor> bind(Program program, InputsManifest manifest) throws BadInputException {
         try {
             return bindFiles(program, manifest);

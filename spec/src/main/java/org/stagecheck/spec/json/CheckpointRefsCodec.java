@@ -14,13 +14,15 @@ import java.util.Set;
  *  "tensors": {"wq.l0": {"file": "model.safetensors", "key": "model.layers.0.self_attn.q_proj.weight",
  *              "view": "transposed", "slice": {"axis": 1, "start": 0, "end": 64}}}}</pre>
  * A file name is a plain name (no separator, not {@code .} or {@code ..}); every tensor's file is
- * one of {@code files}.
+ * one of {@code files}. Public so that a golden case's manifest, which records the same references,
+ * reads and writes them in the same form.
  */
-final class CheckpointRefsCodec {
+public final class CheckpointRefsCodec {
     private CheckpointRefsCodec() {
     }
 
-    static CheckpointRefs decode(JNode node) throws JsonFormatException {
+    /** The references in {@code node}, the value of a {@code checkpoint} field; errors point under {@code /checkpoint}. */
+    public static CheckpointRefs decode(JNode node) throws JsonFormatException {
         JNode.JObject o = object(node, "/checkpoint", "\"checkpoint\" is an object with dir, files and tensors");
         only(o, "/checkpoint", Set.of("dir", "files", "tensors"));
         if (!(o.fields().get("dir") instanceof JNode.JString dir) || dir.value().isEmpty() || dir.value().indexOf('\0') >= 0) {
@@ -98,7 +100,8 @@ final class CheckpointRefsCodec {
         return new CheckpointRefs(dir.value(), files, tensors);
     }
 
-    static void write(CheckpointRefs refs, JsonGenerator g) throws IOException {
+    /** Writes {@code refs} as the field {@code "checkpoint"} of the object {@code g} is writing. */
+    public static void write(CheckpointRefs refs, JsonGenerator g) throws IOException {
         g.writeObjectFieldStart("checkpoint");
         g.writeStringField("dir", refs.dir());
         g.writeObjectFieldStart("files");
