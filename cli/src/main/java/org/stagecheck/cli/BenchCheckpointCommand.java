@@ -49,7 +49,7 @@ final class BenchCheckpointCommand implements Callable<Integer> {
         if (dir != null && Files.exists(dir) && !Files.isDirectory(dir)) {
             return Reply.badInput(spec.commandLine(), json, "--dir " + dir + " is not a directory");
         }
-        CheckpointBench.Options o = new CheckpointBench.Options(SyntheticCheckpoint.oneBillionClass(seed), dir, keep, ctx, tps);
+        CheckpointBench.Options o = new CheckpointBench.Options(SyntheticCheckpoint.oneBillionClass(seed), dir, keep, ctx, tps, null);
         try {
             String report = CheckpointBench.run(o, new ChildMeasure(ChildMeasure.sameAsThisProcess()), line -> {
                 System.err.println("bench checkpoint: " + line);

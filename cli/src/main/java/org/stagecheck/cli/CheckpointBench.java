@@ -25,8 +25,12 @@ import org.stagecheck.author.synth.SyntheticModel;
  * weights read from its mapped file) and executing the stages.
  */
 final class CheckpointBench {
-    /** What to measure: the model, where its checkpoint lives (null: a temporary directory), whether to keep the files, the splits. */
-    record Options(SyntheticModel model, Path checkpointDir, boolean keep, int ctx, List<Integer> tps) {
+    /**
+     * What to measure: the model, where its checkpoint lives (null: in the temporary directory),
+     * whether to keep the files, the decode step's context, the splits, and where the temporary
+     * directory is made (null: the system's).
+     */
+    record Options(SyntheticModel model, Path checkpointDir, boolean keep, int ctx, List<Integer> tps, Path tempParent) {
         Options {
             tps = List.copyOf(tps);
         }
@@ -40,7 +44,7 @@ final class CheckpointBench {
     }
 
     /** One measured row. */
-    private record Row(String step, long wallNanos, long peakRssKiB, long peakAnonKiB, String notes) {
+    private record Row(String step, long wallNanos, long cpuNanos, long peakRssKiB, long peakAnonKiB, String notes) {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -50,7 +54,8 @@ final class CheckpointBench {
 
     /** Measures and returns the report (a markdown table and the lines that say what it measured); progress goes to {@code progress}. */
     static String run(Options o, ChildMeasure children, Consumer<String> progress) throws IOException, InterruptedException, Failure {
-        Path work = Files.createTempDirectory("stagecheck-bench-checkpoint-");
+        Path work = o.tempParent() == null ? Files.createTempDirectory("stagecheck-bench-checkpoint-")
+                : Files.createTempDirectory(o.tempParent(), "stagecheck-bench-checkpoint-");
         // a bench stopped by a signal still deletes its gigabytes (the launcher passes the signal on; hooks run)
         Thread cleanup = new Thread(() -> {
             try {
@@ -86,14 +91,17 @@ final class CheckpointBench {
         if (Files.isRegularFile(config) && Files.readString(config, StandardCharsets.UTF_8).equals(expected)
                 && Files.isRegularFile(dir.resolve("model.safetensors"))) {
             progress.accept("checkpoint: reusing " + dir);
-            return new Row("checkpoint: found in " + dir.getFileName() + " (written by an earlier run)", -1, -1, -1,
+            return new Row("checkpoint: found in " + dir.getFileName() + " (written by an earlier run)", -1, -1, -1, -1,
                     String.format(Locale.ROOT, "%s", size(bytes(dir))));
         }
         progress.accept("checkpoint: writing " + dir + " ...");
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long c0 = threads.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         SyntheticCheckpoint.write(dir, model);
         long wall = System.nanoTime() - t0;
-        return new Row("write the checkpoint (in the bench's own JVM)", wall, -1, -1,
+        long cpu = c0 < 0 ? -1 : threads.getCurrentThreadCpuTime() - c0;
+        return new Row("write the checkpoint (in the bench's own JVM)", wall, cpu, -1, -1,
                 size(bytes(dir)) + " of bf16 safetensors, made and written one tensor at a time");
     }
 
@@ -109,7 +117,7 @@ final class CheckpointBench {
         ChildMeasure.Outcome a = succeeded("author" + split, children.run(work, authorArgs));
         JsonNode aj = JSON.readTree(a.stdout());
         long dirBytes = bytes(authored);
-        rows.add(new Row("`author --cut decode --ctx " + o.ctx() + split + "`", a.wallNanos(), a.peakRssKiB(), a.peakAnonKiB(),
+        rows.add(new Row("`author --cut decode --ctx " + o.ctx() + split + "`", a.wallNanos(), a.cpuNanos(), a.peakRssKiB(), a.peakAnonKiB(),
                 String.format(Locale.ROOT, "%d stages; %d weights referenced, not copied; the directory is %s (%.2f%% of the checkpoint)",
                         aj.path("stages").asLong(), aj.path("referencedWeights").asLong(), size(dirBytes), 100.0 * dirBytes / checkpointBytes)));
         progress.accept("run one decode step" + split + " ...");
@@ -118,7 +126,7 @@ final class CheckpointBench {
         JsonNode rj = JSON.readTree(r.stdout());
         long bindNanos = rj.path("bindMicros").asLong() * 1000;
         long execNanos = rj.path("micros").asLong() * 1000;
-        rows.add(new Row("`run` one decode step" + (tp == 1 ? "" : " on " + tp + " chips"), r.wallNanos(), r.peakRssKiB(), r.peakAnonKiB(),
+        rows.add(new Row("`run` one decode step" + (tp == 1 ? "" : " on " + tp + " chips"), r.wallNanos(), r.cpuNanos(), r.peakRssKiB(), r.peakAnonKiB(),
                 String.format(Locale.ROOT, "bind inputs (weights read from the mapped checkpoint) %s, execute %s, the rest (JVM start, "
                         + "program read and validated, outputs written) %s", seconds(bindNanos), seconds(execNanos),
                         seconds(r.wallNanos() - bindNanos - execNanos))));
@@ -142,15 +150,17 @@ final class CheckpointBench {
         b.append(String.format(Locale.ROOT, "Each `stagecheck` step ran as a child JVM started as the launcher starts it (%s), max heap %s%s.%n%n",
                 jvmOptions(children.launcher()), size(Runtime.getRuntime().maxMemory()),
                 heapGiven(children.launcher()) ? "" : " (the JVM's default: a quarter of this machine's memory)"));
-        b.append("| step | wall | peak RSS | peak anonymous | what |\n");
-        b.append("|---|---:|---:|---:|---|\n");
+        b.append("| step | wall | CPU | peak RSS | peak anonymous | what |\n");
+        b.append("|---|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
             b.append("| ").append(r.step()).append(" | ").append(r.wallNanos() < 0 ? "-" : seconds(r.wallNanos())).append(" | ")
+                    .append(r.cpuNanos() < 0 ? "-" : seconds(r.cpuNanos())).append(" | ")
                     .append(kib(r.peakRssKiB())).append(" | ").append(kib(r.peakAnonKiB())).append(" | ").append(r.notes()).append(" |\n");
         }
         b.append("\nPeak RSS is the child's VmHWM (every resident page, the checkpoint's mapped pages included); peak anonymous is the "
                 + "largest RssAnon seen polling /proc every " + ChildMeasure.POLL_MILLIS + " ms (the heap and the JVM's own memory, without "
-                + "file pages the page cache shares).\n");
+                + "file pages the page cache shares). CPU is user and system time of all the child's threads (the calling thread's alone "
+                + "for the checkpoint's writing); where the wall time is well above it, the step waited for cores other work held.\n");
         if (kept != null) {
             b.append("\nKept: the checkpoint in ").append(ckpt).append(", the authored directories and outputs in ").append(kept).append(".\n");
         }

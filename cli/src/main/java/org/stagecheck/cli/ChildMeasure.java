@@ -16,13 +16,18 @@ import java.util.List;
  * included), and the largest {@code RssAnon} seen (the process's own memory: the Java heap and the
  * rest, without the file pages a mapping shares with the page cache). {@code VmHWM} never falls,
  * so the last poll before the exit misses at most the growth of the last few milliseconds;
- * {@code RssAnon} is a sampled maximum. Where there is no {@code /proc}, both are -1.
+ * {@code RssAnon} is a sampled maximum. The CPU time (user and system, every thread) is the last
+ * one seen the same way: on a machine shared with other work it says what the step costs where
+ * the wall time says how long it waited too. Where there is no {@code /proc}, both are -1.
  */
 final class ChildMeasure {
     static final long POLL_MILLIS = 10;
 
-    /** One child's outcome: exit status, wall time, peak resident set and peak anonymous memory (KiB, -1 unknown), its output. */
-    record Outcome(int exit, long wallNanos, long peakRssKiB, long peakAnonKiB, String stdout, String stderr) {
+    /**
+     * One child's outcome: exit status, wall time, CPU time (user and system, all threads, as last
+     * seen while it ran; -1 unknown), peak resident set and peak anonymous memory (KiB, -1 unknown), its output.
+     */
+    record Outcome(int exit, long wallNanos, long cpuNanos, long peakRssKiB, long peakAnonKiB, String stdout, String stderr) {
     }
 
     private final List<String> launcher;
@@ -63,8 +68,10 @@ final class ChildMeasure {
             Path status = Path.of("/proc", Long.toString(p.pid()), "status");
             long hwm = -1;
             long anon = -1;
+            long cpu = -1;
             try {
                 while (p.isAlive()) {
+                    cpu = p.info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(cpu);
                     long[] now = read(status);
                     hwm = Math.max(hwm, now[0]);
                     anon = Math.max(anon, now[1]);
@@ -77,7 +84,7 @@ final class ChildMeasure {
             }
             int exit = p.waitFor();
             long wall = System.nanoTime() - t0;
-            return new Outcome(exit, wall, hwm, anon, Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+            return new Outcome(exit, wall, cpu, hwm, anon, Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
