@@ -59,6 +59,8 @@ final class BenchCheckpointCommand implements Callable<Integer> {
             return ExitCode.OK;
         } catch (IOException e) {
             return Reply.badInput(spec.commandLine(), json, "cannot write the checkpoint or the authored files: " + IoMessages.describe(e));
+        } catch (BadInputException e) {
+            return Reply.badInput(spec.commandLine(), json, e.getMessage());
         } catch (CheckpointBench.Failure e) {
             return Reply.failure(spec.commandLine(), json, "fault", ExitCode.CHECK_FAILED, e.getMessage());
         } catch (InterruptedException e) {

@@ -53,7 +53,7 @@ final class CheckpointBench {
     }
 
     /** Measures and returns the report (a markdown table and the lines that say what it measured); progress goes to {@code progress}. */
-    static String run(Options o, ChildMeasure children, Consumer<String> progress) throws IOException, InterruptedException, Failure {
+    static String run(Options o, ChildMeasure children, Consumer<String> progress) throws IOException, InterruptedException, Failure, BadInputException {
         Path work = o.tempParent() == null ? Files.createTempDirectory("stagecheck-bench-checkpoint-")
                 : Files.createTempDirectory(o.tempParent(), "stagecheck-bench-checkpoint-");
         // a bench stopped by a signal still deletes its gigabytes (the launcher passes the signal on; hooks run)
@@ -84,23 +84,38 @@ final class CheckpointBench {
         }
     }
 
-    /** Writes the checkpoint, unless {@code dir} already holds this very model (its config.json, written last, is the same text). */
-    private static Row checkpoint(SyntheticModel model, Path dir, Consumer<String> progress) throws IOException {
-        Path config = dir.resolve(SyntheticCheckpoint.CONFIG_FILE);
-        String expected = SyntheticCheckpoint.configJson(model);
-        if (Files.isRegularFile(config) && Files.readString(config, StandardCharsets.UTF_8).equals(expected)
-                && Files.isRegularFile(dir.resolve("model.safetensors"))) {
+    /** The file that marks a directory as this bench's checkpoint, holding the description of the model written there. */
+    static final String MARKER = ".stagecheck-bench-checkpoint";
+
+    /**
+     * Writes the checkpoint, unless {@code dir} already holds this very model: its marker, written
+     * last, names the same model (family, shapes, dtype and seed alike). A directory that holds
+     * other files and no marker is not this bench's to overwrite: refused.
+     */
+    private static Row checkpoint(SyntheticModel model, Path dir, Consumer<String> progress) throws IOException, BadInputException {
+        Path marker = dir.resolve(MARKER);
+        String expected = model.toString();
+        if (Files.isRegularFile(marker) && Files.readString(marker, StandardCharsets.UTF_8).equals(expected)
+                && Files.isRegularFile(dir.resolve(SyntheticCheckpoint.CONFIG_FILE)) && Files.isRegularFile(dir.resolve("model.safetensors"))) {
             progress.accept("checkpoint: reusing " + dir);
-            return new Row("checkpoint: found in " + dir.getFileName() + " (written by an earlier run)", -1, -1, -1, -1,
-                    String.format(Locale.ROOT, "%s", size(bytes(dir))));
+            return new Row("checkpoint: found in " + dir.getFileName() + " (written by an earlier run)", -1, -1, -1, -1, size(bytes(dir)));
+        }
+        if (Files.isDirectory(dir) && !Files.isRegularFile(marker)) {
+            try (Stream<Path> s = Files.list(dir)) {
+                if (s.findAny().isPresent()) {
+                    throw new BadInputException("--dir " + dir + " holds files but no checkpoint this bench wrote; name a new or empty directory");
+                }
+            }
         }
         progress.accept("checkpoint: writing " + dir + " ...");
+        Files.deleteIfExists(marker); // a checkpoint half rewritten is not taken for a whole one
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         long c0 = threads.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         SyntheticCheckpoint.write(dir, model);
         long wall = System.nanoTime() - t0;
         long cpu = c0 < 0 ? -1 : threads.getCurrentThreadCpuTime() - c0;
+        Files.writeString(marker, expected, StandardCharsets.UTF_8);
         return new Row("write the checkpoint (in the bench's own JVM)", wall, cpu, -1, -1,
                 size(bytes(dir)) + " of bf16 safetensors, made and written one tensor at a time");
     }

@@ -78,4 +78,14 @@ class CheckpointBenchTest {
         CheckpointBench.run(new CheckpointBench.Options(other, dir, false, 8, List.of(1), scratch), children(), third::add);
         assertThat(third).anyMatch(l -> l.startsWith("checkpoint: writing"));
     }
+
+    @Test
+    void aDirectoryHoldingOtherFilesIsNotOverwritten() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("mine"));
+        Files.writeString(dir.resolve("model.safetensors"), "not the bench's");
+        CheckpointBench.Options o = new CheckpointBench.Options(TINY, dir, false, 8, List.of(1), Files.createDirectories(tmp.resolve("s")));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> CheckpointBench.run(o, children(), l -> { }))
+                .isInstanceOf(BadInputException.class).hasMessageContaining("holds files but no checkpoint this bench wrote");
+        assertThat(Files.readString(dir.resolve("model.safetensors"))).isEqualTo("not the bench's");
+    }
 }
