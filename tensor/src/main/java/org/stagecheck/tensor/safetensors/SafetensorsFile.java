@@ -194,6 +194,25 @@ public final class SafetensorsFile implements AutoCloseable {
         return MappedReads.copyTransposed(name, data, e, shape(e));
     }
 
+    /**
+     * Rows {@code [r0, r1)} and columns {@code [c0, c1)} of the rank-2 tensor {@code tensor}, as
+     * stored or ({@code transposed}) as {@code [c1 - c0, r1 - r0]}: the bits {@link #read} or
+     * {@link #readTransposed} followed by that slice give, without reading (or holding) the rest.
+     * One chip's share of a split weight is read so.
+     */
+    public Tensor readBlock(String tensor, int r0, int r1, int c0, int c1, boolean transposed) throws TensorFileException {
+        SafetensorsEntry e = readable(tensor);
+        if (e.rank() != 2) {
+            throw new TensorFileException(name + ": tensor '" + tensor + "' has shape " + e.shape() + ", not two dimensions; only a matrix is read in blocks");
+        }
+        Shape stored = shape(e);
+        if (r0 < 0 || r1 <= r0 || r1 > stored.dim(0) || c0 < 0 || c1 <= c0 || c1 > stored.dim(1)) {
+            throw new TensorFileException(name + ": tensor '" + tensor + "' has shape " + e.shape() + "; rows [" + r0 + ", " + r1
+                    + ") and columns [" + c0 + ", " + c1 + ") do not fit it");
+        }
+        return MappedReads.copyBlock(name, data, e, stored, r0, r1, c0, c1, transposed);
+    }
+
     private SafetensorsEntry readable(String tensor) throws TensorFileException {
         SafetensorsEntry e = entries.get(tensor);
         if (e == null) {
