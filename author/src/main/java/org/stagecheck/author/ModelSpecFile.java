@@ -29,7 +29,7 @@ final class ModelSpecFile {
             "headDim", "ffn", "ropeTheta", "normEps", "seed");
     /** Version 2's optional fields: the architecture and the checkpoint (absent: stagecheck's plain generated model). */
     static final List<String> FIELDS_V2 = List.of("family", "qkvBias", "outputBias", "mlpBias", "qkNorm",
-            "slidingWindow", "ropeScaling", "tiedEmbeddings", "checkpoint");
+            "slidingWindow", "ropeScaling", "tiedEmbeddings", "moe", "checkpoint");
 
     private ModelSpecFile() {
     }

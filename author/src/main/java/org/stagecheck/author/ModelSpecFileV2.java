@@ -16,12 +16,13 @@ final class ModelSpecFileV2 {
     }
 
     static Architecture architecture(Path file, JNode.JObject o) throws ModelSpecException {
+        // a family name alone (stagecheck, llama, ..., mixtral) with the fields below
         Architecture plain = Architecture.plain();
         Family family = plain.family();
         JNode fam = o.fields().get("family");
         if (fam != null) {
             if (!(fam instanceof JNode.JString s) || Family.ofJsonName(s.value()) == null) {
-                throw ModelSpecFile.at(file, fam.pos(), "\"family\" is one of stagecheck, llama, mistral, qwen2, qwen3");
+                throw ModelSpecFile.at(file, fam.pos(), "\"family\" is one of stagecheck, llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, mixtral");
             }
             family = Family.ofJsonName(s.value());
         }
@@ -31,7 +32,7 @@ final class ModelSpecFileV2 {
         }
         try {
             return new Architecture(family, bool(file, o, "qkvBias"), bool(file, o, "outputBias"), bool(file, o, "mlpBias"),
-                    bool(file, o, "qkNorm"), window, scaling(file, o), bool(file, o, "tiedEmbeddings"));
+                    bool(file, o, "qkNorm"), window, scaling(file, o), bool(file, o, "tiedEmbeddings"), moe(file, o));
         } catch (IllegalArgumentException e) {
             throw new ModelSpecException(file + ": " + e.getMessage());
         }
@@ -60,6 +61,37 @@ final class ModelSpecFileV2 {
         // relative to the spec file's directory, so that a model.json moved with its checkpoint still works
         Path base = file.toAbsolutePath().getParent();
         return new CheckpointSource(base == null ? p : base.resolve(p), d);
+    }
+
+    /** {@code "moe"}: null or absent for a dense model, else the fields of {@link Moe}. */
+    private static Moe moe(Path file, JNode.JObject o) throws ModelSpecException {
+        JNode v = o.fields().get("moe");
+        if (v == null || v instanceof JNode.JNull) {
+            return Moe.NONE;
+        }
+        java.util.List<String> fields = java.util.List.of("experts", "topK", "expertFfn", "normTopK", "sparseStep", "denseLayers", "sharedFfn");
+        if (!(v instanceof JNode.JObject mo)) {
+            throw ModelSpecFile.at(file, v.pos(), "\"moe\" is null or an object with " + fields);
+        }
+        for (String k : mo.fields().keySet()) {
+            if (!fields.contains(k)) {
+                throw ModelSpecFile.at(file, mo.fields().get(k).pos(), "unknown field \"" + k + "\" in \"moe\"; expected " + fields);
+            }
+        }
+        java.util.List<Integer> dense = new java.util.ArrayList<>();
+        if (mo.fields().get("denseLayers") instanceof JNode.JArray a) {
+            for (JNode n : a.items()) {
+                if (!(n instanceof JNode.JNumber num) || !num.integral() || num.text().startsWith("-") || num.text().length() > 9) {
+                    throw ModelSpecFile.at(file, n.pos(), "\"denseLayers\" lists layer indices");
+                }
+                dense.add(Integer.parseInt(num.text()));
+            }
+        } else if (mo.fields().containsKey("denseLayers")) {
+            throw ModelSpecFile.at(file, mo.fields().get("denseLayers").pos(), "\"denseLayers\" is an array of layer indices");
+        }
+        return new Moe(ModelSpecFile.intField(file, mo, "experts"), ModelSpecFile.intField(file, mo, "topK"),
+                ModelSpecFile.intField(file, mo, "expertFfn"), bool(file, mo, "normTopK"), ModelSpecFile.intField(file, mo, "sparseStep"),
+                dense, ModelSpecFile.intField(file, mo, "sharedFfn"));
     }
 
     private static boolean bool(Path file, JNode.JObject o, String field) throws ModelSpecException {
@@ -112,6 +144,22 @@ final class ModelSpecFileV2 {
             }
         }
         g.writeBooleanField("tiedEmbeddings", a.tiedEmbeddings());
+        if (a.moe().present()) {
+            Moe m = a.moe();
+            g.writeObjectFieldStart("moe");
+            g.writeNumberField("experts", m.experts());
+            g.writeNumberField("topK", m.topK());
+            g.writeNumberField("expertFfn", m.expertFfn());
+            g.writeBooleanField("normTopK", m.normTopK());
+            g.writeNumberField("sparseStep", m.sparseStep());
+            g.writeArrayFieldStart("denseLayers");
+            for (int l : m.denseLayers()) {
+                g.writeNumber(l);
+            }
+            g.writeEndArray();
+            g.writeNumberField("sharedFfn", m.sharedFfn());
+            g.writeEndObject();
+        }
         if (spec.checkpoint() != null) {
             g.writeObjectFieldStart("checkpoint");
             g.writeStringField("dir", spec.checkpoint().dir().toString());

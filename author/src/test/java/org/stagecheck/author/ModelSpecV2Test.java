@@ -29,6 +29,17 @@ class ModelSpecV2Test {
     }
 
     @Test
+    void aMixtureOfExpertsRoundTrips() throws Exception {
+        ModelSpec spec = ModelSpec.tinyMoe().withArch(ModelSpec.tinyMoe().arch().withMoe(new Moe(8, 3, 16, false, 2, java.util.List.of(1, 3), 0)));
+        Path f = dir.resolve("moe.json");
+        write(spec, f);
+        assertThat(Files.readString(f)).contains("\"moe\"", "\"denseLayers\" : [ 1, 3 ]");
+        assertThat(ModelSpec.read(f)).isEqualTo(spec);
+        write(ModelSpec.tinyMoe(), f);
+        assertThat(ModelSpec.read(f)).isEqualTo(ModelSpec.tinyMoe());
+    }
+
+    @Test
     void thePlainModelIsStillVersionOne() throws Exception {
         Path f = dir.resolve("model.json");
         write(ModelSpec.tiny(), f);
