@@ -101,7 +101,7 @@ final class AllReduceRule {
                     return fail(Code.ALLREDUCE_OVERLAP, p, "Inputs " + holders.get(f.key()) + " all hold slices of " + f.term().label() + " that overlap ("
                             + had.slices() + " and " + f.slices() + "), so a slice is counted twice.", vals);
                 }
-                union.put(f.key(), new Family(had.term(), had.slices().union(f.slices()), had.lo(), had.hi(), had.whole()));
+                union.put(f.key(), had.withSlices(had.slices().union(f.slices())));
             }
         }
         boolean complete = true;

@@ -102,9 +102,13 @@ final class LayoutRules {
         }
         Reshapes.Plan plan = Reshapes.plan(r, out);
         return switch (in) {
-            case Val.Exact e -> plan != null && plan.fits(e.term())
-                    ? e.with(plan.apply(e.term(), st.terms), plan.region())
-                    : e.with(windowed("reshape", e.term(), r, out), Region.at0(out));
+            case Val.Exact e -> {
+                Val.Exact moved = plan != null && plan.fits(e.term())
+                        ? e.with(plan.apply(e.term(), st.terms), plan.region())
+                        : e.with(windowed("reshape", e.term(), r, out), Region.at0(out));
+                st.sameElement(moved, e); // one element reshaped is the same element (an index read by a Scalar stage)
+                yield moved;
+            }
             case Val.Partial p -> {
                 boolean fits = plan != null;
                 for (Family f : p.families().values()) {
@@ -215,8 +219,11 @@ final class LayoutRules {
                 parts.add(Family.whole(((Val.Exact) v).term()));
             }
             for (Family f : parts) {
-                Term placed = st.terms.of("place(" + f.term().id() + r.key() + ";" + c.axis() + "@" + at + ";" + java.util.Arrays.toString(out) + ")", () -> f.term().text(), f.term().label(), out, f.term());
-                Family g = f.withTerm(placed);
+                long placedAt = at;
+                java.util.function.UnaryOperator<Term> place = t -> st.terms.of("place(" + t.id() + r.key() + ";" + c.axis() + "@" + placedAt + ";"
+                        + java.util.Arrays.toString(out) + ")", () -> t.text(), t.label(), out, t);
+                // a sum over an index keeps its index: its tag is placed with it
+                Family g = f.by() == null ? f.withTerm(place.apply(f.term())) : f.map(place);
                 fams.put(g.key(), g);
             }
             at += r.extent(c.axis());

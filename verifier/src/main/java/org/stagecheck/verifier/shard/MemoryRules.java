@@ -58,8 +58,7 @@ final class MemoryRules {
                     case Offset.Term.OfParam p -> st.fixedParams.containsKey(p.param())
                             ? Affine.of(st.fixedParams.get(p.param())) : Affine.source("p:" + p.param(), 1);
                     case Offset.Term.OfBuffer b -> switch (st.value(b.buffer())) {
-                        case Val.Exact e -> e.hidden() == null && st.affine.containsKey(e.term().id()) ? st.affine.get(e.term().id())
-                                : Affine.source("v:" + e.term().id() + e.region().key() + e.hiddenKey(), 1);
+                        case Val.Exact e -> offsetOf(e);
                         case null -> Affine.source("unwritten#" + st.here() + ":" + b.buffer(), 1);
                         case Val.Partial p -> Affine.source("partial#" + st.here() + ":" + b.buffer(), 1);
                         case Val.Tainted x -> Affine.source("tainted#" + st.here() + ":" + b.buffer(), 1);
@@ -71,6 +70,23 @@ final class MemoryRules {
         } catch (ArithmeticException overflow) {
             return new Sym(0, "overflow#" + st.here()); // a position nothing else shares
         }
+    }
+
+    /**
+     * The affine form of a one-element buffer used as an offset: a {@code Scalar} result's own
+     * form; where that holds only under a range test ({@link GuardedAffine}), the form inside it,
+     * and the stage reads under that guard; else the element it holds, named.
+     */
+    private Affine offsetOf(Val.Exact e) {
+        if (e.hidden() == null && st.affine.containsKey(e.term().id())) {
+            return st.affine.get(e.term().id());
+        }
+        GuardedAffine g = e.hidden() == null ? st.guarded.get(e.term().id()) : null;
+        if (g != null) {
+            st.guards.made(g.guard());
+            return g.inside();
+        }
+        return Affine.source(st.elementKey(e), 1);
     }
 
     private Sym[] origin(List<Offset> offsets, int rank) {
