@@ -277,6 +277,11 @@ final class MemoryRules {
      * term (or one partial's summands) placed at the same distance from where it was stored; else null.
      */
     private static Val assemble(java.util.List<TensorMemory.Write> pieces, Region r) {
+        for (TensorMemory.Write w : pieces) {
+            if (w.value() instanceof Val.Tainted) {
+                return Val.TAINTED; // a tile downstream of a finding: so is the whole read (the analysis stays quiet)
+            }
+        }
         TensorMemory.Write first = pieces.getFirst();
         Region v0 = ExprRules.regionOf(first.value());
         if (v0 == null || v0.rank() != r.rank()) {

@@ -138,7 +138,7 @@ public final class ShardChecker {
         for (int p = 0; p < st.stage.ins().size(); p++) {
             String b = st.stage.ins().get(p);
             java.util.Set<Guard> g = st.guards.of(b);
-            if (!g.isEmpty()) {
+            if (!g.isEmpty() && !(st.value(b) instanceof Val.Tainted)) {
                 Guard first = g.iterator().next();
                 st.findings.atStage(Code.GUARDED_READ_UNMASKED, st.stageIndex, st.stage, "/ins/" + p, b,
                         "Buffer '" + b + "' holds a value computed from a block read at an offset that is right only where " + first.describe()
