@@ -74,8 +74,14 @@ class MixtureOfExpertsSplitsTest {
                 new Mutation("residual added to the partial before the reduce", TENSOR, MixtureOfExpertsSplitsTest::residualBeforeReduce,
                         "PARTIAL_PLUS_FULL", true),
                 // (b) an expert owned by two chips, or by none
-                new Mutation("chip 0 also owns expert 4", EXPERTS, e -> owns(e, "_2", 0, 5), "ALLREDUCE_OVERLAP", true),
-                new Mutation("expert 3 owned by no chip", EXPERTS, e -> owns(e, "_2", 0, 3), "ALLREDUCE_GAP", true),
+                // chip 0 also claims expert 4, which it does not hold: counted twice, and chip 0's block of it lies past its stack
+                new Mutation("chip 0 also owns expert 4", EXPERTS, e -> owns(e, "_2", 0, 5, 0), "ALLREDUCE_OVERLAP,GUARDED_BLOCK_OUT_OF_BOUNDS", true),
+                new Mutation("expert 3 owned by no chip", EXPERTS, e -> owns(e, "_2", 0, 3, 0), "ALLREDUCE_GAP", true),
+                // every expert owned once, but chip 1 claims expert 3 without holding it: its block lies before its stack
+                new Mutation("chip 1 takes expert 3 from chip 0 without holding it", EXPERTS, e -> {
+                    owns(e, "_2", 0, 3, 0);
+                    owns(e, "_4", 3, 8, 4);
+                }, "GUARDED_BLOCK_OUT_OF_BOUNDS", true),
                 new Mutation("certificate puts chip 1's experts one expert early", EXPERTS, e -> {
                     for (String stack : List.of("experts_gate.l0.c1", "experts_up.l0.c1", "experts_down.l0.c1")) {
                         e.shiftDeclaration(stack, -32);
@@ -110,11 +116,14 @@ class MixtureOfExpertsSplitsTest {
         e.expr("resid2.l0_2", "add(in1, 0.0)").expr("resid2.l0_4", "add(in1, 0.0)");
     }
 
-    /** The chip whose stages end in {@code chip} owns experts {@code [first, end)}: its local index and its mask both say so. */
-    private static void owns(MoeEdit e, String chip, int first, int end) {
+    /**
+     * The chip whose stages end in {@code chip} owns experts {@code [first, end)}: its local index
+     * (expert minus {@code base}, the first expert its stacks hold) and its mask both say so.
+     */
+    private static void owns(MoeEdit e, String chip, int first, int end, int base) {
         String range = "and(ge(in%s, " + first + "), lt(in%s, " + end + "))";
         for (String k : List.of("k0", "k1")) {
-            e.body("moe.l0.r0." + k + ".expert" + chip, "select(" + range.formatted(0, 0) + ", sub(in0, " + first + "), 0)");
+            e.body("moe.l0.r0." + k + ".expert" + chip, "select(" + range.formatted(0, 0) + ", sub(in0, " + base + "), 0)");
             e.expr("moe.l0.r0." + k + ".w_here" + chip, "select(" + range.formatted(1, 1) + ", in0, 0.0)");
         }
     }
@@ -173,8 +182,8 @@ class MixtureOfExpertsSplitsTest {
         assertThat(codes(withParent)).as("given the unsplit parent").isEqualTo(m.code());
         assertThat(codes(verifier.verify(program, cert, Parent.none()))).as("alone").isEqualTo(m.code());
         if (!m.code().contains(",")) {
-            // one finding, in the sparse layer 0 where the mutation is: no cascade into layer 1
-            assertThat(withParent.diagnostics()).hasSize(1).allSatisfy(d -> assertThat(d.stageId()).contains(".l0"));
+            // findings in the sparse layer 0 where the mutation is: no cascade into layer 1
+            assertThat(withParent.diagnostics()).allSatisfy(d -> assertThat(d.stageId()).contains(".l0"));
         }
         AuthoredCase mutant = new AuthoredCase(MOE, DECODE, valid.options(), Plant.NONE, program, cert, null, Map.of());
         Outcome o = firstShowing(mutant, 16);
