@@ -53,7 +53,7 @@ final class GuardedBounds {
                 problem = "its offset overflows";
             }
             if (problem != null) {
-                report(st, a, problem + " (tensor '" + t.name() + "' has " + t.shape().dim(a) + " on axis " + a + ", " + guard.describe() + " guards the offset)");
+                report(st, a, problem + " (tensor '" + t.name() + "' has " + t.shape().dim(a) + " on axis " + a + ", and the offset holds only where " + st.describe(guard) + ")");
                 return;
             }
         }

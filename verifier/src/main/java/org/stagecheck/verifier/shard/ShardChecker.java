@@ -141,7 +141,7 @@ public final class ShardChecker {
             if (!g.isEmpty() && !(st.value(b) instanceof Val.Tainted)) {
                 Guard first = g.iterator().next();
                 st.findings.atStage(Code.GUARDED_READ_UNMASKED, st.stageIndex, st.stage, "/ins/" + p, b,
-                        "Buffer '" + b + "' holds a value computed from a block read at an offset that is right only where " + first.describe()
+                        "Buffer '" + b + "' holds a value computed from a block read at an offset that is right only where " + st.describe(first)
                                 + ", and it reaches this " + (st.stage.kind() instanceof StageKind.AllReduce ? "all-reduce" : "store")
                                 + " without being multiplied by a mask that is 0 wherever the index lies outside that range.");
                 return true;

@@ -211,11 +211,27 @@ final class ShardState {
             return null;
         }
         String key = elementKey(e);
+        indexNames.putIfAbsent(key, stage.ins().get(p));
         long[] r = rangeOf(e);
         if (r != null) {
             keyRanges.putIfAbsent(key, r);
         }
         return key;
+    }
+
+    /** A buffer each element named as a source was first read from, for messages. */
+    final Map<String, String> indexNames = new HashMap<>();
+
+    /**
+     * {@code the index first read from buffer 'b' (values [0,8)) lies in [4,8)}: a guard as a
+     * sentence fragment (chips that route alike share the index, so the first buffer read names it).
+     */
+    String describe(Guard g) {
+        String name = indexNames.get(g.var());
+        long[] r = keyRanges.get(g.var());
+        String d = g.describe();
+        return (name == null ? "the index " + g.var() : "the index first read from buffer '" + name + "'")
+                + (r == null ? "" : " (values [" + r[0] + "," + r[1] + "))") + " lies" + d.substring(d.lastIndexOf(" in ["));
     }
 
     /** The values each element named as a source can take, when known (filled as sources are named). */
