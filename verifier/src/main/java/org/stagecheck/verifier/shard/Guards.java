@@ -36,9 +36,18 @@ final class Guards {
         return name == null ? Set.of() : buffers.getOrDefault(name, Set.of());
     }
 
-    /** The current stage read a block at an offset that is right only under {@code g}. */
-    void made(Guard g) {
+    /** Where each guard was first made (a stage that read a block under it), for trails. */
+    private final Map<Guard, String> firstMade = new HashMap<>();
+
+    /** The current stage ({@code where}) read a block at an offset that is right only under {@code g}. */
+    void made(Guard g, String where) {
         made.add(g);
+        firstMade.putIfAbsent(g, where);
+    }
+
+    /** The stage that first read under {@code g}, as {@code #276 load_x}, or null. */
+    String madeAt(Guard g) {
+        return firstMade.get(g);
     }
 
     /** The current stage's result is 0 wherever {@code g} fails, so it no longer depends on it. */

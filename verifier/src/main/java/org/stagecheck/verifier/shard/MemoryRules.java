@@ -101,7 +101,7 @@ final class MemoryRules {
         GuardedAffine g = e.hidden() == null ? st.guarded.get(e.term().id()) : null;
         if (g != null) {
             if (branch == null) {
-                st.guards.made(g.guard());
+                st.guards.made(g.guard(), "#" + st.stageIndex + " " + st.stage.id());
             }
             return branch == null || branch ? g.inside() : g.outside();
         }
