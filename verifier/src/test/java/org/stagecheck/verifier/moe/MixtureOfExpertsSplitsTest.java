@@ -138,9 +138,13 @@ class MixtureOfExpertsSplitsTest {
     }
 
     private static AuthoredCase split(ExpertSplit how, int tp) {
+        return split(how, tp, DECODE);
+    }
+
+    private static AuthoredCase split(ExpertSplit how, int tp, Cut cut) {
         AuthorOptions options = AuthorOptions.split(tp).withExpertSplit(how);
-        var a = (AuthorOutcome.Authored) Author.author(MOE, DECODE, options);
-        return new AuthoredCase(MOE, DECODE, options, Plant.NONE, a.program(), a.certificate(), null, Map.of());
+        var a = (AuthorOutcome.Authored) Author.author(MOE, cut, options);
+        return new AuthoredCase(MOE, cut, options, Plant.NONE, a.program(), a.certificate(), null, Map.of());
     }
 
     private static Program unsplit() {
@@ -156,7 +160,7 @@ class MixtureOfExpertsSplitsTest {
         Program parent = unsplit();
         for (ExpertSplit how : ExpertSplit.values()) {
             for (int tp : new int[] {2, 4}) {
-                AuthoredCase c = split(how, tp);
+                AuthoredCase c = split(how, tp, DECODE);
                 assertThat(verifier.verify(c.program(), c.certificate(), Parent.none()).diagnostics()).as("%s tp%d alone", how, tp).isEmpty();
                 long t0 = System.nanoTime();
                 VerifyReport r = verifier.verify(c.program(), c.certificate(), Parent.unsplit(parent));
@@ -166,6 +170,23 @@ class MixtureOfExpertsSplitsTest {
                         how, tp, c.program().stages().size(), ms);
                 Outcome o = firstShowing(c, 4);
                 assertThat(o.kind()).as("%s tp%d on the evaluator: %s", how, tp, o).isEqualTo(Outcome.Kind.AGREES);
+            }
+        }
+    }
+
+    /** The other splittable cuts: rows side by side (their routed partials joined by a concat before the all-reduce), one layer. */
+    @Test
+    void the_batch_and_layer_cuts_verify_against_their_unsplit_cuts_and_agree_with_them() {
+        for (Cut cut : List.of(Cut.batch(2, 8), Cut.decodeLayer(1, 8), Cut.batchLayer(1, 2, 8))) {
+            Program parent = ((AuthorOutcome.Authored) Author.author(MOE, cut, AuthorOptions.single())).program();
+            for (ExpertSplit how : ExpertSplit.values()) {
+                for (int tp : new int[] {2, 4}) {
+                    AuthoredCase c = split(how, tp, cut);
+                    assertThat(verifier.verify(c.program(), c.certificate(), Parent.unsplit(parent)).diagnostics())
+                            .as("%s %s tp%d against the unsplit cut", cut, how, tp).isEmpty();
+                    Outcome o = AuthoredRuns.run(c, AuthoredRuns.reference(c));
+                    assertThat(o.kind()).as("%s %s tp%d on the evaluator: %s", cut, how, tp, o).isEqualTo(Outcome.Kind.AGREES);
+                }
             }
         }
     }
