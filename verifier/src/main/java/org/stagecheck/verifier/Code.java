@@ -38,6 +38,8 @@ public enum Code {
     ALLREDUCE_POOL(Obligation.UNREDUCED_SHARD, "An all-reduce's pool is not the reduction its partial inputs were made with."),
     ALLREDUCE_VIEW_MISMATCH(Obligation.UNREDUCED_SHARD, "The inputs of an all-reduce are partials laid out or scaled differently per chip (transposed, sliced, reloaded or scaled on one chip only), so it adds unrelated elements."),
     ALLREDUCE_COMBINE(Obligation.UNREDUCED_SHARD, "An all-reduce's combine is not the fold of its pool over its operand count."),
+    GUARDED_READ_UNMASKED(Obligation.UNREDUCED_SHARD, "A block read at an offset that is right only while an index lies in a range (a chip's own experts) reaches an all-reduce or an output without being masked to 0 wherever the index lies outside it."),
+    GUARDED_BLOCK_OUT_OF_BOUNDS(Obligation.UNREDUCED_SHARD, "A block read at an offset a guarded index arithmetic gives (an owned expert's local index) can leave its tensor for some value the index can take."),
     // ---- UnreducedShard against the unsplit parent: the split computes the parent's logical program
     LOGICAL_OUTPUT_DIFFERS(Obligation.UNREDUCED_SHARD, "An output or state tensor of the split does not hold what the unsplit parent's tensor of that logical name holds (another expression, other elements, or none), so the split computes another program."),
     PRECISION_NARROWED(Obligation.UNREDUCED_SHARD, "An output or state tensor of the split is computed through a narrower float format (a buffer, cast or tensor dtype) than the unsplit parent's tensor of that logical name, e.g. f32 partials summed in bf16."),

@@ -57,6 +57,16 @@ record Affine(long constant, TreeMap<String, Long> coefficients) {
      * division, a comparison, anything else).
      */
     static Affine of(Expr e, List<Val> ins, Map<Integer, Affine> known, Map<String, Long> fixedParams, int depth) {
+        return of(e, ins, known, fixedParams, depth, p -> null);
+    }
+
+    /**
+     * The same, where an input whose value has no affine form is the source {@code sourceOf(p)}
+     * (the element a one-element integer buffer holds, docs/verifier.md "Sums over an index"), or
+     * makes the result not affine when that is null.
+     */
+    static Affine of(Expr e, List<Val> ins, Map<Integer, Affine> known, Map<String, Long> fixedParams, int depth,
+                     java.util.function.IntFunction<String> sourceOf) {
         if (depth > MAX_DEPTH) {
             return null;
         }
@@ -65,9 +75,9 @@ record Affine(long constant, TreeMap<String, Long> coefficients) {
                 case Expr.IntConst c -> of(c.value());
                 case Expr.ParamRef p -> fixedParams.containsKey(p.name()) ? of(fixedParams.get(p.name())) : source("p:" + p.name(), 1);
                 case Expr.In in -> in.index() < ins.size() && ins.get(in.index()) instanceof Val.Exact v && v.hidden() == null
-                        ? known.get(v.term().id()) : null;
-                case Expr.Cast c -> c.dtype().isInteger() ? of(c.arg(), ins, known, fixedParams, depth + 1) : null;
-                case Expr.Apply a -> apply(a, ins, known, fixedParams, depth);
+                        ? (known.containsKey(v.term().id()) ? known.get(v.term().id()) : sourceOf(in.index(), sourceOf)) : null;
+                case Expr.Cast c -> c.dtype().isInteger() ? of(c.arg(), ins, known, fixedParams, depth + 1, sourceOf) : null;
+                case Expr.Apply a -> apply(a, ins, known, fixedParams, depth, sourceOf);
                 case Expr.FloatConst f -> null;
                 case Expr.Index x -> null;
             };
@@ -76,10 +86,16 @@ record Affine(long constant, TreeMap<String, Long> coefficients) {
         }
     }
 
-    private static Affine apply(Expr.Apply a, List<Val> ins, Map<Integer, Affine> known, Map<String, Long> fixedParams, int depth) {
+    private static Affine sourceOf(int p, java.util.function.IntFunction<String> sourceOf) {
+        String name = sourceOf.apply(p);
+        return name == null ? null : source(name, 1);
+    }
+
+    private static Affine apply(Expr.Apply a, List<Val> ins, Map<Integer, Affine> known, Map<String, Long> fixedParams, int depth,
+                                java.util.function.IntFunction<String> sourceOf) {
         List<Expr> args = a.args();
-        Affine x = args.isEmpty() ? null : of(args.get(0), ins, known, fixedParams, depth + 1);
-        Affine y = args.size() < 2 ? null : of(args.get(1), ins, known, fixedParams, depth + 1);
+        Affine x = args.isEmpty() ? null : of(args.get(0), ins, known, fixedParams, depth + 1, sourceOf);
+        Affine y = args.size() < 2 ? null : of(args.get(1), ins, known, fixedParams, depth + 1, sourceOf);
         return switch (a.fn()) {
             case ADD -> x == null || y == null ? null : x.plus(y);
             case SUB -> x == null || y == null ? null : x.plus(y.times(-1));

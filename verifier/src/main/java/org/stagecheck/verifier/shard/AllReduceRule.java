@@ -79,8 +79,9 @@ final class AllReduceRule {
             if (same && op.pool() != ReducePool.SUM) {
                 return vals.getFirst(); // max/min of one value on every chip is that value
             }
+            // the same value on every chip: no chip's earlier demotion made it (the chips agree), the reduce itself is the finding
             return fail(Code.REDUCE_OF_FULL, 0, "Every input of this " + op.pool().jsonName() + " all-reduce is a full value, not a partial: "
-                    + (same ? "the same value is counted once per chip." : "the chips hold different values and no contraction is completed."), vals);
+                    + (same ? "the same value is counted once per chip." : "the chips hold different values and no contraction is completed."), vals, !same);
         }
         // every summand: which inputs hold which slices
         Map<Integer, Family> union = new TreeMap<>();
@@ -101,7 +102,7 @@ final class AllReduceRule {
                     return fail(Code.ALLREDUCE_OVERLAP, p, "Inputs " + holders.get(f.key()) + " all hold slices of " + f.term().label() + " that overlap ("
                             + had.slices() + " and " + f.slices() + "), so a slice is counted twice.", vals);
                 }
-                union.put(f.key(), new Family(had.term(), had.slices().union(f.slices()), had.lo(), had.hi(), had.whole()));
+                union.put(f.key(), had.withSlices(had.slices().union(f.slices())));
             }
         }
         boolean complete = true;
@@ -182,13 +183,21 @@ final class AllReduceRule {
     }
 
     private Val fail(Code code, int port, String message, List<Val> vals) {
+        return fail(code, port, message, vals, true);
+    }
+
+    private Val fail(Code code, int port, String message, List<Val> vals, boolean blameDemotions) {
         List<Term> involved = new ArrayList<>();
         for (Val v : vals) {
             if (v instanceof Val.Exact e) {
                 involved.add(e.term()); // an input that is no partial: why not is the finding (a partial's own terms are not)
+            } else if (v instanceof Val.Partial p) {
+                // a summand added whole on this chip only, such as a partial used as a value (a chip's routed experts
+                // through tanh, then the shared expert added): chip-specific, so its demotion may be the finding
+                p.families().values().stream().filter(f -> f.whole() && !onEveryInput(f, vals)).forEach(f -> involved.add(f.term()));
             }
         }
-        if (code != Code.ALLREDUCE_POOL && st.reportDemotions(involved, null)) {
+        if (blameDemotions && code != Code.ALLREDUCE_POOL && st.reportDemotions(involved, null)) {
             return Val.TAINTED; // a chip used its partial as a plain value earlier: that is the finding
         }
         List<String> trail = new ArrayList<>();
@@ -209,6 +218,15 @@ final class AllReduceRule {
         }
         st.findings.atStage(code, st.stageIndex, st.stage, "/ins/" + port, st.stage.ins().get(port), message, trail);
         return Val.TAINTED;
+    }
+
+    private static boolean onEveryInput(Family f, List<Val> vals) {
+        for (Val v : vals) {
+            if (!(v instanceof Val.Partial p) || !p.families().containsKey(f.key())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

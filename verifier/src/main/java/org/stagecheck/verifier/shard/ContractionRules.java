@@ -95,6 +95,11 @@ final class ContractionRules {
             if (wa.isConstant() && wa.constant() == lo && wa.constant() + k == hi) {
                 return new Val.Exact(t, region, hidden);
             }
+            if (d == null && (ea.term().spans(ka, wa, k) || eb.term().spans(kb, rb.origin(kb), k))) {
+                // one operand contracted over its whole domain, the other's window at a distance that is not a
+                // constant (an expert's rows at a data-dependent block offset): the whole contraction at that distance
+                return new Val.Exact(t, region, hidden);
+            }
             if (hidden != null) {
                 // one head's product over a window of its axis (its row's block of a batched cache): a value of that window
                 Term windowed = st.terms.of("mmw(" + t.id() + "@" + wa.key() + ":+" + k + ")", () -> t.text(), t.label(), t.lo(), t.hi(), t);
@@ -194,7 +199,11 @@ final class ContractionRules {
         long ext = reg.extent(ax);
         Region outRegion = reg.with(ax, Sym.ZERO, 1);
         if (t.spans(ax, from, ext)) {
-            return e.with(reduced(r.fn(), t, ax, ""), outRegion);
+            Term whole = reduced(r.fn(), t, ax, "");
+            if (r.fn() == ReduceFn.ARGMAX) {
+                st.ranges.put(whole.id(), new long[] {0, ext}); // an index into the whole axis
+            }
+            return e.with(whole, outRegion);
         }
         if (e.hidden() != null && r.fn() != ReduceFn.ARGMAX) {
             // one head's reduction over a window (its row's block of a batched cache): a value of that window

@@ -39,7 +39,38 @@ final class ExprRules {
     // ------------------------------------------------------------------ Generic
 
     Val generic(ComputeOp.Generic g, List<Val> ins) {
-        return combine(g.expr(), ins, st.stage.ins(), "/kind/op/expr");
+        Val out = combine(g.expr(), ins, st.stage.ins(), "/kind/op/expr");
+        if (!(out instanceof Val.Tainted)) {
+            dischargeGuards(g.expr(), ins);
+        }
+        return out;
+    }
+
+    /**
+     * {@code mul(in_i, in_j)} where buffer {@code i} holds its value only under a guard and
+     * {@code j} holds a mask by the guard's index that is 0 wherever the guard fails (every family
+     * a sum over that index, its values within the guard's range): the product is exact everywhere
+     * (docs/verifier.md, "Sums over an index").
+     */
+    private void dischargeGuards(Expr expr, List<Val> ins) {
+        if (!(expr instanceof Expr.Apply a) || a.fn() != Fn.MUL || a.args().size() != 2
+                || !(a.args().get(0) instanceof Expr.In x) || !(a.args().get(1) instanceof Expr.In y)) {
+            return;
+        }
+        for (int[] pair : new int[][] {{x.index(), y.index()}, {y.index(), x.index()}}) {
+            if (pair[0] >= ins.size() || pair[1] >= ins.size() || !(ins.get(pair[1]) instanceof Val.Partial mask)) {
+                continue;
+            }
+            for (Guard g : st.guards.of(st.stage.ins().get(pair[0]))) {
+                boolean zeroOutside = !mask.families().isEmpty();
+                for (Family f : mask.families().values()) {
+                    zeroOutside &= g.var().equals(f.by()) && g.admits(f.slices());
+                }
+                if (zeroOutside) {
+                    st.guards.discharged(g);
+                }
+            }
+        }
     }
 
     /**
@@ -96,7 +127,11 @@ final class ExprRules {
         return out;
     }
 
+    /** The inputs of the expression being evaluated (an index mask names the element its test reads). */
+    private List<Val> evalIns = List.of();
+
     private Val evaluate(Expr expr, List<Val> ins, long[] out) {
+        evalIns = ins;
         List<Region> regions = new ArrayList<>();
         Val.Hidden hidden = null;
         for (Val v : ins) {
@@ -153,6 +188,10 @@ final class ExprRules {
                     "index(" + ix.axis() + ")", rank), false);
             case Expr.Cast c -> cast(c, eval(c.arg(), args, frame, rank));
             case Expr.Apply a -> {
+                AV mask = a.fn() == Fn.SELECT ? indexMask(a, args, frame, rank) : null;
+                if (mask != null) {
+                    yield mask;
+                }
                 List<AV> vs = new ArrayList<>(a.args().size());
                 for (Expr x : a.args()) {
                     vs.add(eval(x, args, frame, rank));
@@ -160,6 +199,46 @@ final class ExprRules {
                 yield apply(a.fn(), vs);
             }
         };
+    }
+
+    /**
+     * {@code select(test, v, 0)} (or {@code select(test, 0, v)}) where the test is a range test on
+     * an index whose values are known to lie in {@code [0, n)} (an arg-max) and {@code v} is a
+     * value: this chip's share of a sum over the index values, {@code v} for the values the test
+     * admits and 0 for the others (docs/verifier.md, "Sums over an index"). Chips whose tests
+     * together admit every value once complete {@code v} with a sum all-reduce. Null when the
+     * select is no such mask.
+     */
+    private AV indexMask(Expr.Apply a, List<AV> args, Sym[] frame, int rank) {
+        if (a.args().size() != 3) {
+            return null;
+        }
+        boolean zeroElse = isZero(a.args().get(2));
+        boolean zeroThen = isZero(a.args().get(1));
+        if (zeroElse == zeroThen) {
+            return null;
+        }
+        List<Val> ins = evalIns;
+        Guard g = Guard.of(a.args().get(0), x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, p -> st.elementSource(ins, p)));
+        long[] values = g == null ? null : st.keyRanges.get(g.var());
+        if (values == null || values[0] != 0) {
+            return null;
+        }
+        if (!(eval(a.args().get(zeroElse ? 1 : 2), args, frame, rank) instanceof Ex v) || v.zero()) {
+            return null;
+        }
+        Slices admitted = g.within(0, values[1]);
+        Slices held = zeroElse ? admitted : admitted.gapsIn(values[1]);
+        Term t = v.term();
+        Term tag = st.terms.of("by(" + t.id() + ";" + g.var() + ")", t::text, t.label(), t.lo(), t.hi(), t);
+        Family f = new Family(t, held, 0, values[1], false, null, 0, g.var(), tag);
+        SortedMap<Integer, Family> m = new TreeMap<>();
+        m.put(f.key(), f);
+        return new Lin(ReducePool.SUM, m, st.step(() -> "select keeps " + f.describe() + " (a mask by " + g.var() + ")", null));
+    }
+
+    private static boolean isZero(Expr e) {
+        return e instanceof Expr.FloatConst c && c.value() == 0.0 || e instanceof Expr.IntConst i && i.value() == 0;
     }
 
     private AV cast(Expr.Cast c, AV v) {
@@ -254,12 +333,14 @@ final class ExprRules {
             } else if (disjoint && had.slices().equals(f.slices())) {
                 // the same slices twice: twice the summand, still linear
                 m.remove(f.key());
-                Family twice = had.withTerm(op("add", List.of(had.term(), f.term())));
+                Family twice = had.by() == null ? had.withTerm(op("add", List.of(had.term(), f.term())))
+                        : new Family(op("add", List.of(had.term(), f.term())), had.slices(), had.lo(), had.hi(), false, null, 0, had.by(),
+                                op("add", List.of(had.tag(), f.tag())));
                 m.put(twice.key(), twice);
             } else if (disjoint && had.slices().overlaps(f.slices())) {
                 throw new Refuted(Code.PARTIAL_OVERLAP, "add adds " + f.describe() + " to a partial that already holds " + had.describe(), b.origin());
             } else {
-                m.put(f.key(), new Family(had.term(), had.slices().union(f.slices()), had.lo(), had.hi(), had.whole()));
+                m.put(f.key(), had.withSlices(had.slices().union(f.slices())));
             }
         }
         return m;
@@ -388,9 +469,16 @@ final class ExprRules {
             String text = Expr.print(e);
             Term t = st.terms.of("sc:" + text + "(" + inputs + ")", text, "", dims, sources.toArray(Term[]::new));
             org.stagecheck.spec.ir.BufferDecl decl = st.index.buffer(st.stage.outs().get(k));
-            Affine position = decl != null && decl.dtype().isInteger() ? Affine.of(e, ins, st.affine, st.fixedParams, 0) : null;
+            boolean integer = decl != null && decl.dtype().isInteger();
+            java.util.function.IntFunction<String> element = p -> st.elementSource(ins, p);
+            Affine position = integer ? Affine.of(e, ins, st.affine, st.fixedParams, 0, element) : null;
             if (position != null) {
                 st.affine.put(t.id(), position);
+            } else if (integer) {
+                GuardedAffine g = GuardedAffine.of(e, x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, element));
+                if (g != null) {
+                    st.guarded.put(t.id(), g);
+                }
             }
             out.add(new Val.Exact(t, Region.at0(dims)));
         }

@@ -6,7 +6,7 @@ package org.stagecheck.verifier.shard;
  * {@code [lo, hi)}). A value added on one chip only (a bias or residual) is a <em>whole</em>
  * family: domain {@code [0,1)}, held entirely or not at all (docs/verifier.md, "Partials").
  */
-record Family(Term term, Slices slices, long lo, long hi, boolean whole, Term generic, long shift) {
+record Family(Term term, Slices slices, long lo, long hi, boolean whole, Term generic, long shift, String by, Term tag) {
 
     /**
      * A family; {@code generic} (nullable) is the same contraction with the distance between its
@@ -14,8 +14,20 @@ record Family(Term term, Slices slices, long lo, long hi, boolean whole, Term ge
      * plain value (an attention head), the distance becomes part of the hidden position, so heads
      * that pair query and key windows at different distances (grouped-query attention) are still
      * one term.
+     *
+     * <p>{@code by} (nullable) makes it a sum over the values of an integer index instead of over a
+     * contraction axis (docs/verifier.md, "Sums over an index"): {@code term} masked to the index
+     * values in {@code slices}, zero elsewhere, the index taking values in {@code [lo, hi)}; so
+     * the family is complete when the chips' masks together cover every value the index can take,
+     * each once. {@code by} names the index (its element's key) and {@code tag} is the term
+     * that keys the family, built from {@code term} and the index, so two masks of one value by
+     * different indices are different summands.
      */
     Family {
+    }
+
+    Family(Term term, Slices slices, long lo, long hi, boolean whole, Term generic, long shift) {
+        this(term, slices, lo, hi, whole, generic, shift, null, null);
     }
 
     Family(Term term, Slices slices, long lo, long hi, boolean whole) {
@@ -28,12 +40,21 @@ record Family(Term term, Slices slices, long lo, long hi, boolean whole, Term ge
 
     /** The family with {@code f} applied to its term (and to its generic form). */
     Family map(java.util.function.UnaryOperator<Term> f) {
-        return new Family(f.apply(term), slices, lo, hi, whole, generic == null ? null : f.apply(generic), shift);
+        return new Family(f.apply(term), slices, lo, hi, whole, generic == null ? null : f.apply(generic), shift, by,
+                tag == null ? null : f.apply(tag));
     }
 
-    /** The key of the family in a partial's map: a whole family and a contraction of the same term are different summands. */
+    /**
+     * The key of the family in a partial's map: a whole family and a contraction of the same term
+     * are different summands, and so is a sum over an index (keyed by its tag, which names the index).
+     */
     int key() {
-        return whole ? -term.id() - 1 : term.id();
+        return whole ? -term.id() - 1 : tag != null ? tag.id() : term.id();
+    }
+
+    /** The same family holding {@code s}. */
+    Family withSlices(Slices s) {
+        return new Family(term, s, lo, hi, whole, generic, shift, by, tag);
     }
 
     boolean complete() {
@@ -44,9 +65,12 @@ record Family(Term term, Slices slices, long lo, long hi, boolean whole, Term ge
         return new Family(t, slices, lo, hi, whole, null, 0);
     }
 
-    /** {@code w2 over [0,4)}, or {@code b2 (whole)}. */
+    /** {@code w2 over [0,4)}, or {@code b2 (whole)}, or {@code experts_down.l0 for index values [4,8) of [0,8)}. */
     String describe() {
         String name = term.label().isEmpty() ? term.text() : term.label();
+        if (by != null) {
+            return name + " for index values " + slices + " of [" + lo + "," + hi + ")";
+        }
         return whole ? name + " (added whole)" : name + " over " + slices;
     }
 }

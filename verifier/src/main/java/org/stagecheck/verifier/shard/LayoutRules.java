@@ -102,9 +102,13 @@ final class LayoutRules {
         }
         Reshapes.Plan plan = Reshapes.plan(r, out);
         return switch (in) {
-            case Val.Exact e -> plan != null && plan.fits(e.term())
-                    ? e.with(plan.apply(e.term(), st.terms), plan.region())
-                    : e.with(windowed("reshape", e.term(), r, out), Region.at0(out));
+            case Val.Exact e -> {
+                Val.Exact moved = plan != null && plan.fits(e.term())
+                        ? e.with(plan.apply(e.term(), st.terms), plan.region())
+                        : e.with(windowed("reshape", e.term(), r, out), Region.at0(out));
+                st.sameElement(moved, e); // one element reshaped is the same element (an index read by a Scalar stage)
+                yield moved;
+            }
             case Val.Partial p -> {
                 boolean fits = plan != null;
                 for (Family f : p.families().values()) {
@@ -184,6 +188,10 @@ final class LayoutRules {
             if (placed != null) {
                 return placed;
             }
+            Val summed = placedSummands(c.axis(), ins, out);
+            if (summed != null) {
+                return summed;
+            }
             StringBuilder key = new StringBuilder("cat(" + c.axis());
             StringBuilder text = new StringBuilder("concat(");
             String label = "";
@@ -215,8 +223,10 @@ final class LayoutRules {
                 parts.add(Family.whole(((Val.Exact) v).term()));
             }
             for (Family f : parts) {
-                Term placed = st.terms.of("place(" + f.term().id() + r.key() + ";" + c.axis() + "@" + at + ";" + java.util.Arrays.toString(out) + ")", () -> f.term().text(), f.term().label(), out, f.term());
-                Family g = f.withTerm(placed);
+                long placedAt = at;
+                java.util.function.UnaryOperator<Term> place = t -> placedAt(t, r, c.axis(), placedAt, out);
+                // a sum over an index keeps its index: its tag is placed with it
+                Family g = f.by() == null ? f.withTerm(place.apply(f.term())) : f.map(place);
                 fams.put(g.key(), g);
             }
             at += r.extent(c.axis());
@@ -269,6 +279,36 @@ final class LayoutRules {
         Term placed = st.terms.of(key.append(')').toString(), text.append(')').toString(), parts.getFirst().label(), lo, hi,
                 parts.toArray(Term[]::new));
         return new Val.Exact(placed, new Region(r0.origins(), out));
+    }
+
+    /**
+     * Parts at windows the other axes cannot relate (rows whose routed experts sit at
+     * data-dependent columns), one of them a sum: the sum over every part's summands, each placed
+     * where its part went, in the form a concat of partials takes (each family placed alone), so
+     * a concat of sums and a concat of partials completed afterwards are one term (placing is
+     * linear: concat(a + b, c) = place(a) + place(b) + place(c)). Null when no part is a sum.
+     */
+    private Val placedSummands(int axis, List<Val> ins, long[] out) {
+        List<Term> placed = new ArrayList<>();
+        boolean anySum = false;
+        long at = 0;
+        for (Val v : ins) {
+            Val.Exact e = (Val.Exact) v;
+            Region r = e.region();
+            Terms.Flat flat = st.terms.flat(e.term());
+            List<Term> summands = flat != null && flat.op().equals("sum") ? flat.parts() : List.of(e.term());
+            anySum |= summands.size() > 1;
+            for (Term t : summands) {
+                placed.add(placedAt(t, r, axis, at, out));
+            }
+            at += r.extent(axis);
+        }
+        return anySum ? new Val.Exact(st.ops.op("sum", placed), Region.at0(out)) : null;
+    }
+
+    /** {@code t}, held over {@code r}, placed at {@code at} on {@code axis} of a zero tensor of shape {@code out}. */
+    private Term placedAt(Term t, Region r, int axis, long at, long[] out) {
+        return st.terms.of("place(" + t.id() + r.key() + ";" + axis + "@" + at + ";" + java.util.Arrays.toString(out) + ")", () -> t.text(), t.label(), out, t);
     }
 
     private static Val firstPartial(List<Val> ins) {

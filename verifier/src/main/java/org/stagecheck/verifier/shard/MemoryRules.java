@@ -52,25 +52,60 @@ final class MemoryRules {
             return Sym.of(o.constant());
         }
         try {
-            Affine at = Affine.of(o.constant());
-            for (Offset.Term t : o.terms()) {
-                Affine source = switch (t) {
-                    case Offset.Term.OfParam p -> st.fixedParams.containsKey(p.param())
-                            ? Affine.of(st.fixedParams.get(p.param())) : Affine.source("p:" + p.param(), 1);
-                    case Offset.Term.OfBuffer b -> switch (st.value(b.buffer())) {
-                        case Val.Exact e -> e.hidden() == null && st.affine.containsKey(e.term().id()) ? st.affine.get(e.term().id())
-                                : Affine.source("v:" + e.term().id() + e.region().key() + e.hiddenKey(), 1);
-                        case null -> Affine.source("unwritten#" + st.here() + ":" + b.buffer(), 1);
-                        case Val.Partial p -> Affine.source("partial#" + st.here() + ":" + b.buffer(), 1);
-                        case Val.Tainted x -> Affine.source("tainted#" + st.here() + ":" + b.buffer(), 1);
-                    };
-                };
-                at = at.plus(source.times(t.coefficient()));
-            }
-            return at.sym();
+            return affine(o, null).sym();
         } catch (ArithmeticException overflow) {
             return new Sym(0, "overflow#" + st.here()); // a position nothing else shares
         }
+    }
+
+    /**
+     * The offset's affine form. A one-element buffer that a guarded {@code Scalar} result fills
+     * ({@link GuardedAffine}) is taken by its form inside the guard, and the stage reads under
+     * that guard, when {@code branch} is null; by its form inside ({@code TRUE}) or outside
+     * ({@code FALSE}) the guard, recording nothing, otherwise (the bounds check). May throw
+     * {@link ArithmeticException} on overflow.
+     */
+    Affine affine(Offset o, Boolean branch) {
+        Affine at = Affine.of(o.constant());
+        for (Offset.Term t : o.terms()) {
+            Affine source = switch (t) {
+                case Offset.Term.OfParam p -> st.fixedParams.containsKey(p.param())
+                        ? Affine.of(st.fixedParams.get(p.param())) : Affine.source("p:" + p.param(), 1);
+                case Offset.Term.OfBuffer b -> switch (st.value(b.buffer())) {
+                    case Val.Exact e -> offsetOf(e, branch);
+                    case null -> Affine.source("unwritten#" + st.here() + ":" + b.buffer(), 1);
+                    case Val.Partial p -> Affine.source("partial#" + st.here() + ":" + b.buffer(), 1);
+                    case Val.Tainted x -> Affine.source("tainted#" + st.here() + ":" + b.buffer(), 1);
+                };
+            };
+            at = at.plus(source.times(t.coefficient()));
+        }
+        return at;
+    }
+
+    /** The guard the value of one-element buffer {@code buffer} holds its offset form under, or null. */
+    GuardedAffine guardedOffset(String buffer) {
+        return st.value(buffer) instanceof Val.Exact e && e.hidden() == null && !st.affine.containsKey(e.term().id())
+                ? st.guarded.get(e.term().id()) : null;
+    }
+
+    /**
+     * The affine form of a one-element buffer used as an offset: a {@code Scalar} result's own
+     * form; where that holds only under a range test ({@link GuardedAffine}), the form inside it
+     * (and the stage reads under that guard) or, asked, outside it; else the element it holds, named.
+     */
+    private Affine offsetOf(Val.Exact e, Boolean branch) {
+        if (e.hidden() == null && st.affine.containsKey(e.term().id())) {
+            return st.affine.get(e.term().id());
+        }
+        GuardedAffine g = e.hidden() == null ? st.guarded.get(e.term().id()) : null;
+        if (g != null) {
+            if (branch == null) {
+                st.guards.made(g.guard(), "#" + st.stageIndex + " " + st.stage.id());
+            }
+            return branch == null || branch ? g.inside() : g.outside();
+        }
+        return Affine.source(st.elementKey(e), 1);
     }
 
     private Sym[] origin(List<Offset> offsets, int rank) {
@@ -108,6 +143,7 @@ final class MemoryRules {
                 return null;
             }
         }
+        GuardedBounds.check(this, st, t, p, ext);
         return new Region(o, ext).shifted(st.logicalShift(t), ext);
     }
 
@@ -261,6 +297,11 @@ final class MemoryRules {
      * term (or one partial's summands) placed at the same distance from where it was stored; else null.
      */
     private static Val assemble(java.util.List<TensorMemory.Write> pieces, Region r) {
+        for (TensorMemory.Write w : pieces) {
+            if (w.value() instanceof Val.Tainted) {
+                return Val.TAINTED; // a tile downstream of a finding: so is the whole read (the analysis stays quiet)
+            }
+        }
         TensorMemory.Write first = pieces.getFirst();
         Region v0 = ExprRules.regionOf(first.value());
         if (v0 == null || v0.rank() != r.rank()) {

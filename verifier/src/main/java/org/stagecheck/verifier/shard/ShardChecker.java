@@ -91,9 +91,10 @@ public final class ShardChecker {
             st.stageIndex = i;
             st.stage = stages.get(i);
             memory.checkIndexRefs();
+            st.guards.begin();
             List<Val> out;
             try {
-                out = stageValues();
+                out = unmaskedGuards() ? List.of(Val.TAINTED) : stageValues();
             } catch (StackOverflowError e) {
                 // the one recursion here is over an expression tree: report this stage, go on
                 st.findings.atStage(Code.EXPR_TOO_DEEP, i, st.stage, "/kind", null,
@@ -111,7 +112,48 @@ public final class ShardChecker {
             if (st.stage.kind() instanceof StageKind.Load l && l.multicast() != null) {
                 st.inFlight.put(l.multicast(), out.isEmpty() ? null : out.getFirst());
             }
+            st.guards.finish(st.stage, st.index.refs(i));
         }
+    }
+
+    /**
+     * An all-reduce, or a store to an output or state tensor, of a value that is right only under
+     * a guard (a block read at an owned expert's offset, never masked to 0 outside the owned
+     * range) is a finding: what the chips add, or what the tensor holds, is not the term the
+     * checker derived wherever the guard fails (docs/verifier.md, "Sums over an index").
+     */
+    private boolean unmaskedGuards() {
+        boolean use = switch (st.stage.kind()) {
+            case StageKind.AllReduce a -> true;
+            case StageKind.Store s -> st.index.tensor(s.tensor()) != null
+                    && (st.index.tensor(s.tensor()).role() == TensorRole.OUTPUT || st.index.tensor(s.tensor()).role() == TensorRole.STATE);
+            case StageKind.Load l -> false;
+            case StageKind.Recv r -> false;
+            case StageKind.Compute c -> false;
+            case StageKind.Scalar s -> false;
+        };
+        if (!use) {
+            return false;
+        }
+        for (int p = 0; p < st.stage.ins().size(); p++) {
+            String b = st.stage.ins().get(p);
+            java.util.Set<Guard> g = st.guards.of(b);
+            if (!g.isEmpty() && !(st.value(b) instanceof Val.Tainted)) {
+                Guard first = g.iterator().next();
+                String madeAt = st.guards.madeAt(first);
+                List<String> trail = new ArrayList<>();
+                if (madeAt != null) {
+                    trail.add(madeAt + ": reads a block at an offset that holds only where " + st.describe(first));
+                }
+                trail.add("#" + st.stageIndex + " " + st.stage.id() + ": takes '" + b + "', never multiplied by a mask by that index within that range");
+                st.findings.atStage(Code.GUARDED_READ_UNMASKED, st.stageIndex, st.stage, "/ins/" + p, b,
+                        "Buffer '" + b + "' holds a value computed from a block read at an offset that is right only where " + st.describe(first)
+                                + ", and it reaches this " + (st.stage.kind() instanceof StageKind.AllReduce ? "all-reduce" : "store")
+                                + " without being multiplied by a mask that is 0 wherever the index lies outside that range.", trail);
+                return true;
+            }
+        }
+        return false;
     }
 
     private List<Val> stageValues() {

@@ -38,6 +38,14 @@ final class ShardState {
     final Map<Integer, Affine> affine = new HashMap<>();
     /** Parameters whose declared range holds one value: that value. */
     final Map<String, Long> fixedParams = new HashMap<>();
+    /** The values every element of a term can take, {@code [lo, hi)} (an arg-max over a whole axis of extent n: [0, n)), by term id. */
+    final Map<Integer, long[]> ranges = new HashMap<>();
+    /** One-element values that hold the element another value holds (a reshape of one element), by their own key. */
+    final Map<String, Val.Exact> elementRoots = new HashMap<>();
+    /** {@code Scalar} results that are affine only where a range test on their input holds (a {@code select}), by term id. */
+    final Map<Integer, GuardedAffine> guarded = new HashMap<>();
+    /** Which buffers and tensors hold values that are right only under a guard (docs/verifier.md, "Sums over an index"). */
+    final Guards guards = new Guards();
     /** Remarks that are not findings (a combine folded in another order), for the obligation's note. */
     final List<String> notes = new ArrayList<>();
     int stageIndex;
@@ -150,6 +158,85 @@ final class ShardState {
         return new Val.Exact(t, Region.at0(dims));
     }
 
+    // ------------------------------------------------------------------ elements of one-element values
+
+    /**
+     * The one-element value whose element {@code e} holds: {@code e} itself unless it was made
+     * from another one-element value by a layout op (a reshape of {@code [1,1]} to {@code [1]}).
+     */
+    Val.Exact elementRoot(Val.Exact e) {
+        return elementRoots.getOrDefault(rawElementKey(e), e);
+    }
+
+    /** The name of the element a one-element value holds, the same for every layout of it (an offset or index source). */
+    String elementKey(Val.Exact e) {
+        return rawElementKey(elementRoot(e));
+    }
+
+    private static String rawElementKey(Val.Exact e) {
+        return "v:" + e.term().id() + e.region().key() + e.hiddenKey();
+    }
+
+    /** Records that one-element value {@code out} holds the element {@code in} holds. */
+    void sameElement(Val.Exact out, Val.Exact in) {
+        if (volume(out.region()) == 1 && volume(in.region()) == 1) {
+            elementRoots.put(rawElementKey(out), elementRoot(in));
+        }
+    }
+
+    /** The values the element one-element value {@code e} holds can take, {@code [lo, hi)}, or null when unknown. */
+    long[] rangeOf(Val.Exact e) {
+        return ranges.get(elementRoot(e).term().id());
+    }
+
+    static long volume(Region r) {
+        long v = 1;
+        for (int a = 0; a < r.rank(); a++) {
+            v *= r.extent(a);
+        }
+        return v;
+    }
+
+    /**
+     * The source name of input {@code p} of the current stage in an affine form: the element a
+     * one-element integer buffer holds (so a {@code Scalar} copy of an index, the index itself and
+     * a reshape of it are one source), or null.
+     */
+    String elementSource(List<Val> ins, int p) {
+        if (p >= ins.size() || p >= stage.ins().size() || !(ins.get(p) instanceof Val.Exact e) || e.hidden() != null || volume(e.region()) != 1) {
+            return null;
+        }
+        BufferDecl d = index.buffer(stage.ins().get(p));
+        if (d == null || !d.dtype().isInteger()) {
+            return null;
+        }
+        String key = elementKey(e);
+        indexNames.putIfAbsent(key, stage.ins().get(p));
+        long[] r = rangeOf(e);
+        if (r != null) {
+            keyRanges.putIfAbsent(key, r);
+        }
+        return key;
+    }
+
+    /** A buffer each element named as a source was first read from, for messages. */
+    final Map<String, String> indexNames = new HashMap<>();
+
+    /**
+     * {@code the index first read from buffer 'b' (values [0,8)) lies in [4,8)}: a guard as a
+     * sentence fragment (chips that route alike share the index, so the first buffer read names it).
+     */
+    String describe(Guard g) {
+        String name = indexNames.get(g.var());
+        long[] r = keyRanges.get(g.var());
+        String d = g.describe();
+        return (name == null ? "the index " + g.var() : "the index first read from buffer '" + name + "'")
+                + (r == null ? "" : " (values [" + r[0] + "," + r[1] + "))") + " lies" + d.substring(d.lastIndexOf(" in ["));
+    }
+
+    /** The values each element named as a source can take, when known (filled as sources are named). */
+    final Map<String, long[]> keyRanges = new HashMap<>();
+
     // ------------------------------------------------------------------ demotion
 
     private final java.util.Set<Demotion> reportedDemotions = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -217,7 +304,8 @@ final class ShardState {
         int contractions = 0;
         for (Family f : p.families().values()) {
             if (!f.whole()) {
-                contractions++;
+                // a sum over an index is no window of a contraction: it never takes a hidden position
+                contractions += f.by() == null ? 1 : 2;
                 windowed = f;
             }
         }

@@ -1,0 +1,88 @@
+package org.stagecheck.verifier.shard;
+
+import java.util.List;
+import org.stagecheck.spec.ir.AccessPattern;
+import org.stagecheck.spec.ir.Offset;
+import org.stagecheck.spec.ir.TensorDecl;
+import org.stagecheck.verifier.Code;
+
+/**
+ * A block read (or written) at an offset a guarded {@code Scalar} result gives (an owned expert's
+ * local index, docs/verifier.md "Sums over an index") must stay inside its tensor for every value
+ * the index can take: inside the guard at the inside form, outside it at the outside form. The
+ * validator cannot bound an offset read from a buffer; here the index's values are known (an
+ * arg-max over a whole axis of extent n lies in [0, n)), so the check is exact. A block that can
+ * leave the tensor faults on the evaluator, and an analysis that took the inside form for
+ * granted would accept it.
+ */
+final class GuardedBounds {
+
+    private GuardedBounds() {}
+
+    static void check(MemoryRules memory, ShardState st, TensorDecl t, AccessPattern p, long[] extent) {
+        List<Offset> origin = p.originOffsets();
+        for (int a = 0; a < origin.size() && a < extent.length; a++) {
+            Offset o = origin.get(a);
+            GuardedAffine g = null;
+            for (Offset.Term term : o.terms()) {
+                if (term instanceof Offset.Term.OfBuffer b && memory.guardedOffset(b.buffer()) instanceof GuardedAffine found) {
+                    if (g != null && !g.equals(found)) {
+                        report(st, a, "its offset reads two guarded indices, whose joint values the checker does not bound");
+                        return;
+                    }
+                    g = found;
+                }
+            }
+            if (g == null) {
+                continue;
+            }
+            Guard guard = g.guard();
+            long[] values = st.keyRanges.get(guard.var());
+            long lo = values == null ? Long.MIN_VALUE : values[0];
+            long hi = values == null ? Long.MAX_VALUE : values[1];
+            String problem;
+            try {
+                problem = within(memory.affine(o, true), guard.var(), Math.max(lo, guard.lo()), Math.min(hi, guard.hi()), extent[a], t.shape().dim(a));
+                if (problem == null) {
+                    problem = within(memory.affine(o, false), guard.var(), lo, Math.min(hi, guard.lo()), extent[a], t.shape().dim(a));
+                }
+                if (problem == null) {
+                    problem = within(memory.affine(o, false), guard.var(), Math.max(lo, guard.hi()), hi, extent[a], t.shape().dim(a));
+                }
+            } catch (ArithmeticException overflow) {
+                problem = "its offset overflows";
+            }
+            if (problem != null) {
+                report(st, a, problem + " (tensor '" + t.name() + "' has " + t.shape().dim(a) + " on axis " + a + ", and the offset holds only where " + st.describe(guard) + ")");
+                return;
+            }
+        }
+    }
+
+    /** Null when {@code at} plus {@code block} lies in {@code [0, dim)} for every value of {@code var} in {@code [from, to)}; else why not. */
+    private static String within(Affine at, String var, long from, long to, long block, long dim) {
+        if (from >= to) {
+            return null; // no index value takes this branch
+        }
+        long k = at.coefficients().getOrDefault(var, 0L);
+        if (at.coefficients().size() > (k == 0 ? 0 : 1)) {
+            return "its offset depends on more than the guarded index";
+        }
+        if (k != 0 && (from == Long.MIN_VALUE || to == Long.MAX_VALUE)) {
+            return "its offset follows an index whose values are not bounded";
+        }
+        long first = Math.addExact(at.constant(), k == 0 ? 0 : Math.multiplyExact(k, from));
+        long last = Math.addExact(at.constant(), k == 0 ? 0 : Math.multiplyExact(k, to - 1));
+        long min = Math.min(first, last);
+        long max = Math.max(first, last);
+        if (min < 0 || Math.addExact(max, block) > dim) {
+            return "for index values in [" + from + "," + to + ") the block covers [" + min + "," + Math.addExact(max, block) + ")";
+        }
+        return null;
+    }
+
+    private static void report(ShardState st, int axis, String why) {
+        st.findings.atStage(Code.GUARDED_BLOCK_OUT_OF_BOUNDS, st.stageIndex, st.stage, "/kind/pattern/origin/" + axis, null,
+                "The block at a guarded offset can leave its tensor: " + why + ".");
+    }
+}
