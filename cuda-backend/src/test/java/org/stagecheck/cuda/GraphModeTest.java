@@ -2,7 +2,6 @@ package org.stagecheck.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.foreign.MemorySegment;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -132,65 +131,14 @@ class GraphModeTest {
     }
 
     /** A launcher whose captures fail as a driver's can (a call not allowed while capturing). */
-    private record FailingCapture(Launcher inner) implements Launcher {
-        @Override
-        public String name() {
-            return inner.name();
-        }
-
-        @Override
-        public long alloc(long bytes) throws LaunchException {
-            return inner.alloc(bytes);
-        }
-
-        @Override
-        public void free(long address) throws LaunchException {
-            inner.free(address);
-        }
-
-        @Override
-        public void upload(long address, MemorySegment src, long bytes) throws LaunchException {
-            inner.upload(address, src, bytes);
-        }
-
-        @Override
-        public void download(long address, MemorySegment dst, long bytes) throws LaunchException {
-            inner.download(address, dst, bytes);
-        }
-
-        @Override
-        public void launch(int kernel, long threads, long[] args) throws LaunchException {
-            inner.launch(kernel, threads, args);
-        }
-
-        @Override
-        public void synchronize() throws LaunchException {
-            inner.synchronize();
+    private static final class FailingCapture extends ForwardingLauncher {
+        FailingCapture(Launcher inner) {
+            super(inner);
         }
 
         @Override
         public void beginCapture() throws LaunchException {
             throw new LaunchException("CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "cuStreamBeginCapture: operation not permitted when stream is capturing");
-        }
-
-        @Override
-        public Graph endCapture() throws LaunchException {
-            return inner.endCapture();
-        }
-
-        @Override
-        public void replay(Graph graph) throws LaunchException {
-            inner.replay(graph);
-        }
-
-        @Override
-        public void destroy(Graph graph) {
-            inner.destroy(graph);
-        }
-
-        @Override
-        public void close() {
-            inner.close();
         }
     }
 }
