@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 
 import org.stagecheck.spec.flow.Dataflow;
+import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
@@ -23,8 +24,11 @@ import org.stagecheck.spec.ir.StageKind;
  * fork point {@code F} is one past the latest stage before {@code S} that a stage of {@code S}
  * reads from. The main stream's concurrent part is {@code M = [F, q]}. The branch is taken when
  * <ul>
- *   <li>{@code M} is not empty (there is something to overlap), so no stage of {@code S} reads a
- *       result of {@code M};</li>
+ *   <li>{@code M} is not empty, so no stage of {@code S} reads a result of {@code M};</li>
+ *   <li>both {@code S} and {@code M} hold a {@code MatMul}: there is work on both streams to
+ *       overlap (a chain of loads or a norm's two reductions is not worth a fork);</li>
+ *   <li>{@code M}, {@code S} and {@code J} run on one chip (their sites' chip): the streams model
+ *       one chip's queue, and the chips of a split run side by side already;</li>
  *   <li>nothing {@code S} writes is read or written by {@code M}, and nothing {@code M} writes is
  *       read by {@code S}: buffers ({@link Stage#buffersRead()}, {@link Stage#buffersWritten()}),
  *       DRAM tensors (a {@code Load} reads its tensor, a {@code Store} writes it) and multicast
@@ -82,7 +86,8 @@ public final class SideBranches {
                     }
                 }
             }
-            if (fork >= sideFrom || !independent(reads, writes, fork, sideFrom, j)) {
+            if (fork >= sideFrom || !oneChip(stages, fork, j) || !hasMatMul(stages, fork, sideFrom) || !hasMatMul(stages, sideFrom, j)
+                    || !independent(reads, writes, fork, sideFrom, j)) {
                 continue;
             }
             candidates.add(new Branch(fork, sideFrom, j));
@@ -98,6 +103,26 @@ public final class SideBranches {
         }
         taken.sort(Comparator.comparingInt(Branch::fork));
         return List.copyOf(taken);
+    }
+
+    /** Whether stages {@code [from, to]} all run on one chip. */
+    private static boolean oneChip(List<Stage> stages, int from, int to) {
+        int chip = stages.get(to).site().chip();
+        for (int i = from; i < to; i++) {
+            if (stages.get(i).site().chip() != chip) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean hasMatMul(List<Stage> stages, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (stages.get(i).kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.MatMul) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether side stages {@code [sideFrom, join)} and main stages {@code [fork, sideFrom)} touch nothing the other writes. */
