@@ -35,8 +35,9 @@ import org.stagecheck.tensor.Tensor;
  * several decode steps, on one chip and split over two with either expert split, and on a prefill,
  * with the side stream run at the join and at the fork; every step also agrees with the reference.
  * A launcher that drops the join makes the capture fail as the driver's does (graph mode off, the
- * note says why, results still right); one that joins too late gives a wrong result, which is what
- * the emulated side stream exists to show. The four programs share one compile.
+ * note says why, results still right); one that joins too late, or forks too early, gives a wrong
+ * result, which is what the emulated side stream exists to show. The four programs share one
+ * compile.
  */
 class MoeGraphModeTest {
     static final int CTX = 8;
@@ -201,6 +202,16 @@ class MoeGraphModeTest {
         }
     }
 
+    @Test
+    void aForkTooEarlyGivesAWrongResultWhenTheSideStreamRunsAtTheFork() throws Exception {
+        LauncherFactory early = (source, o) -> new EarlyFork(sideAtFork().open(source, o));
+        try (CudaModule broken = open(early)) {
+            Outcome o = run(broken, 0, 2);
+            assertThat(o.counters().graphsDisabled()).isFalse();
+            assertThat(o.bitIdentical()).as("the side stream ran before the activations it reads").isFalse();
+        }
+    }
+
     /** Never joins the side stream back. */
     private static final class DroppedJoin extends ForwardingLauncher {
         DroppedJoin(Launcher inner) {
@@ -210,6 +221,40 @@ class MoeGraphModeTest {
         @Override
         public void join() {
             // dropped
+        }
+    }
+
+    /** Forks as soon as a capture begins, before the kernels whose results the side stream reads. */
+    private static final class EarlyFork extends ForwardingLauncher {
+        private boolean forked;
+
+        EarlyFork(Launcher inner) {
+            super(inner);
+        }
+
+        @Override
+        public void beginCapture() throws LaunchException {
+            inner.beginCapture();
+            inner.fork();
+            forked = true;
+        }
+
+        @Override
+        public void fork() throws LaunchException {
+            if (!forked) {
+                inner.fork();
+            }
+            forked = false;
+        }
+
+        @Override
+        public Graph endCapture() throws LaunchException {
+            if (forked) {
+                // a segment without a branch: close the early fork so the capture stays valid
+                inner.join();
+                forked = false;
+            }
+            return inner.endCapture();
         }
     }
 
