@@ -173,29 +173,31 @@ public final class DriverLauncher implements Launcher {
 
     @Override
     public void upload(long address, MemorySegment src, long bytes) throws LaunchException {
-        on(() -> {
-            try (Arena a = Arena.ofConfined()) {
-                // a heap segment cannot be handed to native code: stage it in native memory
-                MemorySegment host = a.allocate(Math.max(bytes, 1));
-                MemorySegment.copy(src, 0, host, 0, bytes);
+        // the caller's segment may belong to the caller's thread (a confined arena) and a heap
+        // segment cannot be handed to native code: stage it, on this thread, in shared native memory
+        try (Arena a = Arena.ofShared()) {
+            MemorySegment host = a.allocate(Math.max(bytes, 1));
+            MemorySegment.copy(src, 0, host, 0, bytes);
+            on(() -> {
                 driver.call("cuStreamSynchronize", L, stream);
                 driver.call("cuMemcpyHtoD", MemoryLayoutList.of(JAVA_LONG, ADDRESS, JAVA_LONG), address, host, bytes);
-            }
-            return null;
-        });
+                return null;
+            });
+        }
     }
 
     @Override
     public void download(long address, MemorySegment dst, long bytes) throws LaunchException {
-        on(() -> {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment host = a.allocate(Math.max(bytes, 1));
+        try (Arena a = Arena.ofShared()) {
+            MemorySegment host = a.allocate(Math.max(bytes, 1));
+            on(() -> {
                 driver.call("cuStreamSynchronize", L, stream);
                 driver.call("cuMemcpyDtoH", MemoryLayoutList.of(ADDRESS, JAVA_LONG, JAVA_LONG), host, address, bytes);
-                MemorySegment.copy(host, 0, dst, 0, bytes);
-            }
-            return null;
-        });
+                return null;
+            });
+            // back on the caller's thread, which may own dst
+            MemorySegment.copy(host, 0, dst, 0, bytes);
+        }
     }
 
     private long function(int kernel) throws LaunchException {
