@@ -2,6 +2,7 @@ package org.stagecheck.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.author.Author;
 import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.AuthorOutcome;
@@ -18,6 +20,10 @@ import org.stagecheck.author.ExpertSplit;
 import org.stagecheck.author.ModelSpec;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.cuda.runtime.GraphCounters;
+import org.stagecheck.golden.Actuals;
+import org.stagecheck.golden.CaseResult;
+import org.stagecheck.golden.Golden;
+import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.cuda.runtime.HostLauncher;
 import org.stagecheck.cuda.runtime.LaunchException;
 import org.stagecheck.cuda.runtime.Launcher;
@@ -36,8 +42,8 @@ import org.stagecheck.tensor.Tensor;
  * with the side stream run at the join and at the fork; every step also agrees with the reference.
  * A launcher that drops the join makes the capture fail as the driver's does (graph mode off, the
  * note says why, results still right); one that joins too late, or forks too early, gives a wrong
- * result, which is what the emulated side stream exists to show. The four programs share one
- * compile.
+ * result, which is what the emulated side stream exists to show. Each cut's graph-mode outputs
+ * pass a golden case recorded on the reference. The four programs share one compile.
  */
 class MoeGraphModeTest {
     static final int CTX = 8;
@@ -209,6 +215,24 @@ class MoeGraphModeTest {
             Outcome o = run(broken, 0, 2);
             assertThat(o.counters().graphsDisabled()).isFalse();
             assertThat(o.bitIdentical()).as("the side stream ran before the activations it reads").isFalse();
+        }
+    }
+
+    @Test
+    void everyMoeCutInGraphModeMatchesAGoldenCaseRecordedOnTheReference(@TempDir Path dir) throws Exception {
+        for (int index = 0; index < cuts.size(); index++) {
+            AuthorOutcome.Authored a = cuts.get(index);
+            Path golden = dir.resolve(a.program().name() + "-" + index);
+            Golden.record(a.program(), a.bound(), a.params(), RecordOptions.defaults(), golden);
+            try (CudaSession s = CudaSession.of(module, index, true)) {
+                // the first step captures and replays, the second only replays
+                for (int step = 0; step < 2; step++) {
+                    RunResult r = s.step(a.bound(), a.params());
+                    CaseResult c = Golden.check(golden, new Actuals.FromTensors(r.tensors()));
+                    assertThat(c.status()).as("%s step %d: %s", a.program().name(), step, c.message()).isEqualTo(CaseResult.Status.PASS);
+                }
+                assertThat(s.counters().sideForks()).isPositive();
+            }
         }
     }
 
