@@ -17,6 +17,7 @@ import org.stagecheck.cuda.runtime.GraphCounters;
 import org.stagecheck.cuda.runtime.LaunchException;
 import org.stagecheck.cuda.runtime.Launcher;
 import org.stagecheck.cuda.runtime.LauncherFactory;
+import org.stagecheck.cuda.runtime.SideBranches;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.tensor.Tensor;
 
@@ -88,6 +89,9 @@ class GraphModeTest {
         assertThat(c.recaptures()).isZero();
         assertThat(c.eagerLaunches()).isZero();
         assertThat(c.graphsDisabled()).isFalse();
+        // tiny has side branches too (an attention head, the up projection): each forked and joined once per capture
+        assertThat(c.sideForks()).isEqualTo(SideBranches.of(decode.program()).size()).isPositive();
+        assertThat(c.sideJoins()).isEqualTo(c.sideForks());
         assertThat(eager.counters().eagerLaunches()).isEqualTo(8L * module.lowered().getFirst().kernels().size());
     }
 
