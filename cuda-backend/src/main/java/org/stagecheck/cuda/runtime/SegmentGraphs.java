@@ -26,8 +26,8 @@ import org.stagecheck.cuda.lower.LoweredProgram;
  */
 final class SegmentGraphs {
     private final List<int[]> segments = new ArrayList<>();
-    private final Launcher.Graph[] graphs;
-    private final long[][] baked;
+    private Launcher.Graph[] graphs;
+    private long[][] baked;
     private boolean disabled;
     private final List<String> notes = new ArrayList<>();
     private long eagerLaunches;
@@ -38,16 +38,28 @@ final class SegmentGraphs {
     private long sideForks;
     private long sideJoins;
     private long sideLaunches;
-    private final List<SideBranches.Branch> branches;
+    private final LoweredProgram lowered;
+    private final int segmentStages;
     private final List<Kernel> kernels;
+    /** Found on the first step in graph mode (eager runs never need them): null before. */
+    private List<SideBranches.Branch> branches;
 
     SegmentGraphs(LoweredProgram lowered, int segmentStages) {
+        this.lowered = lowered;
+        this.segmentStages = segmentStages;
         this.kernels = lowered.kernels();
-        this.branches = SideBranches.of(lowered.program());
+    }
+
+    /** Finds the side branches and cuts the kernels into segments, once. */
+    private void plan() {
+        if (branches != null) {
+            return;
+        }
+        branches = SideBranches.of(lowered.program());
         int start = 0;
         for (int i = 1; i <= kernels.size(); i++) {
-            boolean cut = i == kernels.size() || (segmentKey(kernels.get(i).stageIndex(), segmentStages)
-                    != segmentKey(kernels.get(start).stageIndex(), segmentStages));
+            boolean cut = i == kernels.size() || (segmentKey(kernels.get(i).stageIndex())
+                    != segmentKey(kernels.get(start).stageIndex()));
             if (cut) {
                 segments.add(new int[] {start, i});
                 start = i;
@@ -58,7 +70,7 @@ final class SegmentGraphs {
     }
 
     /** A stage's segment: its index's block of {@code segmentStages}, a stage inside a branch's span taking its fork's. */
-    private long segmentKey(int stage, int segmentStages) {
+    private long segmentKey(int stage) {
         for (SideBranches.Branch b : branches) {
             if (stage > b.fork() && stage <= b.join()) {
                 return b.fork() / segmentStages;
@@ -68,10 +80,12 @@ final class SegmentGraphs {
     }
 
     List<SideBranches.Branch> branches() {
+        plan();
         return branches;
     }
 
     int segmentCount() {
+        plan();
         return segments.size();
     }
 
@@ -87,6 +101,11 @@ final class SegmentGraphs {
     /** Runs every segment: replayed from its graph in graph mode, else launched kernel by kernel. */
     void run(ProgramRunner runner, boolean useGraphs) throws LaunchException {
         Launcher l = runner.launcher();
+        if (!useGraphs || disabled) {
+            eager(runner, new int[] {0, kernels.size()});
+            return;
+        }
+        plan();
         for (int s = 0; s < segments.size(); s++) {
             int[] seg = segments.get(s);
             if (!useGraphs || disabled) {
@@ -177,6 +196,9 @@ final class SegmentGraphs {
     }
 
     void destroy(Launcher l) {
+        if (graphs == null) {
+            return;
+        }
         for (int s = 0; s < graphs.length; s++) {
             if (graphs[s] != null) {
                 l.destroy(graphs[s]);

@@ -66,13 +66,15 @@ public final class SideBranches {
         List<Stage> stages = flow.stages();
         List<Set<String>> reads = new ArrayList<>();
         List<Set<String>> writes = new ArrayList<>();
-        for (Stage st : stages) {
-            reads.add(reads(st));
-            writes.add(writes(st));
+        List<List<Integer>> producersOf = new ArrayList<>();
+        for (int i = 0; i < stages.size(); i++) {
+            reads.add(reads(stages.get(i)));
+            writes.add(writes(stages.get(i)));
+            producersOf.add(flow.producers(i));
         }
         List<Branch> candidates = new ArrayList<>();
         for (int j = 0; j < stages.size(); j++) {
-            List<Integer> producers = flow.producers(j);
+            List<Integer> producers = producersOf.get(j);
             if (producers.size() < 2) {
                 continue;
             }
@@ -80,7 +82,7 @@ public final class SideBranches {
             int sideFrom = q + 1;
             int fork = 0;
             for (int i = sideFrom; i < j; i++) {
-                for (int p : flow.producers(i)) {
+                for (int p : producersOf.get(i)) {
                     if (p < sideFrom) {
                         fork = Math.max(fork, p + 1);
                     }
