@@ -6,6 +6,7 @@ import java.util.Map;
 import org.stagecheck.author.hf.HfModel;
 import org.stagecheck.author.model.Binding;
 import org.stagecheck.spec.json.CheckpointRefs;
+import org.stagecheck.spec.json.ProgramCodec;
 import org.stagecheck.tensor.npy.TensorFileException;
 import org.stagecheck.author.model.CutWriter;
 import org.stagecheck.author.model.Tensors;
@@ -59,7 +60,7 @@ public final class Author {
             (t.role() == TensorRole.WEIGHT ? weights : inputs).put(t.name(), value);
         }
         Certificate cert = options.tp() == 1 ? null : new Certificate(w.shards(), null,
-                List.of(Obligation.WELL_FORMED, Obligation.UNREDUCED_SHARD, Obligation.MULTICAST));
+                List.of(Obligation.WELL_FORMED, Obligation.UNREDUCED_SHARD, Obligation.MULTICAST), new ProgramCodec().hash(w.program()));
         return new AuthorOutcome.Authored(w.program(), cert, weights, inputs, SampleInputs.params(w.program()), spec, refs);
     }
 

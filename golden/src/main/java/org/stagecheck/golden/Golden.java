@@ -17,6 +17,7 @@ import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.json.CheckpointRefs;
 import org.stagecheck.tensor.Tensor;
 
 /**
@@ -49,7 +50,26 @@ public final class Golden {
      */
     public static Manifest record(Program program, Map<String, Tensor> bound, Map<String, Long> params, RecordOptions options, Path out)
             throws GoldenException, IOException {
-        return Recorder.record(program, bound, params, options, out);
+        return Recorder.record(program, bound, null, params, options, out);
+    }
+
+    /**
+     * As {@link #record(Program, Map, Map, RecordOptions, Path)}, but the tensors of {@code bound}
+     * that {@code referenced} names were read from a checkpoint's safetensors files (as
+     * {@link org.stagecheck.tensor.inputs.Inputs#fromCheckpoint} reads them): the case records those
+     * references (the checkpoint's absolute directory, each file's size and header hash, each
+     * tensor's file, key, view and slice) instead of copying the tensors, and every reader of the
+     * case binds them from the checkpoint again, refusing it if it changed. Each referenced tensor
+     * is read once more and must equal its value in {@code bound} bit for bit.
+     * {@link GoldenInputs#referenced} gives the references of an inputs directory or a case.
+     *
+     * @param referenced references of some of the bound tensors (null or none: as the other overload)
+     * @throws GoldenException as the other overload, and a reference that is not of a bound tensor,
+     *                         a relative checkpoint directory, or a value that differs from its reference
+     */
+    public static Manifest record(Program program, Map<String, Tensor> bound, CheckpointRefs referenced, Map<String, Long> params,
+                                  RecordOptions options, Path out) throws GoldenException, IOException {
+        return Recorder.record(program, bound, referenced == null || referenced.tensors().isEmpty() ? null : referenced, params, options, out);
     }
 
     /**

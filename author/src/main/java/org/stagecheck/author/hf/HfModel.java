@@ -133,7 +133,13 @@ public final class HfModel {
     }
 
     private static CheckpointRefs.FileFacts facts(SafetensorsCheckpoint ck, String file) throws TensorFileException {
-        return new CheckpointRefs.FileFacts(ck.fileBytes(file), ck.headerSha256(file), ck.dataSha256(file));
+        long modified;
+        try {
+            modified = Files.getLastModifiedTime(ck.dir().resolve(file)).toMillis();
+        } catch (java.io.IOException e) {
+            throw new TensorFileException(ck.dir().resolve(file) + ": " + e.getMessage(), e);
+        }
+        return new CheckpointRefs.FileFacts(ck.fileBytes(file), ck.headerSha256(file), ck.dataSha256(file), modified);
     }
 
     /**

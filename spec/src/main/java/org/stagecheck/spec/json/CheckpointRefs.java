@@ -27,14 +27,26 @@ public record CheckpointRefs(String dir, Map<String, FileFacts> files, Map<Strin
      * JSON), and the SHA-256 of its data region, or null when not recorded: the size and header
      * do not change when a checkpoint is written over with other values of the same shapes.
      */
-    public record FileFacts(long bytes, String headerSha256, String dataSha256) {
+    /**
+     * What a file looked like when the manifest was written: its size, the SHA-256 of its header,
+     * optionally the SHA-256 of its data region and its modification time (milliseconds since the
+     * epoch). A reader compares size and header always, and the data digest when the file's
+     * modification time is not the recorded one (or none is recorded): rewriting a file changes its
+     * time, and an unchanged file is not read twice over.
+     */
+    public record FileFacts(long bytes, String headerSha256, String dataSha256, Long modifiedMillis) {
         public FileFacts {
             Objects.requireNonNull(headerSha256, "headerSha256");
         }
 
+        /** Facts with the data's digest, without the time (the digest is always compared). */
+        public FileFacts(long bytes, String headerSha256, String dataSha256) {
+            this(bytes, headerSha256, dataSha256, null);
+        }
+
         /** Facts without the data's digest: a file changed in its values alone is not noticed. */
         public FileFacts(long bytes, String headerSha256) {
-            this(bytes, headerSha256, null);
+            this(bytes, headerSha256, null, null);
         }
     }
 

@@ -14,13 +14,15 @@ import java.util.Set;
  *  "tensors": {"wq.l0": {"file": "model.safetensors", "key": "model.layers.0.self_attn.q_proj.weight",
  *              "view": "transposed", "slice": {"axis": 1, "start": 0, "end": 64}}}}</pre>
  * A file name is a plain name (no separator, not {@code .} or {@code ..}); every tensor's file is
- * one of {@code files}.
+ * one of {@code files}. Public so that a golden case's manifest, which records the same references,
+ * reads and writes them in the same form.
  */
-final class CheckpointRefsCodec {
+public final class CheckpointRefsCodec {
     private CheckpointRefsCodec() {
     }
 
-    static CheckpointRefs decode(JNode node) throws JsonFormatException {
+    /** The references in {@code node}, the value of a {@code checkpoint} field; errors point under {@code /checkpoint}. */
+    public static CheckpointRefs decode(JNode node) throws JsonFormatException {
         JNode.JObject o = object(node, "/checkpoint", "\"checkpoint\" is an object with dir, files and tensors");
         only(o, "/checkpoint", Set.of("dir", "files", "tensors"));
         if (!(o.fields().get("dir") instanceof JNode.JString dir) || dir.value().isEmpty() || dir.value().indexOf('\0') >= 0) {
@@ -34,7 +36,7 @@ final class CheckpointRefsCodec {
                 throw new JsonFormatException(pointer, e.getValue().pos(), "\"" + e.getKey() + "\" is not a plain file name inside the checkpoint directory");
             }
             JNode.JObject f = object(e.getValue(), pointer, "a file's facts are {\"bytes\": N, \"headerSha256\": HEX[, \"dataSha256\": HEX]}");
-            only(f, pointer, Set.of("bytes", "headerSha256", "dataSha256"));
+            only(f, pointer, Set.of("bytes", "headerSha256", "dataSha256", "modified"));
             long bytes = nonNegative(f, "bytes", pointer);
             if (!(f.fields().get("headerSha256") instanceof JNode.JString h) || !h.value().matches("[0-9a-f]{64}")) {
                 throw new JsonFormatException(pointer + "/headerSha256", at(f, "headerSha256"), "\"headerSha256\" is 64 lowercase hex digits");
@@ -46,7 +48,8 @@ final class CheckpointRefsCodec {
                 }
                 data = d.value();
             }
-            files.put(e.getKey(), new CheckpointRefs.FileFacts(bytes, h.value(), data));
+            Long modified = f.fields().containsKey("modified") ? nonNegative(f, "modified", pointer) : null;
+            files.put(e.getKey(), new CheckpointRefs.FileFacts(bytes, h.value(), data, modified));
         }
         Map<String, CheckpointRefs.TensorRef> tensors = new LinkedHashMap<>();
         JNode.JObject to = object(o.fields().get("tensors"), "/checkpoint/tensors", "\"tensors\" is an object of tensor name to its source");
@@ -97,7 +100,8 @@ final class CheckpointRefsCodec {
         return new CheckpointRefs(dir.value(), files, tensors);
     }
 
-    static void write(CheckpointRefs refs, JsonGenerator g) throws IOException {
+    /** Writes {@code refs} as the field {@code "checkpoint"} of the object {@code g} is writing. */
+    public static void write(CheckpointRefs refs, JsonGenerator g) throws IOException {
         g.writeObjectFieldStart("checkpoint");
         g.writeStringField("dir", refs.dir());
         g.writeObjectFieldStart("files");
@@ -105,6 +109,9 @@ final class CheckpointRefsCodec {
             g.writeObjectFieldStart(e.getKey());
             g.writeNumberField("bytes", e.getValue().bytes());
             g.writeStringField("headerSha256", e.getValue().headerSha256());
+            if (e.getValue().modifiedMillis() != null) {
+                g.writeNumberField("modified", e.getValue().modifiedMillis());
+            }
             if (e.getValue().dataSha256() != null) {
                 g.writeStringField("dataSha256", e.getValue().dataSha256());
             }

@@ -53,6 +53,10 @@ final class CheckpointBinding implements AutoCloseable {
         String what = "tensor " + NameRules.quote(t.name()) + " (checkpoint " + dir.resolve(ref.file()) + ", key \"" + ref.key() + "\")";
         Tensor v;
         try {
+            Tensor block = sliceOnly(file, ref);
+            if (block != null) {
+                return declared(t, what, block);
+            }
             v = switch (ref.view()) {
                 case TRANSPOSED_STACKED_ROWS, TRANSPOSED_STACKED_COLUMNS -> throw new IllegalStateException("stacked views are read above");
                 case AS_STORED -> file.read(ref.key());
@@ -76,6 +80,10 @@ final class CheckpointBinding implements AutoCloseable {
             }
             v = TensorSlices.slice2d(v, s.axis(), (int) s.start(), (int) s.end());
         }
+        return declared(t, what, v);
+    }
+
+    private static Tensor declared(TensorDecl t, String what, Tensor v) throws InputsException {
         if (v.dtype() != t.dtype() || !v.shape().equals(t.shape())) {
             throw new InputsException(what + " is " + v.dtype() + v.shape() + " but the program declares " + t.dtype() + t.shape());
         }
@@ -152,6 +160,33 @@ final class CheckpointBinding implements AutoCloseable {
         return index;
     }
 
+    /**
+     * A sliced reference to a matrix, as stored or transposed, read as the slice alone (a chip's
+     * share of a split weight: reading the whole and cutting it would read and hold the weight once
+     * per chip); null for anything else, which {@link #read} reads the general way, with its
+     * diagnostics.
+     */
+    private static Tensor sliceOnly(SafetensorsFile file, CheckpointRefs.TensorRef ref) throws TensorFileException {
+        CheckpointRefs.Slice s = ref.slice();
+        org.stagecheck.tensor.safetensors.SafetensorsEntry e = file.entry(ref.key());
+        if (s == null || e == null || e.rank() != 2 || s.axis() > 1 || ref.view() == CheckpointRefs.View.ROW) {
+            return null;
+        }
+        long rows = e.shape().get(0);
+        long cols = e.shape().get(1);
+        boolean transposed = ref.view() == CheckpointRefs.View.TRANSPOSED;
+        // the slice's axis of the viewed matrix is this axis of the stored one
+        int storedAxis = transposed ? 1 - s.axis() : s.axis();
+        if (rows > Integer.MAX_VALUE || cols > Integer.MAX_VALUE || s.end() > (storedAxis == 0 ? rows : cols)) {
+            return null;
+        }
+        int r0 = storedAxis == 0 ? (int) s.start() : 0;
+        int r1 = storedAxis == 0 ? (int) s.end() : (int) rows;
+        int c0 = storedAxis == 1 ? (int) s.start() : 0;
+        int c1 = storedAxis == 1 ? (int) s.end() : (int) cols;
+        return file.readBlock(ref.key(), r0, r1, c0, c1, transposed);
+    }
+
     private SafetensorsFile file(String name) throws InputsException {
         SafetensorsFile f = open.get(name);
         if (f != null) {
@@ -184,11 +219,16 @@ final class CheckpointBinding implements AutoCloseable {
                 throw changed(path, "its header differs from the recorded one");
             }
             try {
-                if (facts.dataSha256() != null && !f.dataSha256().equals(facts.dataSha256())) {
+                // an unchanged modification time vouches for the data: a rewrite changes it
+                boolean sameTime = facts.modifiedMillis() != null
+                        && Files.getLastModifiedTime(path).toMillis() == facts.modifiedMillis();
+                if (facts.dataSha256() != null && !sameTime && !f.dataSha256().equals(facts.dataSha256())) {
                     throw changed(path, "its tensor data differs from the recorded digest");
                 }
             } catch (TensorFileException e) {
                 throw new InputsException(e.getMessage());
+            } catch (java.io.IOException e) {
+                throw new InputsException("checkpoint file " + path + ": " + IoMessages.reason(e));
             }
         }
         return f;
