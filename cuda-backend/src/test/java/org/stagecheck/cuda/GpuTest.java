@@ -18,6 +18,7 @@ import org.stagecheck.author.AuthorOutcome;
 import org.stagecheck.author.Cut;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.cuda.runtime.CudaDriver;
+import org.stagecheck.cuda.runtime.GraphCounters;
 import org.stagecheck.cuda.runtime.LaunchException;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
@@ -29,7 +30,8 @@ import org.stagecheck.tensor.Tensor;
 /**
  * The GPU test set (run by bin/gpu-check with -Pgpu; skipped, saying so, on a machine without a
  * CUDA driver): every example and the tiny decode step on the device against the reference, the
- * device bit-identical to host emulation, and graph replay equal to eager over 8 decode steps.
+ * device bit-identical to host emulation, and graph replay equal to eager over 8 decode steps, of
+ * tiny and of tiny-moe (its shared experts on the side stream).
  */
 @Tag("gpu")
 class GpuTest {
@@ -74,7 +76,18 @@ class GpuTest {
 
     @Test
     void tinyDecodeReplaysEqualEagerOnTheDeviceOverEightSteps() throws Exception {
-        AuthorOutcome.Authored a = TinyModelDifferentialTest.author(Cut.decode(TinyModelDifferentialTest.CTX), AuthorOptions.single());
+        replaysEqualEager(TinyModelDifferentialTest.author(Cut.decode(TinyModelDifferentialTest.CTX), AuthorOptions.single()));
+    }
+
+    /** The shared experts captured on the side stream (real events and a second stream). */
+    @Test
+    void tinyMoeDecodeWithTheSideStreamReplaysEqualEagerOnTheDevice() throws Exception {
+        GraphCounters c = replaysEqualEager(MoeGraphModeTest.author(Cut.decode(MoeGraphModeTest.CTX), AuthorOptions.single()));
+        assertThat(c.sideForks()).isPositive();
+        assertThat(c.sideJoins()).isEqualTo(c.sideForks());
+    }
+
+    private static GraphCounters replaysEqualEager(AuthorOutcome.Authored a) throws Exception {
         Program p = a.program();
         Interpreter interp = new Interpreter(RunOptions.defaults());
         try (CudaSession eager = new CudaBackend(device().withSegmentStages(40)).prepare(p);
@@ -97,6 +110,7 @@ class GpuTest {
             }
             assertThat(graphs.counters().replays()).isPositive();
             assertThat(graphs.counters().graphsDisabled()).as(graphs.counters().notes().toString()).isFalse();
+            return graphs.counters();
         }
     }
 }

@@ -2,7 +2,6 @@ package org.stagecheck.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.foreign.MemorySegment;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +17,7 @@ import org.stagecheck.cuda.runtime.GraphCounters;
 import org.stagecheck.cuda.runtime.LaunchException;
 import org.stagecheck.cuda.runtime.Launcher;
 import org.stagecheck.cuda.runtime.LauncherFactory;
+import org.stagecheck.cuda.runtime.SideBranches;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.tensor.Tensor;
 
@@ -89,6 +89,9 @@ class GraphModeTest {
         assertThat(c.recaptures()).isZero();
         assertThat(c.eagerLaunches()).isZero();
         assertThat(c.graphsDisabled()).isFalse();
+        // tiny has side branches too (an attention head, the up projection): each forked and joined once per capture
+        assertThat(c.sideForks()).isEqualTo(SideBranches.of(decode.program()).size()).isPositive();
+        assertThat(c.sideJoins()).isEqualTo(c.sideForks());
         assertThat(eager.counters().eagerLaunches()).isEqualTo(8L * module.lowered().getFirst().kernels().size());
     }
 
@@ -132,65 +135,14 @@ class GraphModeTest {
     }
 
     /** A launcher whose captures fail as a driver's can (a call not allowed while capturing). */
-    private record FailingCapture(Launcher inner) implements Launcher {
-        @Override
-        public String name() {
-            return inner.name();
-        }
-
-        @Override
-        public long alloc(long bytes) throws LaunchException {
-            return inner.alloc(bytes);
-        }
-
-        @Override
-        public void free(long address) throws LaunchException {
-            inner.free(address);
-        }
-
-        @Override
-        public void upload(long address, MemorySegment src, long bytes) throws LaunchException {
-            inner.upload(address, src, bytes);
-        }
-
-        @Override
-        public void download(long address, MemorySegment dst, long bytes) throws LaunchException {
-            inner.download(address, dst, bytes);
-        }
-
-        @Override
-        public void launch(int kernel, long threads, long[] args) throws LaunchException {
-            inner.launch(kernel, threads, args);
-        }
-
-        @Override
-        public void synchronize() throws LaunchException {
-            inner.synchronize();
+    private static final class FailingCapture extends ForwardingLauncher {
+        FailingCapture(Launcher inner) {
+            super(inner);
         }
 
         @Override
         public void beginCapture() throws LaunchException {
             throw new LaunchException("CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "cuStreamBeginCapture: operation not permitted when stream is capturing");
-        }
-
-        @Override
-        public Graph endCapture() throws LaunchException {
-            return inner.endCapture();
-        }
-
-        @Override
-        public void replay(Graph graph) throws LaunchException {
-            inner.replay(graph);
-        }
-
-        @Override
-        public void destroy(Graph graph) {
-            inner.destroy(graph);
-        }
-
-        @Override
-        public void close() {
-            inner.close();
         }
     }
 }

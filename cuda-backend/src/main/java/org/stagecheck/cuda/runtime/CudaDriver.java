@@ -44,6 +44,11 @@ public final class CudaDriver implements AutoCloseable {
         if (name == null || name.isBlank()) {
             name = "libcuda.so.1";
         }
+        return open(name);
+    }
+
+    /** Loads the driver library {@code name} (a file name the loader searches for, or a path): tests load a stand-in. */
+    public static CudaDriver open(String name) throws LaunchException {
         Arena arena = Arena.ofShared();
         SymbolLookup lib;
         try {

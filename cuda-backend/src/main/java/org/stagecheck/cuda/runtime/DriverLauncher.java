@@ -24,6 +24,11 @@ import org.stagecheck.cuda.runtime.CudaDriver.MemoryLayoutList;
  * the nvcc-built cubin loaded with {@code cuModuleLoadData}, one blocking stream, launches with
  * {@code cuLaunchKernel}, graphs by stream capture ({@code cuStreamBeginCapture},
  * {@code cuStreamEndCapture}, {@code cuGraphInstantiateWithFlags}, {@code cuGraphLaunch}).
+ * A second stream, the side stream, takes the launches of a side branch: a fork records the fork
+ * event on the main stream and makes the side stream wait on it, a join records the join event
+ * on the side stream and makes the main stream wait on it ({@code cuEventRecord},
+ * {@code cuStreamWaitEvent}); inside a capture these calls bring the side stream into the graph
+ * and back, as the seed's {@code cap_side}, {@code ev_fork} and {@code ev_join} do.
  * Every driver call runs on this launcher's own platform thread, which made the context current:
  * the context belongs to an OS thread, and a virtual thread may move between them.
  */
@@ -32,6 +37,10 @@ public final class DriverLauncher implements Launcher {
     static final long MAX_GRID = 1L << 20;
 
     private static final MemoryLayoutList L = MemoryLayoutList.of(JAVA_LONG);
+    /** cuEventCreate's flag for an event used only to order streams: no timestamp is taken. */
+    static final int CU_EVENT_DISABLE_TIMING = 0x2;
+    private static final MemoryLayoutList EVENT_RECORD = MemoryLayoutList.of(JAVA_LONG, JAVA_LONG);
+    private static final MemoryLayoutList STREAM_WAIT_EVENT = MemoryLayoutList.of(JAVA_LONG, JAVA_LONG, JAVA_INT);
 
     private final CudaDriver driver;
     private final ExecutorService thread;
@@ -39,6 +48,9 @@ public final class DriverLauncher implements Launcher {
     private long context;
     private long module;
     private long stream;
+    private long side;
+    private long forkEvent;
+    private long joinEvent;
     private final long[] functions;
     private final Arena arena = Arena.ofShared();
     private String device = "";
@@ -118,6 +130,13 @@ public final class DriverLauncher implements Launcher {
             MemorySegment s = a.allocate(ADDRESS);
             driver.call("cuStreamCreate", MemoryLayoutList.of(ADDRESS, JAVA_INT), s, 0);
             stream = s.get(JAVA_LONG, 0);
+            driver.call("cuStreamCreate", MemoryLayoutList.of(ADDRESS, JAVA_INT), s, 0);
+            side = s.get(JAVA_LONG, 0);
+            MemorySegment e = a.allocate(ADDRESS);
+            driver.call("cuEventCreate", MemoryLayoutList.of(ADDRESS, JAVA_INT), e, CU_EVENT_DISABLE_TIMING);
+            forkEvent = e.get(JAVA_LONG, 0);
+            driver.call("cuEventCreate", MemoryLayoutList.of(ADDRESS, JAVA_INT), e, CU_EVENT_DISABLE_TIMING);
+            joinEvent = e.get(JAVA_LONG, 0);
         }
     }
 
@@ -154,29 +173,31 @@ public final class DriverLauncher implements Launcher {
 
     @Override
     public void upload(long address, MemorySegment src, long bytes) throws LaunchException {
-        on(() -> {
-            try (Arena a = Arena.ofConfined()) {
-                // a heap segment cannot be handed to native code: stage it in native memory
-                MemorySegment host = a.allocate(Math.max(bytes, 1));
-                MemorySegment.copy(src, 0, host, 0, bytes);
+        // the caller's segment may belong to the caller's thread (a confined arena) and a heap
+        // segment cannot be handed to native code: stage it, on this thread, in shared native memory
+        try (Arena a = Arena.ofShared()) {
+            MemorySegment host = a.allocate(Math.max(bytes, 1));
+            MemorySegment.copy(src, 0, host, 0, bytes);
+            on(() -> {
                 driver.call("cuStreamSynchronize", L, stream);
                 driver.call("cuMemcpyHtoD", MemoryLayoutList.of(JAVA_LONG, ADDRESS, JAVA_LONG), address, host, bytes);
-            }
-            return null;
-        });
+                return null;
+            });
+        }
     }
 
     @Override
     public void download(long address, MemorySegment dst, long bytes) throws LaunchException {
-        on(() -> {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment host = a.allocate(Math.max(bytes, 1));
+        try (Arena a = Arena.ofShared()) {
+            MemorySegment host = a.allocate(Math.max(bytes, 1));
+            on(() -> {
                 driver.call("cuStreamSynchronize", L, stream);
                 driver.call("cuMemcpyDtoH", MemoryLayoutList.of(ADDRESS, JAVA_LONG, JAVA_LONG), host, address, bytes);
-                MemorySegment.copy(host, 0, dst, 0, bytes);
-            }
-            return null;
-        });
+                return null;
+            });
+            // back on the caller's thread, which may own dst
+            MemorySegment.copy(host, 0, dst, 0, bytes);
+        }
     }
 
     private long function(int kernel) throws LaunchException {
@@ -192,7 +213,7 @@ public final class DriverLauncher implements Launcher {
     }
 
     @Override
-    public void launch(int kernel, long threads, long[] args) throws LaunchException {
+    public void launch(int kernel, long threads, long[] args, Lane lane) throws LaunchException {
         if (threads <= 0) {
             return;
         }
@@ -208,9 +229,30 @@ public final class DriverLauncher implements Launcher {
                 }
                 driver.call("cuLaunchKernel", MemoryLayoutList.of(JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
                                 JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS),
-                        function(kernel), (int) grid, 1, 1, BLOCK, 1, 1, 0, stream, params, MemorySegment.NULL);
+                        function(kernel), (int) grid, 1, 1, BLOCK, 1, 1, 0, switch (lane) {
+                            case MAIN -> stream;
+                            case SIDE -> side;
+                        }, params, MemorySegment.NULL);
             }
             captured++;
+            return null;
+        });
+    }
+
+    @Override
+    public void fork() throws LaunchException {
+        on(() -> {
+            driver.call("cuEventRecord", EVENT_RECORD, forkEvent, stream);
+            driver.call("cuStreamWaitEvent", STREAM_WAIT_EVENT, side, forkEvent, 0);
+            return null;
+        });
+    }
+
+    @Override
+    public void join() throws LaunchException {
+        on(() -> {
+            driver.call("cuEventRecord", EVENT_RECORD, joinEvent, side);
+            driver.call("cuStreamWaitEvent", STREAM_WAIT_EVENT, stream, joinEvent, 0);
             return null;
         });
     }
@@ -321,6 +363,15 @@ public final class DriverLauncher implements Launcher {
                 try {
                     if (module != 0) {
                         driver.call("cuModuleUnload", L, module);
+                    }
+                    if (forkEvent != 0) {
+                        driver.call("cuEventDestroy", L, forkEvent);
+                    }
+                    if (joinEvent != 0) {
+                        driver.call("cuEventDestroy", L, joinEvent);
+                    }
+                    if (side != 0) {
+                        driver.call("cuStreamDestroy", L, side);
                     }
                     if (stream != 0) {
                         driver.call("cuStreamDestroy", L, stream);

@@ -20,6 +20,16 @@ import java.util.Map;
  * grid the GPU would get, with the same argument array {@code cuLaunchKernel} takes. "Device"
  * memory is native memory of this launcher's arena. A capture records launches with a copy of
  * their argument values, as a CUDA graph bakes them in; a replay runs the recording.
+ *
+ * <p>The side stream is emulated so that ordering bugs show rather than hide: its kernels run
+ * only when the order the streams promise forces them ({@link SideOrder#AT_JOIN}, the default:
+ * when the main stream reaches the join that waits for them, so a consumer launched before the
+ * join reads stale values), or as early as the fork allows ({@link SideOrder#AT_FORK}: before
+ * the main stream's launches after the fork, so a side kernel that needs one of those reads
+ * stale values). A capture is held to the driver's rules: a capture that ends with the side
+ * stream forked and not joined fails as the driver's does
+ * ({@code CUDA_ERROR_STREAM_CAPTURE_UNJOINED}), and a side launch or a join with no fork before
+ * it is refused (on a GPU such a launch would run at once, outside the graph).
  */
 public final class HostLauncher implements Launcher {
     /** Threads per block, as on the GPU. */
@@ -32,24 +42,51 @@ public final class HostLauncher implements Launcher {
     private final Arena library;
     private final MethodHandle hostLaunch;
     private final Map<Long, MemorySegment> allocations = new HashMap<>();
-    private List<Recorded> recording;
+    private final SideOrder sideOrder;
+    private List<Op> recording;
+    /** Whether the side stream is forked and not yet joined: in the capture, and outside one. */
+    private boolean recordingForked;
+    private boolean forked;
+    /** Side launches made outside a capture that have not run yet (AT_JOIN). */
+    private final List<Recorded> pendingSide = new ArrayList<>();
 
-    private record Recorded(int kernel, long threads, long[] args) {}
+    /** When the emulated side stream runs its kernels. */
+    public enum SideOrder {
+        /** As late as the join allows: when the main stream waits for them. */
+        AT_JOIN,
+        /** As early as the fork allows: before the main stream's launches after the fork. */
+        AT_FORK
+    }
 
-    private record HostGraph(List<Recorded> recorded) implements Graph {
+    /** One recorded stream operation. */
+    private sealed interface Op permits Recorded, Fork, Join {}
+
+    private record Recorded(int kernel, long threads, long[] args, Lane lane) implements Op {}
+
+    private record Fork() implements Op {}
+
+    private record Join() implements Op {}
+
+    private record HostGraph(List<Op> recorded) implements Graph {
         @Override
         public int launches() {
-            return recorded.size();
+            return (int) recorded.stream().filter(o -> o instanceof Recorded).count();
         }
     }
 
-    private HostLauncher(Arena library, MethodHandle hostLaunch) {
+    private HostLauncher(Arena library, MethodHandle hostLaunch, SideOrder sideOrder) {
         this.library = library;
         this.hostLaunch = hostLaunch;
+        this.sideOrder = sideOrder;
     }
 
     /** Loads the emulation library at {@code library}; fails cleanly when it cannot be loaded. */
     public static HostLauncher open(Path library) throws LaunchException {
+        return open(library, SideOrder.AT_JOIN);
+    }
+
+    /** Loads the emulation library at {@code library}, its side stream run in {@code sideOrder}. */
+    public static HostLauncher open(Path library, SideOrder sideOrder) throws LaunchException {
         Arena libArena = Arena.ofShared();
         SymbolLookup lookup;
         try {
@@ -65,7 +102,7 @@ public final class HostLauncher implements Launcher {
         }
         MethodHandle h = Linker.nativeLinker().downcallHandle(fn, FunctionDescriptor.of(ValueLayout.JAVA_INT,
                 ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-        return new HostLauncher(libArena, h);
+        return new HostLauncher(libArena, h, sideOrder);
     }
 
     @Override
@@ -107,12 +144,54 @@ public final class HostLauncher implements Launcher {
     }
 
     @Override
-    public void launch(int kernel, long threads, long[] args) throws LaunchException {
-        if (recording != null) {
-            recording.add(new Recorded(kernel, threads, args.clone()));
-            return;
+    public void launch(int kernel, long threads, long[] args, Lane lane) throws LaunchException {
+        if (lane == Lane.SIDE && !(recording != null ? recordingForked : forked)) {
+            throw new LaunchException("SIDE_STREAM_NOT_FORKED", "kernel " + kernel + " launched on the side stream with no fork"
+                    + " before it: it would not wait for the main stream (on a GPU, in a capture, it would run at once, outside the graph)");
         }
-        run(kernel, threads, args);
+        Recorded r = new Recorded(kernel, threads, args.clone(), lane);
+        if (recording != null) {
+            recording.add(r);
+        } else if (lane == Lane.SIDE && sideOrder == SideOrder.AT_JOIN) {
+            pendingSide.add(r);
+        } else {
+            run(r);
+        }
+    }
+
+    @Override
+    public void fork() {
+        if (recording != null) {
+            recording.add(new Fork());
+            recordingForked = true;
+        } else {
+            forked = true;
+        }
+    }
+
+    @Override
+    public void join() throws LaunchException {
+        if (!(recording != null ? recordingForked : forked)) {
+            throw new LaunchException("JOIN_WITHOUT_FORK", "a join of the side stream with no fork before it");
+        }
+        if (recording != null) {
+            recording.add(new Join());
+            recordingForked = false;
+        } else {
+            runPendingSide();
+            forked = false;
+        }
+    }
+
+    private void runPendingSide() throws LaunchException {
+        for (Recorded r : pendingSide) {
+            run(r);
+        }
+        pendingSide.clear();
+    }
+
+    private void run(Recorded r) throws LaunchException {
+        run(r.kernel(), r.threads(), r.args());
     }
 
     private void run(int kernel, long threads, long[] args) throws LaunchException {
@@ -140,8 +219,9 @@ public final class HostLauncher implements Launcher {
     }
 
     @Override
-    public void synchronize() {
-        // emulated launches complete before launch() returns
+    public void synchronize() throws LaunchException {
+        // emulated launches complete before launch() returns; a device-wide wait also drains the side stream
+        runPendingSide();
     }
 
     @Override
@@ -150,6 +230,7 @@ public final class HostLauncher implements Launcher {
             throw new LaunchException("CAPTURE_NESTED", "a capture is already in progress");
         }
         recording = new ArrayList<>();
+        recordingForked = false;
     }
 
     @Override
@@ -157,8 +238,15 @@ public final class HostLauncher implements Launcher {
         if (recording == null) {
             throw new LaunchException("CAPTURE_NOT_STARTED", "no capture is in progress");
         }
+        boolean unjoined = recordingForked;
         HostGraph g = new HostGraph(List.copyOf(recording));
         recording = null;
+        recordingForked = false;
+        if (unjoined) {
+            // the driver invalidates such a capture and returns no graph
+            throw new LaunchException("CUDA_ERROR_STREAM_CAPTURE_UNJOINED", "the capture ended with the side stream forked"
+                    + " and not joined back into the main stream");
+        }
         return g;
     }
 
@@ -167,8 +255,33 @@ public final class HostLauncher implements Launcher {
         if (!(graph instanceof HostGraph g)) {
             throw new LaunchException("GRAPH_FOREIGN", "the graph was not captured by this launcher");
         }
-        for (Recorded r : g.recorded()) {
-            run(r.kernel(), r.threads(), r.args());
+        List<Op> ops = g.recorded();
+        List<Recorded> waiting = new ArrayList<>();
+        for (int i = 0; i < ops.size(); i++) {
+            switch (ops.get(i)) {
+                case Recorded r when r.lane() == Lane.MAIN -> run(r);
+                case Recorded r -> {
+                    if (sideOrder == SideOrder.AT_JOIN) {
+                        waiting.add(r);
+                    }
+                }
+                case Fork f -> {
+                    if (sideOrder == SideOrder.AT_FORK) {
+                        // every side launch of this fork, before the main stream goes on
+                        for (int j = i + 1; j < ops.size() && !(ops.get(j) instanceof Join); j++) {
+                            if (ops.get(j) instanceof Recorded r && r.lane() == Lane.SIDE) {
+                                run(r);
+                            }
+                        }
+                    }
+                }
+                case Join j -> {
+                    for (Recorded r : waiting) {
+                        run(r);
+                    }
+                    waiting.clear();
+                }
+            }
         }
     }
 

@@ -24,10 +24,30 @@ public interface Launcher extends AutoCloseable {
 
     /**
      * Launches kernel {@code kernel} over {@code threads} elements with 64-bit argument values
-     * {@code args} (element count, chip base addresses, parameter array, fault record). While
-     * capturing, the launch is recorded instead.
+     * {@code args} (element count, chip base addresses, parameter array, fault record) on the
+     * main stream. While capturing, the launch is recorded instead.
      */
-    void launch(int kernel, long threads, long[] args) throws LaunchException;
+    default void launch(int kernel, long threads, long[] args) throws LaunchException {
+        launch(kernel, threads, args, Lane.MAIN);
+    }
+
+    /** Launches (or records) kernel {@code kernel} on the main or the side stream. */
+    void launch(int kernel, long threads, long[] args, Lane lane) throws LaunchException;
+
+    /**
+     * Forks the side stream off the main stream: records the fork event on the main stream and
+     * makes the side stream wait on it, so side launches after it see every main launch before
+     * it ({@code cuEventRecord}, {@code cuStreamWaitEvent}). While capturing, the side stream
+     * joins the capture.
+     */
+    void fork() throws LaunchException;
+
+    /**
+     * Joins the side stream back: records the join event on the side stream and makes the main
+     * stream wait on it, so main launches after it see every side launch before it. A capture
+     * must join every fork before it ends.
+     */
+    void join() throws LaunchException;
 
     /** Waits for every launch so far. */
     void synchronize() throws LaunchException;
@@ -45,6 +65,9 @@ public interface Launcher extends AutoCloseable {
 
     @Override
     void close();
+
+    /** The stream a launch goes to: the main one, or the side one forked from it ({@link #fork}). */
+    enum Lane { MAIN, SIDE }
 
     /** A captured sequence of launches; opaque to callers. */
     interface Graph {

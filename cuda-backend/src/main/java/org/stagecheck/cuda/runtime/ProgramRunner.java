@@ -68,11 +68,16 @@ public final class ProgramRunner implements AutoCloseable {
         return a;
     }
 
-    /** Launches kernel number {@code i} of this program. */
+    /** Launches kernel number {@code i} of this program on the main stream. */
     void launch(int i) throws LaunchException {
+        launch(i, Launcher.Lane.MAIN);
+    }
+
+    /** Launches kernel number {@code i} of this program on {@code lane}. */
+    void launch(int i, Launcher.Lane lane) throws LaunchException {
         Kernel k = lowered.kernels().get(i);
         try {
-            launcher.launch(kernelBase + i, k.threads(), arguments(k.threads()));
+            launcher.launch(kernelBase + i, k.threads(), arguments(k.threads()), lane);
         } catch (LaunchException e) {
             throw e.atStage(k.stageIndex(), k.stageId(), k.name());
         }
