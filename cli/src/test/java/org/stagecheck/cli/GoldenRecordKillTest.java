@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.spec.json.ProgramCodec;
@@ -23,6 +24,7 @@ import org.stagecheck.spec.json.ProgramCodec;
  * complete record (recording is deterministic, so every complete case is the same), whether or
  * not an older case was there before.
  */
+@Tag("slow")
 class GoldenRecordKillTest {
     private static final int KILLS = 20;
     /** Under a varying load a run's length varies too: try more kills until half the planned number hit a running record. */

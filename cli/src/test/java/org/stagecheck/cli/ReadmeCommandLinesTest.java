@@ -13,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.cuda.compile.Toolchain;
@@ -24,6 +25,7 @@ import org.stagecheck.cuda.compile.Toolchain;
  * a temporary directory. Not run here: the {@code bench} lines (minutes of measuring each, checked
  * by hand: docs/bench.md) and, on a machine without g++, {@code cuda run --emulate}.
  */
+@Tag("slow")
 class ReadmeCommandLinesTest {
     private static final Path ROOT = Path.of("..");
 

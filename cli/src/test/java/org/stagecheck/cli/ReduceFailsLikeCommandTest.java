@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.author.Author;
@@ -48,6 +49,7 @@ import picocli.CommandLine;
  * one, on the tiny decode step, reduced to a few stages failing at the same kind of stage, with a
  * golden case; and every bad report or output path refused with exit 2 and nothing written.
  */
+@Tag("slow")
 class ReduceFailsLikeCommandTest {
     private static final String BUGGY = "buggy-slice";
 

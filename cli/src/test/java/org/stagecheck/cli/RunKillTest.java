@@ -14,6 +14,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.spec.json.ProgramCodec;
@@ -25,6 +26,7 @@ import org.stagecheck.spec.json.ProgramCodec;
  * names only files that are complete, and the next run removes the hidden temporary files a kill
  * left. Each file is written to a temporary name and renamed into place (docs/format.md, "Output paths").
  */
+@Tag("slow")
 class RunKillTest {
     private static final int KILLS = 6;
     private static final int MAX_ATTEMPTS = 3 * KILLS;
