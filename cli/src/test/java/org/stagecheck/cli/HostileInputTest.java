@@ -98,7 +98,7 @@ class HostileInputTest {
         rows.add(row(2, "verify $/tp.json --cert $/cert.json --sarif $/tp.json"));
         rows.add(row(2, "verify $/tp.json --cert $/cert.json --sarif $/cert.json"));
         rows.add(row(2, "verify $/tp.json --sarif $/empty-dir"));
-        rows.add(row(2, "verify $/tp.json --sarif /dev/zero"));
+        rows.add(row(2, "verify $/tp.json --sarif /dev/full"));
         rows.add(row(2, "diff $/trace $/trace --program $/p.json --html $/p.json"));
         rows.add(row(2, "diff $/trace $/trace --program $/p.json --html $/trace/y.npy"));
         rows.add(row(2, "golden check $/case --junit $/case/manifest.json"));
