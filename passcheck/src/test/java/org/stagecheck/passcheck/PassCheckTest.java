@@ -57,7 +57,7 @@ class PassCheckTest {
                 .hasMessageStartingWith("PassCheck 'remap forgets the spill': law 'well-formed' broken on try ")
                 .hasMessageContaining("shrunk: ")
                 .hasMessageContaining("minimal program: ")
-                .hasMessageContaining("replay: bin/mvn25 -B -q test -pl ");
+                .hasMessageContaining("replay: cd ").hasMessageContaining(" && bin/mvn25 test -pl passcheck -am ");
     }
 
     @Test
