@@ -223,6 +223,47 @@ public final class OutputPaths {
         return d;
     }
 
+    /**
+     * Where a directory being replaced is set aside for the moment between the two renames that
+     * replace it ({@link #replaceDirectory}): {@code .<name>.stagecheck-old} beside it.
+     */
+    static Path asideFor(Path target) {
+        return target.toAbsolutePath().resolveSibling("." + target.getFileName() + ".stagecheck-old");
+    }
+
+    /**
+     * Removes what a killed write of the directory {@code target} left beside it: its temporary
+     * directory ({@link #tmpFor}) and the earlier directory set aside ({@link #asideFor}).
+     */
+    static void removeLeftoversBeside(Path target) throws BadInputException {
+        try {
+            deleteTree(tmpFor(target));
+            deleteTree(asideFor(target));
+        } catch (IOException e) {
+            throw new BadInputException("cannot clean beside " + target + ": " + IoMessages.describe(e));
+        }
+    }
+
+    /**
+     * Puts the finished directory {@code staging} (beside {@code target}, on the same file system)
+     * in place of {@code target}: absent, empty, or a directory the caller checked it may replace
+     * as a whole. An existing one is first renamed aside, then deleted; killed at any moment, this
+     * leaves the old directory, none (the old one aside, the new one still staged, both hidden and
+     * removed by the next write) or the new one, never a mixture.
+     */
+    static void replaceDirectory(Path staging, Path target) throws IOException {
+        Path aside = asideFor(target);
+        deleteTree(aside);
+        boolean existed = Files.exists(target, LinkOption.NOFOLLOW_LINKS);
+        if (existed) {
+            Files.move(target, aside, StandardCopyOption.ATOMIC_MOVE);
+        }
+        Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
+        if (existed) {
+            deleteTree(aside);
+        }
+    }
+
     /** The temporary file or directory beside {@code target} that a write goes through. */
     public static Path tmpFor(Path target) {
         return target.toAbsolutePath().resolveSibling("." + target.getFileName() + TMP_SUFFIX);
