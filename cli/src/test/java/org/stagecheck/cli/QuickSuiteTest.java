@@ -22,7 +22,26 @@ class QuickSuiteTest {
     @Test
     void quickLeavesOutTheSlowTagAndRunsEveryOtherTest() throws IOException {
         String script = Files.readString(ROOT.resolve("bin/test"));
-        assertThat(script).contains("--quick) args+=(-DexcludedGroups=slow ").contains("exec \"$here/mvn25\" -B verify ");
+        assertThat(script).contains("--quick) args+=(-DexcludedGroups=slow ", "-Dbench.excluded=bench,slow", "-Dverifier.excludedGroups=campaign,slow", "-Dgpu.excluded=gpu,slow")
+                .contains("exec \"$here/mvn25\" -B verify ");
+    }
+
+    /** A module whose surefire names its own excluded tags through a property: --quick sets that property with slow in it. */
+    @Test
+    void modulesWithTheirOwnExcludedTagsLeaveOutSlowToo() throws IOException {
+        String script = Files.readString(ROOT.resolve("bin/test"));
+        java.util.regex.Pattern own = java.util.regex.Pattern.compile("<excludedGroups>\\$\\{([^}]+)\\}</excludedGroups>");
+        int modules = 0;
+        try (Stream<Path> s = Files.list(ROOT)) {
+            for (Path pom : s.map(m -> m.resolve("pom.xml")).filter(Files::isRegularFile).toList()) {
+                java.util.regex.Matcher m = own.matcher(Files.readString(pom));
+                while (m.find()) {
+                    modules++;
+                    assertThat(script).as(pom.toString()).containsPattern("-D" + java.util.regex.Pattern.quote(m.group(1)) + "=[a-z,]*slow");
+                }
+            }
+        }
+        assertThat(modules).isGreaterThanOrEqualTo(3);
     }
 
     @Test
