@@ -19,15 +19,23 @@ import java.util.Objects;
  *                       {@code p-W+1 .. p} and its KV cache is a ring of W slots
  * @param ropeScaling    rescaling of the rotary frequencies
  * @param tiedEmbeddings the head is the transposed embedding (no separate head weight)
+ * @param moe            the mixture of experts of the sparse layers ({@link Moe#NONE}: a dense model)
  */
 public record Architecture(Family family, boolean qkvBias, boolean outputBias, boolean mlpBias, boolean qkNorm,
-                           int slidingWindow, RopeScaling ropeScaling, boolean tiedEmbeddings) {
+                           int slidingWindow, RopeScaling ropeScaling, boolean tiedEmbeddings, Moe moe) {
     public Architecture {
         Objects.requireNonNull(family, "family");
         Objects.requireNonNull(ropeScaling, "ropeScaling");
+        Objects.requireNonNull(moe, "moe");
         if (slidingWindow < 0) {
             throw new IllegalArgumentException("the sliding window is 0 (none) or positive, not " + slidingWindow);
         }
+    }
+
+    /** A dense model ({@link Moe#NONE}). */
+    public Architecture(Family family, boolean qkvBias, boolean outputBias, boolean mlpBias, boolean qkNorm,
+                        int slidingWindow, RopeScaling ropeScaling, boolean tiedEmbeddings) {
+        this(family, qkvBias, outputBias, mlpBias, qkNorm, slidingWindow, ropeScaling, tiedEmbeddings, Moe.NONE);
     }
 
     /** stagecheck's generated Llama-style model: no biases, no q/k norm, full attention, no rescaling, a separate head. */
@@ -36,7 +44,11 @@ public record Architecture(Family family, boolean qkvBias, boolean outputBias, b
     }
 
     public Architecture withSlidingWindow(int window) {
-        return new Architecture(family, qkvBias, outputBias, mlpBias, qkNorm, window, ropeScaling, tiedEmbeddings);
+        return new Architecture(family, qkvBias, outputBias, mlpBias, qkNorm, window, ropeScaling, tiedEmbeddings, moe);
+    }
+
+    public Architecture withMoe(Moe other) {
+        return new Architecture(family, qkvBias, outputBias, mlpBias, qkNorm, slidingWindow, ropeScaling, tiedEmbeddings, other);
     }
 
     /** Whether this is {@link #plain()}. */

@@ -6,6 +6,7 @@ import java.util.Map;
 import org.stagecheck.author.hf.HfModel;
 import org.stagecheck.author.model.Binding;
 import org.stagecheck.spec.json.CheckpointRefs;
+import org.stagecheck.spec.json.ProgramCodec;
 import org.stagecheck.tensor.npy.TensorFileException;
 import org.stagecheck.author.model.CutWriter;
 import org.stagecheck.author.model.Tensors;
@@ -31,7 +32,7 @@ public final class Author {
             return refused;
         }
         options = effective(spec, options);
-        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
+        CutWriter.Written w = CutWriter.write(spec, cut, options);
         Map<String, Tensor> logical = new LinkedHashMap<>();
         CheckpointRefs refs = null;
         if (spec.fromCheckpoint()) {
@@ -59,7 +60,7 @@ public final class Author {
             (t.role() == TensorRole.WEIGHT ? weights : inputs).put(t.name(), value);
         }
         Certificate cert = options.tp() == 1 ? null : new Certificate(w.shards(), null,
-                List.of(Obligation.WELL_FORMED, Obligation.UNREDUCED_SHARD, Obligation.MULTICAST));
+                List.of(Obligation.WELL_FORMED, Obligation.UNREDUCED_SHARD, Obligation.MULTICAST), new ProgramCodec().hash(w.program()));
         return new AuthorOutcome.Authored(w.program(), cert, weights, inputs, SampleInputs.params(w.program()), spec, refs);
     }
 
@@ -79,7 +80,7 @@ public final class Author {
     public static Map<String, Tensor> bindSplit(ModelSpec spec, Cut cut, AuthorOptions options,
                                                 Map<String, Tensor> logical) {
         options = effective(spec, options);
-        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
+        CutWriter.Written w = CutWriter.write(spec, cut, options);
         Map<String, Tensor> out = new LinkedHashMap<>();
         for (TensorDecl t : w.program().tensors()) {
             if (t.role().isBoundBeforeRun()) {
@@ -102,7 +103,7 @@ public final class Author {
     public static Map<String, Tensor> shardsOf(ModelSpec spec, Cut cut, AuthorOptions options, String logicalName,
                                                Tensor value) {
         options = effective(spec, options);
-        CutWriter.Written w = CutWriter.write(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType());
+        CutWriter.Written w = CutWriter.write(spec, cut, options);
         Map<String, Tensor> out = new LinkedHashMap<>();
         w.bindings().forEach((name, binding) -> {
             if (binding.logical().equals(logicalName)) {
@@ -169,6 +170,18 @@ public final class Author {
                 return new AuthorOutcome.Refused(RefusalReason.WIDTH_NOT_DIVISIBLE, "tp " + tp
                         + " does not divide the model's heads (" + spec.heads() + "), kvHeads (" + spec.kvHeads()
                         + ") and ffn (" + spec.ffn() + ")");
+            }
+            Moe moe = spec.arch().moe();
+            if (moe.present()) {
+                if (options.denseExperts()) {
+                    return new AuthorOutcome.Refused(RefusalReason.BAD_OPTION, "the dense lowering of the experts is written on one chip only");
+                }
+                int split = options.expertSplit() == ExpertSplit.EXPERT_PARALLEL ? moe.experts() : moe.expertFfn();
+                String what = options.expertSplit() == ExpertSplit.EXPERT_PARALLEL ? "experts" : "expert width";
+                if (split % tp != 0 || moe.sharedFfn() % tp != 0) {
+                    return new AuthorOutcome.Refused(RefusalReason.WIDTH_NOT_DIVISIBLE, "tp " + tp + " does not divide the model's "
+                            + what + " (" + split + ")" + (moe.shared() ? " and shared expert width (" + moe.sharedFfn() + ")" : ""));
+                }
             }
         }
         return null;

@@ -108,9 +108,10 @@ public sealed interface AuthorOutcome {
          * (when split), {@code dir/model.json}, {@code dir/weights/<file>.npy},
          * {@code dir/inputs/<file>.npy} and {@code dir/inputs.json} (docs/author.md, "Output
          * directory"; file names from tensor names through {@code SafeNames}). Everything is
-         * written into {@code .<dir>.stagecheck-tmp} beside {@code dir} (a killed write's leftover
-         * there is removed first) and moved into place; a {@code dir} that exists and is not
-         * empty is refused with an IOException.
+         * written into {@code .<dir>.<random>.stagecheck-tmp} beside {@code dir}, this writer's
+         * own (what killed writers left there is removed first), and moved into place; a
+         * {@code dir} that exists and is not empty, or that a concurrent writer fills first, is
+         * refused with an IOException.
          */
         public void writeTo(Path dir) throws IOException {
             AuthoredWriter.write(this, dir, WriteProgress.NONE);

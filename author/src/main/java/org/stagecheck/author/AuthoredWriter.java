@@ -9,8 +9,6 @@ import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -22,7 +20,8 @@ import org.stagecheck.spec.json.CertificateCodec;
 import org.stagecheck.spec.json.ProgramCodec;
 
 /**
- * Writes an authored cut as a directory, atomically (write beside, then move into place). Tensor
+ * Writes an authored cut as a directory, atomically (write beside, in a directory of this
+ * writer's own ({@link TempBeside}), then move into place). Tensor
  * names become file names through {@code SafeNames}; {@code inputs.json} is the index from names
  * to files.
  */
@@ -52,13 +51,10 @@ final class AuthoredWriter {
                 }
             }
         }
-        Path parent = target.getParent();
-        Files.createDirectories(parent);
-        // A fixed name beside the target: a killed earlier write into the same place left it, and it goes now.
-        Path tmp = parent.resolve("." + target.getFileName() + TMP_SUFFIX);
-        deleteTree(tmp);
-        Files.createDirectory(tmp); // with the umask, like every file below
-        try {
+        Files.createDirectories(target.getParent());
+        // This writer's own directory beside the target: a concurrent writer of the same target has its own
+        try (TempBeside beside = TempBeside.create(target, TMP_SUFFIX)) {
+            Path tmp = beside.dir();
             Files.write(tmp.resolve("program.json"), new ProgramCodec().write(a.program()));
             if (a.certificate() != null) {
                 Files.write(tmp.resolve("certificate.json"), new CertificateCodec().write(a.certificate()));
@@ -88,13 +84,10 @@ final class AuthoredWriter {
             try (OutputStream out = Files.newOutputStream(tmp.resolve("inputs.json"))) {
                 writeInputsManifest(a, out);
             }
-            if (Files.exists(target)) {
-                Files.delete(target); // empty, checked above
+            if (Files.isDirectory(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                Files.delete(target); // empty, checked above; one another writer filled meanwhile is refused here, or by the rename
             }
-            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException | RuntimeException e) {
-            deleteTree(tmp);
-            throw e;
+            beside.moveTo(target);
         }
     }
 
@@ -126,19 +119,5 @@ final class AuthoredWriter {
             files.put(e.getKey(), INPUTS + "/" + e.getValue());
         }
         new InputsManifestCodec().write(new InputsManifest(files, a.params(), a.checkpoint()), out);
-    }
-
-    /** Deletes a tree without following links out of it; best effort (a rerun removes the rest). */
-    private static void deleteTree(Path root) {
-        if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(root)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException ignored) {
-            // best effort: the temporary directory is hidden, named after the target, and removed by the next write
-        }
     }
 }

@@ -11,7 +11,10 @@ public enum Family {
     LLAMA("llama", "LlamaForCausalLM"),
     MISTRAL("mistral", "MistralForCausalLM"),
     QWEN2("qwen2", "Qwen2ForCausalLM"),
-    QWEN3("qwen3", "Qwen3ForCausalLM");
+    QWEN3("qwen3", "Qwen3ForCausalLM"),
+    QWEN2_MOE("qwen2_moe", "Qwen2MoeForCausalLM"),
+    QWEN3_MOE("qwen3_moe", "Qwen3MoeForCausalLM"),
+    MIXTRAL("mixtral", "MixtralForCausalLM");
 
     private final String jsonName;
     private final String architecture;

@@ -79,6 +79,15 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
         return new ModelSpec("tiny", 64, 32, 2, 8, 4, 8, 64, 10000.0, 1e-5, 1L);
     }
 
+    /**
+     * {@link #tiny()} with a mixture of experts in every layer: 8 experts of width 32, the top 2
+     * chosen and renormalised, and a shared expert of width 48 (the shape of Qwen2-MoE).
+     */
+    public static ModelSpec tinyMoe() {
+        return new ModelSpec("tiny-moe", 64, 32, 2, 8, 4, 8, 64, 10000.0, 1e-5, 5L,
+                Architecture.plain().withMoe(new Moe(8, 2, 32, true, 1, java.util.List.of(), 48)), null);
+    }
+
     /** For benchmarks: hidden 512, 4 layers, 8 heads over 4 KV heads, vocabulary 4096. */
     public static ModelSpec small() {
         return new ModelSpec("small", 4096, 512, 4, 8, 4, 64, 1408, 10000.0, 1e-5, 2L);
@@ -91,11 +100,12 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
      */
     public static ModelSpec resolve(String nameOrFile) throws ModelSpecException {
         if (nameOrFile == null || nameOrFile.isBlank()) {
-            throw new ModelSpecException("no model given; expected tiny, small or a JSON spec file");
+            throw new ModelSpecException("no model given; expected tiny, small, tiny-moe, a JSON spec file or a model directory");
         }
         return switch (nameOrFile) {
             case "tiny" -> tiny();
             case "small" -> small();
+            case "tiny-moe" -> tinyMoe();
             // any other value is the path of a spec file
             default -> {
                 Path file;

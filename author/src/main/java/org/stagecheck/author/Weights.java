@@ -61,10 +61,14 @@ public final class Weights {
         out.put(layerName("wv", l), matrix(spec, layerName("wv", l), d, spec.kvWidth(), dtype));
         out.put(layerName("wo", l), matrix(spec, layerName("wo", l), spec.qWidth(), d, dtype));
         out.put(layerName("mlp_norm", l), norm(spec, layerName("mlp_norm", l), dtype));
-        out.put(layerName("w_gate", l), matrix(spec, layerName("w_gate", l), d, spec.ffn(), dtype));
-        out.put(layerName("w_up", l), matrix(spec, layerName("w_up", l), d, spec.ffn(), dtype));
-        out.put(layerName("w_down", l), matrix(spec, layerName("w_down", l), spec.ffn(), d, dtype));
         Architecture a = spec.arch();
+        if (a.moe().sparse(l)) {
+            out.putAll(experts(spec, l, dtype));
+        } else {
+            out.put(layerName("w_gate", l), matrix(spec, layerName("w_gate", l), d, spec.ffn(), dtype));
+            out.put(layerName("w_up", l), matrix(spec, layerName("w_up", l), d, spec.ffn(), dtype));
+            out.put(layerName("w_down", l), matrix(spec, layerName("w_down", l), spec.ffn(), d, dtype));
+        }
         if (a.qkvBias()) {
             out.put(layerName("bq", l), bias(spec, layerName("bq", l), spec.qWidth(), dtype));
             out.put(layerName("bk", l), bias(spec, layerName("bk", l), spec.kvWidth(), dtype));
@@ -114,6 +118,34 @@ public final class Weights {
 
     private static Tensor matrix(ModelSpec spec, String name, int k, int n, DType dtype) {
         return uniform(spec, name, k, n, 1.0 / Math.sqrt(k), 0.0, dtype);
+    }
+
+    /**
+     * A sparse layer's router {@code [D, E]} (four times a matrix's spread, so that the routing
+     * differs between rows), its experts stacked ({@code experts_gate}, {@code experts_up}
+     * {@code [E*D, Fm]}, expert e at rows {@code e*D}; {@code experts_down} {@code [Fm, E*D]}, expert e at
+     * columns {@code e*D}), and the shared expert when the
+     * model has one ({@code shared_gate}, {@code shared_up} {@code [D, Fs]}, {@code shared_down}
+     * {@code [Fs, D]}, {@code shared_expert_gate} {@code [D, 1]}).
+     */
+    private static Map<String, Tensor> experts(ModelSpec spec, int l, DType dtype) {
+        Moe m = spec.arch().moe();
+        int d = spec.hidden();
+        int e = m.experts();
+        int f = m.expertFfn();
+        Map<String, Tensor> out = new LinkedHashMap<>();
+        out.put(layerName("router", l), uniform(spec, layerName("router", l), d, e, 4.0 / Math.sqrt(d), 0.0, dtype));
+        out.put(layerName("experts_gate", l), uniform(spec, layerName("experts_gate", l), e * d, f, 1.0 / Math.sqrt(d), 0.0, dtype));
+        out.put(layerName("experts_up", l), uniform(spec, layerName("experts_up", l), e * d, f, 1.0 / Math.sqrt(d), 0.0, dtype));
+        out.put(layerName("experts_down", l), uniform(spec, layerName("experts_down", l), f, e * d, 1.0 / Math.sqrt(f), 0.0, dtype));
+        if (m.shared()) {
+            int fs = m.sharedFfn();
+            out.put(layerName("shared_gate", l), matrix(spec, layerName("shared_gate", l), d, fs, dtype));
+            out.put(layerName("shared_up", l), matrix(spec, layerName("shared_up", l), d, fs, dtype));
+            out.put(layerName("shared_down", l), matrix(spec, layerName("shared_down", l), fs, d, dtype));
+            out.put(layerName("shared_expert_gate", l), matrix(spec, layerName("shared_expert_gate", l), d, 1, dtype));
+        }
+        return out;
     }
 
     private static Tensor bias(ModelSpec spec, String name, int n, DType dtype) {

@@ -27,8 +27,8 @@ final class AuthorCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--model", required = true, paramLabel = "tiny|small|FILE|DIR",
-            description = "a built-in model, a model spec file (.json), or a Hugging Face model directory (config.json and safetensors: Llama, Mistral, Qwen2, Qwen3), whose weights the program references as stored")
+    @Option(names = "--model", required = true, paramLabel = "tiny|small|tiny-moe|FILE|DIR",
+            description = "a built-in model (tiny-moe has 8 experts, top 2, and a shared expert), a model spec file (.json), or a Hugging Face model directory (config.json and safetensors: Llama, Mistral, Qwen2, Qwen3), whose weights the program references as stored")
     String model;
 
     @Option(names = "--cut", required = true, paramLabel = "CUT",
@@ -46,6 +46,10 @@ final class AuthorCommand implements Callable<Integer> {
 
     @Option(names = "--tp", paramLabel = "N", defaultValue = "1", description = "split over N chips (tensor-parallel); default 1")
     int tp;
+
+    @Option(names = "--expert-split", paramLabel = "tensor|experts", defaultValue = "tensor",
+            description = "with --tp, how a mixture of experts is split: tensor (default: each chip holds its columns of every expert) or experts (each chip owns E/tp experts whole)")
+    String expertSplit;
 
     @Option(names = "--grid", paramLabel = "WxH", defaultValue = "2x2", description = "each chip's core grid; default 2x2")
     String grid;
@@ -99,7 +103,11 @@ final class AuthorCommand implements Callable<Integer> {
             err.printf(java.util.Locale.ROOT, "authoring %s %s: %d weight values (%.0f MiB as f32)...%n", m.name(), c, m.weightCount(), weightBytes / 1048576.0);
             err.flush();
         }
-        AuthorOutcome outcome = Author.author(m, c, new AuthorOptions(tp, wh[0], wh[1], weightType));
+        org.stagecheck.author.ExpertSplit split = org.stagecheck.author.ExpertSplit.ofCliName(expertSplit);
+        if (split == null) {
+            throw new BadInputException("--expert-split takes tensor or experts, not '" + expertSplit + "'");
+        }
+        AuthorOutcome outcome = Author.author(m, c, new AuthorOptions(tp, wh[0], wh[1], weightType).withExpertSplit(split));
         AuthorOutcome.Authored a = switch (outcome) {
             case AuthorOutcome.Authored authored -> authored;
             case AuthorOutcome.Refused r -> throw new BadInputException("refused (" + r.reason() + "): " + r.message());

@@ -27,7 +27,7 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Measure the evaluator, the verifier's scaling, or the time per token of an authored decode step.",
         subcommands = {BenchCommand.Interp.class, BenchCommand.Verifier.class, BenchCommand.Decode.class, BenchCompareCommand.class,
-                BenchRecordCommand.class})
+                BenchRecordCommand.class, BenchCheckpointCommand.class})
 final class BenchCommand implements Runnable {
     /** The largest weight dimension a bench takes (16384 x 16384 f32 is 1 GiB). */
     static final int MAX_SIZE = 16384;
@@ -41,7 +41,7 @@ final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "name a bench: interp, verifier, decode, compare or record");
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "name a bench: interp, verifier, decode, compare, record or checkpoint");
     }
 
     /** The report as text, or with --json as one document {"command", "holds", "status", "exitCode", "report"}. */

@@ -133,7 +133,7 @@ final class DiffCommand implements Callable<Integer> {
                 List<org.stagecheck.backend.BindingProblem> unknown = org.stagecheck.backend.ParamCheck.problems(program, params).stream()
                         .filter(p -> p.code() == org.stagecheck.backend.BindingProblem.Code.PARAM_UNKNOWN).toList();
                 if (!unknown.isEmpty()) {
-                    throw new BadInputException(programFile + ": " + org.stagecheck.backend.Bindings.describe(unknown));
+                    throw new BadInputException(programFile + ": " + org.stagecheck.backend.Bindings.describe(unknown) + RunInputs.paramHints(program, unknown));
                 }
                 StageTrace reference = StageTrace.read(traces.get(0), program);
                 StageTrace backendTrace = StageTrace.read(traces.get(1), program);

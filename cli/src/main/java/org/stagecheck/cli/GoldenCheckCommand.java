@@ -12,8 +12,10 @@ import java.util.function.Supplier;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.golden.Actuals;
 import org.stagecheck.golden.CaseResult;
+import org.stagecheck.golden.CheckOptions;
 import org.stagecheck.golden.Golden;
 import org.stagecheck.golden.GoldenException;
+import org.stagecheck.golden.Shard;
 import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.report.HtmlReport;
 import org.stagecheck.golden.report.JsonReport;
@@ -30,8 +32,9 @@ import picocli.CommandLine.Model.CommandSpec;
         description = {"Check golden cases: run each case's program on --backend (default interp), or read the outputs a",
                 "backend wrote as .npy from --actual DIR (DIR/<tensor>.npy; with several cases DIR/<case>/<tensor>.npy),",
                 "and compare each output under its recorded policy, or under --policy P for every output.",
-                "A directory of cases is a suite, checked in parallel.",
-                "Exit 0 all pass, 1 any mismatch or stale case, 2 bad input."})
+                "A directory of cases is a suite, checked in parallel; --shard K/N (or Bazel's TEST_TOTAL_SHARDS and",
+                "TEST_SHARD_INDEX) checks one of N disjoint parts of it.",
+                "Exit 0 all pass, 1 any mismatch, stale case or case of another program, 2 bad input."})
 final class GoldenCheckCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -50,10 +53,19 @@ final class GoldenCheckCommand implements Callable<Integer> {
             + " tolerances; an integer output is then judged exactly)")
     String policyText;
 
+    @Option(names = "--program", paramLabel = "P", description = "the program under test: a case recorded for another program"
+            + " (its hash differs from P's) fails as PROGRAM_DIFFERS instead of being compared")
+    Path program;
+
+    @Option(names = "--shard", paramLabel = "K/N", description = "check only shard K of N (K from 1 to N): the cases at positions"
+            + " K-1, K-1+N, ... of the suite's sorted case paths; without it, Bazel's TEST_TOTAL_SHARDS and TEST_SHARD_INDEX"
+            + " (from 0) are used when set")
+    String shardText;
+
     @Option(names = "--json", description = "print one JSON document instead of text")
     boolean json;
 
-    @Option(names = "--junit", paramLabel = "FILE", description = "also write a JUnit XML report (each case a test)")
+    @Option(names = "--junit", paramLabel = "FILE", description = "also write a JUnit XML report (each compared output a test, with times)")
     Path junit;
 
     @Option(names = "--html", paramLabel = "FILE", description = "also write a self-contained HTML report with error heat maps")
@@ -67,8 +79,14 @@ final class GoldenCheckCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         List<CaseResult> results;
         Policy policy;
+        Shard.Selection shard = null;
         try {
             policy = policyText == null ? null : PolicyOption.parse("--policy", policyText);
+            ShardOption sharding = ShardOption.resolve(shardText, System.getenv());
+            CheckOptions options = CheckOptions.defaults().withPolicy(policy);
+            if (program != null) {
+                options = options.withProgram(Load.program(program).program());
+            }
             if (actual != null && backend != null) {
                 throw new BadInputException("give --actual DIR or --backend NAME, not both");
             }
@@ -80,9 +98,18 @@ final class GoldenCheckCommand implements Callable<Integer> {
             // report paths are checked before any case runs
             OutputPaths.OutputFile junitOut = junit == null ? null : OutputPaths.file("--junit", junit);
             OutputPaths.OutputFile htmlOut = html == null ? null : OutputPaths.file("--html", html);
-            List<Path> cases = Golden.expand(paths);
-            List<Path> read = new ArrayList<>(cases);
+            List<Path> suite = Golden.expand(paths);
+            List<Path> cases = suite;
+            if (sharding.shard() != null) {
+                shard = sharding.shard().select(suite);
+                cases = shard.cases();
+                sharding.touchStatusFile();
+            }
+            List<Path> read = new ArrayList<>(suite);
             read.add(actual);
+            if (program != null) {
+                read.add(program);
+            }
             for (OutputPaths.OutputFile report : java.util.Arrays.asList(junitOut, htmlOut)) {
                 if (report != null) {
                     InputOverlap.refuse(report, List.of(), read);
@@ -99,12 +126,13 @@ final class GoldenCheckCommand implements Callable<Integer> {
                     throw new BadInputException("--actual " + actual + ": no such directory");
                 }
                 for (Path c : cases) {
-                    Path dir = cases.size() == 1 ? actual : actual.resolve(c.toAbsolutePath().normalize().getFileName().toString());
-                    results.add(Golden.check(c, new Actuals.FromDirectory(dir), policy));
+                    // one case given: DIR holds its outputs; a suite (sharded or not): DIR/<case>/
+                    Path dir = suite.size() == 1 ? actual : actual.resolve(c.toAbsolutePath().normalize().getFileName().toString());
+                    results.add(Golden.check(c, new Actuals.FromDirectory(dir), options));
                 }
             } else {
                 Supplier<Actuals> fresh = () -> new Actuals.FromBackend(backendOrThrow(name));
-                results.addAll(Golden.checkAll(cases, fresh, n, policy));
+                results.addAll(Golden.checkAll(cases, fresh, n, options));
             }
             progress.close();
             if (junitOut != null) {
@@ -120,6 +148,7 @@ final class GoldenCheckCommand implements Callable<Integer> {
             });
         }
         int code = CaseResult.exitCode(results);
+        Shard.Selection shardRan = shard;
         if (json) {
             Json.print(stdout, g -> {
                 g.writeStartObject();
@@ -136,11 +165,19 @@ final class GoldenCheckCommand implements Callable<Integer> {
                 if (code == ExitCode.BAD_INPUT) {
                     g.writeStringField("error", badInput(results));
                 }
+                if (shardRan != null) {
+                    g.writeObjectFieldStart("shard");
+                    g.writeNumberField("number", shardRan.shard().number());
+                    g.writeNumberField("count", shardRan.shard().count());
+                    g.writeNumberField("cases", shardRan.cases().size());
+                    g.writeNumberField("suiteCases", shardRan.suiteCases());
+                    g.writeEndObject();
+                }
                 JsonReport.write(g, results);
                 g.writeEndObject();
             });
         } else {
-            stdout.print(TextReport.of(results));
+            stdout.print(TextReport.of(results, shard));
             stdout.flush();
         }
         if (code == ExitCode.BAD_INPUT) {

@@ -30,7 +30,8 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "record", mixinStandardHelpOptions = true,
         description = {"Run PROGRAM on the reference interpreter and record a golden case into --out: the program, its inputs",
                 "and parameters, the expected outputs, their derived tolerances and (with --trace) every stage's outputs.",
-                "Inputs as for `stagecheck run`. Atomic and deterministic; an existing case is replaced only with --update.",
+                "Inputs as for `stagecheck run`; weights the --inputs manifest references in a checkpoint are recorded as",
+                "those references, not copied. Atomic and deterministic; an existing case is replaced only with --update.",
                 "Exit 0 recorded, 2 bad input."})
 final class GoldenRecordCommand implements Callable<Integer> {
     @Spec
@@ -79,7 +80,7 @@ final class GoldenRecordCommand implements Callable<Integer> {
                 }
                 options = options.withPolicy(e.getKey(), policy("--output-tolerance " + e.getKey(), e.getValue()));
             }
-            Manifest m = Golden.record(program, bound, params, options, out);
+            Manifest m = Golden.record(program, bound, in.referenced(program, manifest), params, options, out);
             report(stdout, m);
             return ExitCode.OK;
         } catch (BadInputException | GoldenException e) {
@@ -113,6 +114,10 @@ final class GoldenRecordCommand implements Callable<Integer> {
                 }
                 g.writeEndArray();
                 g.writeNumberField("traced", m.trace().size());
+                if (m.checkpoint() != null) {
+                    g.writeStringField("checkpoint", m.checkpoint().dir());
+                    g.writeNumberField("referencedInputs", m.checkpoint().tensors().size());
+                }
                 g.writeArrayFieldStart("warnings");
                 for (String w : m.warnings()) {
                     g.writeString(w);
@@ -129,7 +134,9 @@ final class GoldenRecordCommand implements Callable<Integer> {
             o.println("note: " + w);
         }
         o.println("recorded " + m.outputs().size() + " output(s)" + (m.trace().isEmpty() ? "" : " and " + m.trace().size() + " traced stage output(s)")
-                + " into " + out + " (program " + m.programHash() + ")");
+                + " into " + out + " (program " + m.programHash() + ")"
+                + (m.checkpoint() == null ? "" : "; " + m.checkpoint().tensors().size() + " input(s) referenced in the checkpoint "
+                        + m.checkpoint().dir() + ", not copied"));
         o.flush();
     }
 

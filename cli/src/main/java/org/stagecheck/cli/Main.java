@@ -44,7 +44,7 @@ public final class Main implements Runnable {
         cl.setExitCodeExceptionMapper(e -> ExitCode.BAD_INPUT);
         cl.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();
-            int code = Reply.failure(c, json, "usage-error", ExitCode.BAD_INPUT, ex.getMessage());
+            int code = Reply.failure(c, json, "usage-error", ExitCode.BAD_INPUT, ex.getMessage() + UsageHints.of(ex));
             String name = Reply.commandName(c);
             c.getErr().println("(run 'stagecheck " + (name.isEmpty() ? "" : name + " ") + "--help' for usage)");
             c.getErr().flush();

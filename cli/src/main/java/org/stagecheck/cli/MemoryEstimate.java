@@ -1,16 +1,21 @@
 package org.stagecheck.cli;
 
+import java.util.List;
 import java.util.Locale;
+import org.stagecheck.spec.ir.AccessPattern;
 import org.stagecheck.spec.ir.BufferDecl;
+import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Stage;
+import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
 
 /**
  * What a run holds at its peak, counted before anything is allocated (docs/format.md, "Limits"):
- * every DRAM tensor and buffer (the evaluator keeps them all live); with {@code --f64} every
+ * every DRAM tensor and buffer (the evaluator keeps them all live) but the weight blocks a MatMul
+ * multiplies in place ({@link #multipliedInPlace}); with {@code --f64} every
  * floating value as 8 bytes, plus the bound tensors as read from their files; with
  * {@code --trace} every stage's outputs too, which the trace keeps. A run over the heap is bad
  * input (exit 2) in every mode, before the work; a heap that still runs out during the run is
@@ -25,8 +30,11 @@ record MemoryEstimate(long bytes, boolean f64, boolean trace) {
                 bytes = add(bytes, size(t.shape(), t.dtype(), false)); // the value as read, before widening
             }
         }
+        java.util.Set<String> inPlace = f64 || trace ? java.util.Set.of() : multipliedInPlace(program);
         for (BufferDecl b : program.buffers()) {
-            bytes = add(bytes, size(b.shape(), b.dtype(), f64));
+            if (!inPlace.contains(b.name())) {
+                bytes = add(bytes, size(b.shape(), b.dtype(), f64));
+            }
         }
         if (trace) {
             var buffers = program.buffersByName();
@@ -40,6 +48,42 @@ record MemoryEstimate(long bytes, boolean f64, boolean trace) {
             }
         }
         return new MemoryEstimate(bytes, f64, trace);
+    }
+
+    /**
+     * The buffers the interpreter never copies in a run without --f64 or --trace: each is filled
+     * by a Load of one block of a tensor (a block pattern, one block, no multicast, at most two
+     * axes not 1), which leaves the block in place, and only MatMul stages read it, as their right
+     * operand, which they multiply where it lies. A decode step's weight tiles are such buffers:
+     * counted, they would double the estimate of a checkpoint's run.
+     */
+    private static java.util.Set<String> multipliedInPlace(Program program) {
+        java.util.Set<String> loaded = new java.util.HashSet<>();
+        java.util.Set<String> readOtherwise = new java.util.HashSet<>();
+        for (Stage s : program.stages()) {
+            if (s.kind() instanceof StageKind.Load l && l.multicast() == null && l.numBlocks() == 1
+                    && l.pattern() instanceof AccessPattern.Block b && atMostTwoAxesOver1(b.block()) && s.outs().size() == 1) {
+                loaded.add(s.outs().getFirst());
+            }
+            List<String> read = s.buffersRead();
+            boolean matmul = s.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.MatMul;
+            for (int i = 0; i < read.size(); i++) {
+                if (!(matmul && i == 1)) {
+                    readOtherwise.add(read.get(i));
+                }
+            }
+        }
+        loaded.removeAll(readOtherwise);
+        return loaded;
+    }
+
+    private static boolean atMostTwoAxesOver1(Shape block) {
+        for (int a = 0; a < block.rank() - 2; a++) {
+            if (block.dim(a) != 1) {
+                return false;
+            }
+        }
+        return block.rank() > 0;
     }
 
     /** Refuses a run that cannot fit in {@code maxHeap} bytes (with an eighth kept for the rest). */

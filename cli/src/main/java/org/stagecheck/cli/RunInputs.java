@@ -57,6 +57,14 @@ record RunInputs(InputsDir inputs, InputsDir stateFrom, Map<String, Path> explic
         }
     }
 
+    /**
+     * The checkpoint references of the {@code --inputs} manifest that {@link #bind} binds (not those
+     * {@code --bind} overrides), for a golden case to record instead of copies; null when none.
+     */
+    org.stagecheck.spec.json.CheckpointRefs referenced(Program program, InputsManifest manifest) {
+        return inputs == null ? null : GoldenInputs.referenced(inputs, manifest, program, explicit.keySet());
+    }
+
     Map<String, Tensor> bind(Program program, InputsManifest manifest) throws BadInputException {
         try {
             return bindFiles(program, manifest);
@@ -71,7 +79,8 @@ record RunInputs(InputsDir inputs, InputsDir stateFrom, Map<String, Path> explic
         for (String name : explicit.keySet()) {
             TensorDecl d = decls.get(name);
             if (d == null || !d.role().isBoundBeforeRun()) {
-                throw new BadInputException("--bind " + NameRules.quote(name) + ": the program has no input, weight or state tensor of that name");
+                throw new BadInputException("--bind " + NameRules.quote(name) + ": the program has no input, weight or state tensor of that name"
+                        + NearestNames.suffix(name, program.tensors().stream().filter(t -> t.role().isBoundBeforeRun()).map(TensorDecl::name).toList()));
             }
         }
         Bindings.Float64 float64 = f64 ? Bindings.Float64.ACCEPTED : Bindings.Float64.REFUSED;
@@ -125,8 +134,22 @@ record RunInputs(InputsDir inputs, InputsDir stateFrom, Map<String, Path> explic
         List<BindingProblem> problems = ParamCheck.problems(program, values);
         if (!problems.isEmpty()) {
             boolean unbound = problems.stream().anyMatch(p -> p.code() == BindingProblem.Code.PARAM_UNBOUND);
-            throw new BadInputException(Bindings.describe(problems) + (unbound ? " Give --param NAME=VALUE." : ""));
+            throw new BadInputException(Bindings.describe(problems) + (unbound ? " Give --param NAME=VALUE." : "") + paramHints(program, problems));
         }
         return values;
+    }
+
+    /** " For 'poss', did you mean 'pos'?" for each value given to a name that is no parameter but near one; empty when none is. */
+    static String paramHints(Program program, List<BindingProblem> problems) {
+        StringBuilder b = new StringBuilder();
+        for (BindingProblem p : problems) {
+            if (p.code() == BindingProblem.Code.PARAM_UNKNOWN) {
+                String hint = NearestNames.didYouMean(p.subject(), program.paramsByName().keySet());
+                if (!hint.isEmpty()) {
+                    b.append(" For ").append(NameRules.quote(p.subject())).append(", ").append(hint);
+                }
+            }
+        }
+        return b.toString();
     }
 }

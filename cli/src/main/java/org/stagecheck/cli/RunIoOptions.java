@@ -25,8 +25,13 @@ final class RunIoOptions {
             description = "take every state tensor from DIR, a previous run's --out (its tensors.json): one decode step after another")
     Path stateFrom;
 
-    @Option(names = "--bind", paramLabel = "NAME=FILE", description = "bind one input, weight or state tensor to a .npy file (repeatable; overrides the rest)")
+    @Option(names = "--bind", paramLabel = "NAME=FILE",
+            description = "bind one input, weight or state tensor to a .npy file (repeatable; overrides the rest); on a split program a logical tensor's name binds its copy on every chip")
     Map<String, Path> binds = new LinkedHashMap<>();
+
+    @Option(names = "--cert", paramLabel = "CERT",
+            description = "the split program's certificate, which says which tensors are copies of one logical tensor for --bind (default: certificate.json beside the program)")
+    Path cert;
 
     @Option(names = "--json", description = "print one JSON document instead of text")
     boolean json;

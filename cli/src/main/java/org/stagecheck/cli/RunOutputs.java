@@ -117,7 +117,8 @@ final class RunOutputs {
                 }
             }
             if (result.ok()) {
-                new OutputPaths.OutputFile("--out", staging.resolve(RunInputs.INDEX)).write(o -> writeIndex(o, index));
+                String programHash = new org.stagecheck.spec.json.ProgramCodec().hash(program);
+                new OutputPaths.OutputFile("--out", staging.resolve(RunInputs.INDEX)).write(o -> writeIndex(o, index, programHash));
             }
             if (traceDir != null && !result.trace().isEmpty()) {
                 writeTrace(program, result, Files.createDirectory(staging.resolve(TRACE)));
@@ -183,7 +184,8 @@ final class RunOutputs {
         return String.format(Locale.ROOT, "%05d_%s.out%d.npy", index, SafeNames.encode(stage.id()), port);
     }
 
-    private static void writeIndex(java.io.OutputStream o, Map<String, String> index) throws IOException {
-        new org.stagecheck.spec.json.InputsManifestCodec().write(new org.stagecheck.spec.json.InputsManifest(index, Map.of()), o);
+    /** The index, naming the program that was run so that {@code golden check --actual} can tell its version. */
+    private static void writeIndex(java.io.OutputStream o, Map<String, String> index, String programHash) throws IOException {
+        new org.stagecheck.spec.json.InputsManifestCodec().write(new org.stagecheck.spec.json.InputsManifest(index, Map.of(), null, programHash), o);
     }
 }

@@ -62,13 +62,20 @@ final class RunPipeline {
             for (Path bound : io.binds.values()) {
                 outputs.refuseInput(bound);
             }
+            if (io.cert != null) {
+                outputs.refuseInput(io.cert);
+            }
             MemoryEstimate memory = MemoryEstimate.of(program, f64, io.trace);
             memory.check(Runtime.getRuntime().maxMemory());
-            RunInputs in = RunInputs.of(io.source.inputs, io.stateFrom, io.binds, io.source.seed, f64);
+            long bindStart = System.nanoTime();
+            SplitBinds binds = SplitBinds.expand(program, io.source.programFile, io.cert, io.binds, spec.commandLine().getErr());
+            RunInputs in = RunInputs.of(io.source.inputs, io.stateFrom, binds.binds(), io.source.seed, f64);
             InputsManifest manifest = in.manifest(program);
             Map<String, Long> params = RunInputs.params(program, manifest, io.source.paramOverrides);
             Map<String, Tensor> bound = in.bind(program, manifest);
+            binds.warnDisagreements(program, bound);
             long t0 = System.nanoTime();
+            long bindMicros = (t0 - bindStart) / 1000;
             RunResult result = execution.run(program, bound, params);
             long micros = (System.nanoTime() - t0) / 1000;
             if (!result.ok() && result.faults().stream().anyMatch(d -> d.code().equals("OUT_OF_MEMORY"))) {
@@ -80,7 +87,7 @@ final class RunPipeline {
                 throw new BadInputException(result.faults().stream().map(Diagnostic::render).collect(java.util.stream.Collectors.joining("; ")));
             }
             List<String> written = outputs.write(program, result);
-            report(stdout, lp, result, outputs, written, micros);
+            report(stdout, lp, result, outputs, written, micros, bindMicros);
             return result.ok() ? ExitCode.OK : ExitCode.CHECK_FAILED;
         } catch (BadInputException e) {
             return Reply.badInput(spec.commandLine(), io.json, e.getMessage());
@@ -109,7 +116,7 @@ final class RunPipeline {
         return ExitCode.CHECK_FAILED;
     }
 
-    private void report(PrintWriter o, LoadedProgram lp, RunResult result, RunOutputs outputs, List<String> written, long micros) {
+    private void report(PrintWriter o, LoadedProgram lp, RunResult result, RunOutputs outputs, List<String> written, long micros, long bindMicros) {
         Program program = lp.program();
         if (io.json) {
             Json.print(o, g -> {
@@ -121,6 +128,7 @@ final class RunPipeline {
                 g.writeNumberField("exitCode", result.ok() ? ExitCode.OK : ExitCode.CHECK_FAILED);
                 g.writeStringField("precision", f64 ? "f64" : "f32");
                 g.writeNumberField("micros", micros);
+                g.writeNumberField("bindMicros", bindMicros); // reading and binding the inputs, before the run
                 if (result.stoppedAtStage() != null) {
                     g.writeStringField("stoppedAtStage", result.stoppedAtStage());
                 }

@@ -1,7 +1,9 @@
 package org.stagecheck.cli;
 
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -28,23 +30,46 @@ final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print one JSON document instead of text")
     boolean json;
 
-    /** The outcome for one file: its diagnostics, or the reason it could not be read. */
-    private record Outcome(Path file, LoadedProgram loaded, List<PlacedDiagnostic> diagnostics, String badInput) {}
+    @Option(names = "--junit", paramLabel = "FILE", description = "also write a JUnit XML report: each program file a test, one failure per finding")
+    Path junit;
+
+    /** The outcome for one file: its diagnostics, or the reason it could not be read, and how long that took. */
+    private record Outcome(Path file, LoadedProgram loaded, List<PlacedDiagnostic> diagnostics, String badInput, Duration time) {}
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        OutputPaths.OutputFile junitOut;
+        try {
+            // the output is checked before the work: a bad --junit path fails fast, leaving nothing
+            junitOut = junit == null ? null : OutputPaths.file("--junit", junit);
+            if (junitOut != null) {
+                InputOverlap.refuse(junitOut, files, List.of());
+            }
+        } catch (BadInputException e) {
+            return Reply.badInput(spec.commandLine(), json, e.getMessage());
+        }
         List<Outcome> outcomes = new ArrayList<>();
         int exit = ExitCode.OK;
         for (Path file : files) {
+            long t0 = System.nanoTime();
             try {
                 LoadedProgram lp = Load.program(file);
                 List<PlacedDiagnostic> ds = lp.validate().diagnostics();
-                outcomes.add(new Outcome(file, lp, ds, null));
+                outcomes.add(new Outcome(file, lp, ds, null, Duration.ofNanos(System.nanoTime() - t0)));
                 exit = ExitCode.worst(exit, ds.isEmpty() ? ExitCode.OK : ExitCode.CHECK_FAILED);
             } catch (BadInputException e) {
-                outcomes.add(new Outcome(file, null, List.of(), e.getMessage()));
+                outcomes.add(new Outcome(file, null, List.of(), e.getMessage(), Duration.ofNanos(System.nanoTime() - t0)));
                 exit = ExitCode.worst(exit, ExitCode.BAD_INPUT);
+            }
+        }
+        if (junitOut != null) {
+            try {
+                junitOut.write(JunitReports.validate(outcomes.stream()
+                        .map(o -> new JunitReports.Validated(o.file(), o.diagnostics(), o.badInput(), o.time())).toList())
+                        .getBytes(StandardCharsets.UTF_8));
+            } catch (BadInputException e) {
+                return Reply.badInput(spec.commandLine(), json, e.getMessage());
             }
         }
         PrintWriter err = spec.commandLine().getErr();

@@ -13,6 +13,7 @@ import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.json.CertificateFile;
 import org.stagecheck.verifier.ObligationResult;
 import org.stagecheck.verifier.Parent;
+import org.stagecheck.verifier.ParentRequirement;
 import org.stagecheck.verifier.report.SarifWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -50,6 +51,13 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--sarif", paramLabel = "FILE", description = "also write the findings as SARIF 2.1.0")
     Path sarif;
 
+    @Option(names = "--junit", paramLabel = "FILE", description = "also write a JUnit XML report: each obligation a test, failed with its findings")
+    Path junit;
+
+    @Option(names = "--require-parent",
+            description = "fail (exit 1, LOGICAL_PROGRAM_NOT_CHECKED) when the logical program was not checked: no unsplit program given as --parent")
+    boolean requireParent;
+
     @Override
     public Integer call() {
         try {
@@ -67,17 +75,27 @@ final class VerifyCommand implements Callable<Integer> {
         }
         // the output is checked before the work: a bad --sarif path fails fast, leaving nothing
         OutputPaths.OutputFile sarifOut = sarif == null ? null : OutputPaths.file("--sarif", sarif);
-        if (sarifOut != null) {
-            InputOverlap.refuse(sarifOut, java.util.Arrays.asList(programFile, certFile, parentFile), List.of());
+        OutputPaths.OutputFile junitOut = junit == null ? null : OutputPaths.file("--junit", junit);
+        for (OutputPaths.OutputFile report : java.util.Arrays.asList(sarifOut, junitOut)) {
+            if (report != null) {
+                InputOverlap.refuse(report, java.util.Arrays.asList(programFile, certFile, parentFile), List.of());
+            }
         }
+        InputOverlap.distinct(sarifOut, junitOut);
         LoadedProgram lp = Load.program(programFile);
         Program parentProgram = parentFile == null ? null : Load.program(parentFile).program();
         CertificateFile cert = certFile == null ? null : Load.certificate(certFile);
         Parent parent = kind.parent(lp.program(), cert == null ? null : cert.certificate(), parentProgram);
         // The verifier decides every obligation, well-formedness included; this command only renders.
         Verification v = cert == null ? lp.verify((Certificate) null, parent) : lp.verify(cert, parent);
+        if (requireParent) {
+            v = new Verification(ParentRequirement.apply(v.report(), lp.program(), parent), v.sources());
+        }
         if (sarifOut != null) {
             sarifOut.write(new SarifWriter().write(v.report(), programFile.toString()));
+        }
+        if (junitOut != null) {
+            junitOut.write(JunitReports.verify(programFile, v).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
         if (json) {
             out.print(v.json());

@@ -76,6 +76,9 @@ class GoldenCommandTest {
         Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
                 .parse(new ByteArrayInputStream(Files.readAllBytes(junit)));
         assertThat(doc.getElementsByTagName("testcase").getLength()).isEqualTo(1);
+        org.w3c.dom.Element test = (org.w3c.dom.Element) doc.getElementsByTagName("testcase").item(0);
+        assertThat(test.getAttribute("name")).isEqualTo("mm/c");
+        assertThat(Double.parseDouble(test.getAttribute("time"))).isGreaterThanOrEqualTo(0);
         assertThat(doc.getElementsByTagName("failure").getLength()).isEqualTo(1);
         assertThat(doc.getDocumentElement().getAttribute("failures")).isEqualTo("1");
         String page = Files.readString(html);

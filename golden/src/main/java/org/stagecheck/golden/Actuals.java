@@ -15,8 +15,13 @@ public sealed interface Actuals {
     /**
      * Read {@code dir/<tensor>.npy} per output (what {@code stagecheck run --out DIR} writes, or
      * any backend that writes numpy files), or else the expected file's own name in {@code dir}.
+     * When {@code dir} holds a run's index {@value #INDEX} naming the program that was run, a case
+     * recorded for another program is {@link CaseResult.Status#PROGRAM_DIFFERS}.
      */
-    record FromDirectory(Path dir) implements Actuals {}
+    record FromDirectory(Path dir) implements Actuals {
+        /** The index a run writes beside its outputs (an inputs manifest, with the program's hash). */
+        public static final String INDEX = "tensors.json";
+    }
 
     /** Values already in memory, by tensor name. */
     record FromTensors(Map<String, Tensor> tensors) implements Actuals {

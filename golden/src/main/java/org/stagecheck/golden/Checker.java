@@ -1,7 +1,9 @@
 package org.stagecheck.golden;
 
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +14,8 @@ import org.stagecheck.tensor.compare.Comparator;
 import org.stagecheck.tensor.compare.Operand;
 import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.store.Manifest;
+import org.stagecheck.spec.json.InputsManifestCodec;
+import org.stagecheck.spec.json.JsonFormatException;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.TensorFileException;
 
@@ -27,7 +31,15 @@ final class Checker {
     private Checker() {
     }
 
-    static CaseResult check(Path dir, Actuals actuals, Policy override) {
+    /** Checks the case in {@code dir}, timed. */
+    static CaseResult check(Path dir, Actuals actuals, CheckOptions options) {
+        long start = System.nanoTime();
+        CaseResult r = compare(dir, actuals, options);
+        return r.took(Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    private static CaseResult compare(Path dir, Actuals actuals, CheckOptions options) {
+        Policy override = options.policy();
         String name = dir.toAbsolutePath().normalize().getFileName().toString();
         String backend = actuals.describe();
         LoadedCase c;
@@ -43,6 +55,10 @@ final class Checker {
         }
         Map<String, Operand> actual;
         try {
+            String differs = programDiffers(m, actuals, options);
+            if (differs != null) {
+                return new CaseResult(name, dir, CaseResult.Status.PROGRAM_DIFFERS, differs, List.of(), m.warnings(), backend, m.programHash());
+            }
             refuseDerivedWithoutTolerance(c, override);
             actual = actuals(c, actuals);
         } catch (GoldenException e) {
@@ -62,18 +78,48 @@ final class Checker {
                 tol = new Operand.Zeros(expected.shape());
             }
             Comparator.Compared cmp;
+            long start = System.nanoTime();
             try {
                 cmp = Comparator.compare(expected, actual.get(o.tensor()), p, tol, HEAT_MAP_SIDE);
             } catch (TensorFileException e) {
                 // a file that became unreadable, or changed, after the case was loaded
                 return CaseResult.bad(dir, backend, new GoldenException(null, "/outputs/" + i, e.getMessage(), e));
             }
-            outs.add(new CaseResult.OutputResult(o.tensor(), cmp.comparison(), cmp.errorMap()));
+            outs.add(new CaseResult.OutputResult(o.tensor(), cmp.comparison(), cmp.errorMap(), Duration.ofNanos(System.nanoTime() - start)));
             pass &= cmp.comparison().passed();
         }
         long failed = outs.stream().filter(x -> !x.comparison().passed()).count();
         return new CaseResult(name, dir, pass ? CaseResult.Status.PASS : CaseResult.Status.FAIL,
                 pass ? null : failed + " of " + outs.size() + " output(s) mismatch", outs, m.warnings(), backend, m.programHash());
+    }
+
+    /**
+     * Why the values under test are not of the program the case was recorded for, or null: the
+     * program under test ({@link CheckOptions#programHash}) hashes otherwise, or the actual files'
+     * run index ({@link Actuals.FromDirectory#INDEX}, written by {@code stagecheck run}) names
+     * another program. An index without a program hash (an older run, another tool) says nothing.
+     */
+    private static String programDiffers(Manifest m, Actuals actuals, CheckOptions options) throws GoldenException {
+        if (options.programHash() != null && !options.programHash().equals(m.programHash())) {
+            return "the case was recorded for program " + m.programHash() + ", the program under test hashes to " + options.programHash()
+                    + "; re-record the case from it (golden record --update) or check the program it was recorded for";
+        }
+        if (actuals instanceof Actuals.FromDirectory d) {
+            Path index = d.dir().resolve(Actuals.FromDirectory.INDEX);
+            if (Files.exists(index, LinkOption.NOFOLLOW_LINKS)) {
+                String ran;
+                try {
+                    ran = new InputsManifestCodec().read(index).programHash();
+                } catch (JsonFormatException e) {
+                    throw new GoldenException(index, null, "not a run's index (" + e.getMessage() + ")", e);
+                }
+                if (ran != null && !ran.equals(m.programHash())) {
+                    return "the case was recorded for program " + m.programHash() + ", the outputs in " + d.dir() + " were written by a run of program "
+                            + ran + " (" + index.getFileName() + "); check them against a case recorded for that program";
+                }
+            }
+        }
+        return null;
     }
 
     /** The policy output {@code o} is judged by: {@code override} when given, else its recorded one. */

@@ -17,6 +17,7 @@ import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.json.CheckpointRefs;
 import org.stagecheck.tensor.Tensor;
 
 /**
@@ -49,7 +50,26 @@ public final class Golden {
      */
     public static Manifest record(Program program, Map<String, Tensor> bound, Map<String, Long> params, RecordOptions options, Path out)
             throws GoldenException, IOException {
-        return Recorder.record(program, bound, params, options, out);
+        return Recorder.record(program, bound, null, params, options, out);
+    }
+
+    /**
+     * As {@link #record(Program, Map, Map, RecordOptions, Path)}, but the tensors of {@code bound}
+     * that {@code referenced} names were read from a checkpoint's safetensors files (as
+     * {@link org.stagecheck.tensor.inputs.Inputs#fromCheckpoint} reads them): the case records those
+     * references (the checkpoint's absolute directory, each file's size and header hash, each
+     * tensor's file, key, view and slice) instead of copying the tensors, and every reader of the
+     * case binds them from the checkpoint again, refusing it if it changed. Each referenced tensor
+     * is read once more and must equal its value in {@code bound} bit for bit.
+     * {@link GoldenInputs#referenced} gives the references of an inputs directory or a case.
+     *
+     * @param referenced references of some of the bound tensors (null or none: as the other overload)
+     * @throws GoldenException as the other overload, and a reference that is not of a bound tensor,
+     *                         a relative checkpoint directory, or a value that differs from its reference
+     */
+    public static Manifest record(Program program, Map<String, Tensor> bound, CheckpointRefs referenced, Map<String, Long> params,
+                                  RecordOptions options, Path out) throws GoldenException, IOException {
+        return Recorder.record(program, bound, referenced == null || referenced.tensors().isEmpty() ? null : referenced, params, options, out);
     }
 
     /**
@@ -80,7 +100,7 @@ public final class Golden {
 
     /** Checks one case with each output's recorded policy. Never throws: bad input is a {@link CaseResult.Status#BAD_INPUT} result. */
     public static CaseResult check(Path caseDir, Actuals actuals) {
-        return Checker.check(caseDir, actuals, null).from(actuals.kind());
+        return check(caseDir, actuals, CheckOptions.defaults());
     }
 
     /**
@@ -90,7 +110,16 @@ public final class Golden {
      * {@link CaseResult.Status#BAD_INPUT} (there is nothing to scale).
      */
     public static CaseResult check(Path caseDir, Actuals actuals, Policy policy) {
-        return Checker.check(caseDir, actuals, policy).from(actuals.kind());
+        return check(caseDir, actuals, CheckOptions.defaults().withPolicy(policy));
+    }
+
+    /**
+     * Checks one case under {@code options}: a policy override, and the program under test (a case
+     * recorded for another one is {@link CaseResult.Status#PROGRAM_DIFFERS}, as is one whose actual
+     * files a run of another program wrote). Never throws.
+     */
+    public static CaseResult check(Path caseDir, Actuals actuals, CheckOptions options) {
+        return Checker.check(caseDir, actuals, options).from(actuals.kind());
     }
 
     /**
@@ -99,7 +128,7 @@ public final class Golden {
      * per case (a backend need not be thread-safe across cases).
      */
     public static List<CaseResult> checkAll(List<Path> cases, Supplier<Actuals> actuals, int threads) {
-        return checkAll(cases, actuals, threads, null);
+        return checkAll(cases, actuals, threads, CheckOptions.defaults());
     }
 
     /**
@@ -107,13 +136,18 @@ public final class Golden {
      * instead of its recorded one (null: the recorded ones), as {@link #check(Path, Actuals, Policy)} does.
      */
     public static List<CaseResult> checkAll(List<Path> cases, Supplier<Actuals> actuals, int threads, Policy policy) {
+        return checkAll(cases, actuals, threads, CheckOptions.defaults().withPolicy(policy));
+    }
+
+    /** As {@link #checkAll(List, Supplier, int)}, every case checked under {@code options} as {@link #check(Path, Actuals, CheckOptions)} does. */
+    public static List<CaseResult> checkAll(List<Path> cases, Supplier<Actuals> actuals, int threads, CheckOptions options) {
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, cases.size())));
         try {
             List<Future<CaseResult>> futures = new ArrayList<>();
             for (Path c : cases) {
                 futures.add(pool.submit(() -> {
                     Actuals a = actuals.get();
-                    return Checker.check(c, a, policy).from(a.kind());
+                    return Checker.check(c, a, options).from(a.kind());
                 }));
             }
             List<CaseResult> out = new ArrayList<>();

@@ -27,8 +27,9 @@ import org.stagecheck.tensor.npy.TensorFileException;
 /**
  * A golden case read from disk and checked for consistency: every file inside the case
  * directory and readable, every tensor of the dtype and shape the manifest and the program say,
- * every bound tensor and parameter present. {@link #stale()} says whether the program file still
- * hashes to the recorded hash; a stale case is not loaded further. Inputs are read; expected
+ * every bound tensor and parameter present (a tensor the manifest references in a checkpoint read
+ * from there, the checkpoint refused if it changed since recording). {@link #stale()} says whether
+ * the program file still hashes to the recorded hash; a stale case is not loaded further. Inputs are read; expected
  * outputs and tolerances are only opened (headers checked against the manifest and the program),
  * and the comparison reads them range by range, so a case of gigabytes loads in little memory.
  */
@@ -63,6 +64,18 @@ record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, S
                 throw new GoldenException(mf, at + "/tensor", "tensor '" + t.tensor() + "' is " + d.role().jsonName() + ", not bound before a run");
             }
             inputs.put(t.tensor(), tensor(dir, mf, at, t.file(), t.dtype(), t.shape(), d));
+        }
+        if (m.checkpoint() != null) {
+            // read last, after every file of the case itself is found sound; in program order with the rest
+            Map<String, Tensor> referenced = ReferencedInputs.read(dir, m, program);
+            Map<String, Tensor> all = new LinkedHashMap<>();
+            for (TensorDecl d : program.tensors()) {
+                Tensor v = inputs.containsKey(d.name()) ? inputs.get(d.name()) : referenced.get(d.name());
+                if (v != null) {
+                    all.put(d.name(), v);
+                }
+            }
+            inputs = all;
         }
         // the inputs read above have their declared dtype and shape: what is left to find is a tensor without a file, or a parameter
         List<BindingProblem> problems = Bindings.check(program, inputs, m.params());

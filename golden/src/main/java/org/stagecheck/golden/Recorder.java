@@ -27,6 +27,7 @@ import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
+import org.stagecheck.spec.json.CheckpointRefs;
 import org.stagecheck.spec.json.ProgramCodec;
 import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.tensor.Tensor;
@@ -34,11 +35,12 @@ import org.stagecheck.tensor.npy.Npy;
 
 /**
  * Records a golden case (docs/golden.md, "Recording"): the reference interpreter's f32 outputs,
- * the derived tolerances and the inputs, written into {@code .<case>.stagecheck-tmp} beside the
- * target and moved into place (an old case set aside to {@code .<case>.stagecheck-old} between the
- * two renames), so an interrupted record leaves the old case, none, or the new one; the next
- * record into the same place removes both hidden names first. The bytes depend only on the
- * program, the bindings, the parameters and the options.
+ * the derived tolerances and the inputs (a tensor read from a checkpoint as its reference, not a
+ * copy), written into {@code .<case>.stagecheck-tmp} beside the target and moved into place (an
+ * old case set aside to {@code .<case>.stagecheck-old} between the two renames), so an
+ * interrupted record leaves the old case, none, or the new one; the next record into the same
+ * place removes both hidden names first. The bytes depend only on the program, the bindings, the
+ * checkpoint references, the parameters and the options.
  */
 final class Recorder {
     static final String PROGRAM_FILE = "program.json";
@@ -46,8 +48,12 @@ final class Recorder {
     private Recorder() {
     }
 
-    static Manifest record(Program program, Map<String, Tensor> bound, Map<String, Long> params, RecordOptions options, Path out)
-            throws GoldenException, IOException {
+    /**
+     * @param referenced the checkpoint references of the tensors of {@code bound} that were read from
+     *                   a checkpoint (recorded instead of copies), or null
+     */
+    static Manifest record(Program program, Map<String, Tensor> bound, CheckpointRefs referenced, Map<String, Long> params,
+                           RecordOptions options, Path out) throws GoldenException, IOException {
         Path target = out.toAbsolutePath().normalize();
         refuseExisting(target, options.update());
         List<Diagnostic> invalid = new Validator().validate(program);
@@ -56,6 +62,7 @@ final class Recorder {
                     + invalid.get(0).render() + "); nothing was recorded");
         }
         checkBindings(program, bound, params);
+        CheckpointRefs refs = referenced == null ? null : ReferencedInputs.checkForRecording(program, bound, referenced);
         RunResult ref = Backends.named("interp").run(program, bound, params, options.trace());
         if (!ref.ok()) {
             throw new GoldenException(null, null, "the reference run faulted at stage '" + ref.stoppedAtStage() + "': "
@@ -75,7 +82,7 @@ final class Recorder {
         deleteTree(aside(target));
         Files.createDirectory(tmp); // with the umask, like every file below
         try {
-            Manifest m = writeFiles(tmp, program, bound, params, options, ref, bounds);
+            Manifest m = writeFiles(tmp, program, bound, refs, params, options, ref, bounds);
             install(tmp, target);
             return m;
         } finally {
@@ -120,14 +127,14 @@ final class Recorder {
         }
     }
 
-    private static Manifest writeFiles(Path dir, Program program, Map<String, Tensor> bound, Map<String, Long> params,
+    private static Manifest writeFiles(Path dir, Program program, Map<String, Tensor> bound, CheckpointRefs refs, Map<String, Long> params,
                                        RecordOptions options, RunResult ref, DerivedTolerance.Result bounds) throws IOException {
         ProgramCodec codec = new ProgramCodec();
         Files.write(dir.resolve(PROGRAM_FILE), codec.write(program));
         List<Manifest.TensorFile> inputs = new ArrayList<>();
         List<Manifest.Output> outputs = new ArrayList<>();
         for (TensorDecl d : program.tensors()) {
-            if (d.role().isBoundBeforeRun()) {
+            if (d.role().isBoundBeforeRun() && (refs == null || !refs.tensors().containsKey(d.name()))) {
                 String f = CasePaths.fileName("inputs", inputs.size(), d.name());
                 write(dir, f, bound.get(d.name()));
                 inputs.add(new Manifest.TensorFile(d.name(), f, d.dtype(), d.shape()));
@@ -167,7 +174,7 @@ final class Recorder {
         }
         Manifest m = new Manifest(PROGRAM_FILE, codec.hash(program),
                 new Manifest.Provenance(Golden.STAGECHECK_VERSION, "interp f32", options.mathMode().spelling(), bounds.method()),
-                orderedParams, inputs, outputs, trace, bounds.notes());
+                orderedParams, inputs, refs, outputs, trace, bounds.notes());
         // the manifest last: a directory without one is never taken for a case
         Files.write(dir.resolve(Manifest.FILE_NAME), ManifestCodec.write(m));
         return m;

@@ -99,7 +99,7 @@ class PolicyOverrideTest {
         assertThat(ulp.get(0).outputs().get(0).comparison().policy()).isEqualTo(new Policy.Ulp(1));
 
         // a null policy is the recorded one, as without it
-        assertThat(Golden.check(mm, new Actuals.FromBackend(backend), null).status()).isEqualTo(CaseResult.Status.PASS);
+        assertThat(Golden.check(mm, new Actuals.FromBackend(backend), (Policy) null).status()).isEqualTo(CaseResult.Status.PASS);
     }
 
     @Test

@@ -64,13 +64,27 @@ public sealed interface Law {
 
         @Override
         public Optional<Violation> check(Application a) {
-            Certificate c = a.child().certificate();
+            Certificate c = carriedOver(a.child().certificate(), a.parent(), a.child().program());
             VerifyReport r = new Verifier().verify(a.child().program(), c, c != null && c.remap() != null ? Parent.remap(a.parent()) : Parent.none());
             // every distinct finding in the signature, so that shrinking cannot trade the bug's finding for another's
             return r.holds() ? Optional.empty()
                     : Optional.of(new Violation(name(), name() + ": " + String.join(", ", new java.util.TreeSet<>(r.codes())),
                             r.diagnostics().getFirst().render()));
         }
+    }
+
+    /**
+     * A certificate a pass passed through unchanged names its input's program hash: it is taken to
+     * describe the pass's output (what a compiler that keeps a split's certificate means by it), so
+     * its hash is the child's; a hash naming neither program is left for the verifier to refuse.
+     */
+    private static Certificate carriedOver(Certificate c, org.stagecheck.spec.ir.Program parent,
+                                           org.stagecheck.spec.ir.Program child) {
+        if (c == null || c.programHash() == null) {
+            return c;
+        }
+        org.stagecheck.spec.json.ProgramCodec codec = new org.stagecheck.spec.json.ProgramCodec();
+        return c.programHash().equals(codec.hash(parent)) ? c.withProgramHash(codec.hash(child)) : c;
     }
 
     /**

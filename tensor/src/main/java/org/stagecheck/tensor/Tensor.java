@@ -268,7 +268,27 @@ public final class Tensor {
         if (other == null || dtype != other.dtype || !shape.equals(other.shape) || isFloat64() != other.isFloat64()) {
             return false;
         }
-        return Arrays.equals(littleEndianBytes(), other.littleEndianBytes());
+        return switch (storage) {
+            case Storage.Bits16 a when other.storage instanceof Storage.Bits16 b -> Arrays.equals(a.bits(), b.bits());
+            case Storage.Bits8 a when other.storage instanceof Storage.Bits8 b -> Arrays.equals(a.bits(), b.bits());
+            case Storage.Ints a when other.storage instanceof Storage.Ints b -> Arrays.equals(a.values(), b.values());
+            case Storage.Floats a when other.storage instanceof Storage.Floats b -> rawEquals(a.values(), b.values());
+            case Storage.Floats _, Storage.Bits16 _, Storage.Bits8 _, Storage.Ints _, Storage.Doubles _ ->
+                    Arrays.equals(littleEndianBytes(), other.littleEndianBytes());
+        };
+    }
+
+    /** Element by element on the raw bits ({@code Arrays.equals} on floats folds NaN payloads together). */
+    private static boolean rawEquals(float[] a, float[] b) {
+        if (a.length != b.length) {
+            return false;
+        }
+        for (int i = 0; i < a.length; i++) {
+            if (Float.floatToRawIntBits(a[i]) != Float.floatToRawIntBits(b[i])) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The elements as little-endian bytes: the .npy data layout (f64-mode values as 8-byte doubles). */

@@ -28,6 +28,44 @@ public final class TensorSlices {
         return out;
     }
 
+    /** Rank-2 tensors of one dtype joined along {@code axis} (0 or 1), bits copied as they are. */
+    public static Tensor concat2d(java.util.List<Tensor> parts, int axis) {
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("nothing to join");
+        }
+        Tensor first = parts.getFirst();
+        int rows = 0;
+        int cols = 0;
+        for (Tensor p : parts) {
+            if (p.shape().rank() != 2 || p.dtype() != first.dtype()
+                    || p.shape().dim(1 - axis) != first.shape().dim(1 - axis)) {
+                throw new IllegalArgumentException("cannot join " + p.dtype() + p.shape() + " to " + first.dtype() + first.shape()
+                        + " along axis " + axis);
+            }
+            rows = axis == 0 ? rows + p.shape().dim(0) : p.shape().dim(0);
+            cols = axis == 1 ? cols + p.shape().dim(1) : p.shape().dim(1);
+        }
+        if ((long) rows * cols > Tensor.MAX_ELEMENTS) {
+            throw new IllegalArgumentException("the joined tensor [" + rows + ", " + cols + "] is over the element limit");
+        }
+        Tensor out = Tensor.zeros(first.dtype(), Shape.of(rows, cols));
+        int at = 0;
+        for (Tensor p : parts) {
+            int pr = p.shape().dim(0);
+            int pc = p.shape().dim(1);
+            if (axis == 0) {
+                Storage.copyBits(p.storage(), 0, out.storage(), at * cols, pr * pc);
+                at += pr;
+            } else {
+                for (int r = 0; r < pr; r++) {
+                    Storage.copyBits(p.storage(), r * pc, out.storage(), r * cols + at, pc);
+                }
+                at += pc;
+            }
+        }
+        return out;
+    }
+
     /** A rank-1 {@code [n]} tensor as the row {@code [1, n]}, sharing its storage. */
     public static Tensor asRow(Tensor t) {
         if (t.shape().rank() != 1) {

@@ -9,8 +9,10 @@ import org.stagecheck.spec.cert.Obligation;
  * incompatible change.
  */
 public enum Code {
+    // ---- the certificate as a whole: written for this program
+    CERT_PROGRAM_DIFFERS(Obligation.UNREDUCED_SHARD, "The certificate names the hash of another program than the one checked: it was written for another program, and none of its declarations is used."),
     // ---- UnreducedShard: the certificate's shard declarations themselves
-    SHARD_DECL_UNKNOWN_TENSOR(Obligation.UNREDUCED_SHARD, "A shard declaration names a tensor the program does not declare."),
+    SHARD_DECL_UNKNOWN_TENSOR(Obligation.UNREDUCED_SHARD, "A shard declaration names a tensor the program does not declare (one finding for the whole certificate when at least half of its declarations do)."),
     SHARD_DECL_AXIS(Obligation.UNREDUCED_SHARD, "A shard declaration's axis is outside the tensor's rank."),
     SHARD_DECL_EXTENT(Obligation.UNREDUCED_SHARD, "A shard declaration's slice length disagrees with the tensor's shape, or declarations of one logical tensor disagree on its extent."),
     SHARD_DECL_DUPLICATE(Obligation.UNREDUCED_SHARD, "A tensor is declared a shard more than once."),
@@ -39,6 +41,7 @@ public enum Code {
     // ---- UnreducedShard against the unsplit parent: the split computes the parent's logical program
     LOGICAL_OUTPUT_DIFFERS(Obligation.UNREDUCED_SHARD, "An output or state tensor of the split does not hold what the unsplit parent's tensor of that logical name holds (another expression, other elements, or none), so the split computes another program."),
     PRECISION_NARROWED(Obligation.UNREDUCED_SHARD, "An output or state tensor of the split is computed through a narrower float format (a buffer, cast or tensor dtype) than the unsplit parent's tensor of that logical name, e.g. f32 partials summed in bf16."),
+    LOGICAL_PROGRAM_NOT_CHECKED(Obligation.UNREDUCED_SHARD, "The logical program was required to be checked (verify --require-parent), but no unsplit parent was given to compare the program with."),
     UNSPLIT_PARENT_INVALID(Obligation.UNREDUCED_SHARD, "The unsplit parent given is not well-formed, so the split cannot be compared with it."),
     // ---- buffer remap
     REMAP_PARENT_HASH(Obligation.BUFFER_REMAP, "The parent program given is not the one the certificate's remap was made from."),

@@ -1,5 +1,6 @@
 package org.stagecheck.verifier;
 
+import java.time.Duration;
 import java.util.Objects;
 import org.stagecheck.spec.cert.Obligation;
 
@@ -12,8 +13,10 @@ import org.stagecheck.spec.cert.Obligation;
  *                   only tells a reader which violations contradict the compiler's word)
  * @param findings   how many diagnostics carry one of its codes
  * @param note       what was and was not checked, one sentence
+ * @param elapsed    the wall time the checker spent on it (for reports that show times, e.g.
+ *                   JUnit XML; not part of the JSON report, which stays the same from run to run)
  */
-public record ObligationResult(Obligation obligation, Status status, boolean claimed, int findings, String note) {
+public record ObligationResult(Obligation obligation, Status status, boolean claimed, int findings, String note, Duration elapsed) {
 
     public enum Status {
         /** Every rule of the obligation was checked and none failed. */
@@ -28,5 +31,11 @@ public record ObligationResult(Obligation obligation, Status status, boolean cla
         Objects.requireNonNull(obligation, "obligation");
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(note, "note");
+        Objects.requireNonNull(elapsed, "elapsed");
+    }
+
+    /** A result whose time was not measured. */
+    public ObligationResult(Obligation obligation, Status status, boolean claimed, int findings, String note) {
+        this(obligation, status, claimed, findings, note, Duration.ZERO);
     }
 }

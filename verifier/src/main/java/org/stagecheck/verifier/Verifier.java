@@ -1,7 +1,10 @@
 package org.stagecheck.verifier;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.cert.Obligation;
@@ -50,7 +53,8 @@ public final class Verifier {
         Certificate cert = certificate == null ? Certificate.empty() : certificate;
         Findings findings = new Findings();
         ProgramIndex index = ProgramIndex.of(program);
-        guarded(findings, "well-formed", () -> findings.structural(new Validator().validate(program)));
+        Map<Obligation, Duration> elapsed = new EnumMap<>(Obligation.class);
+        elapsed.put(Obligation.WELL_FORMED, guarded(findings, "well-formed", () -> findings.structural(new Validator().validate(program))));
         List<String> remarks = new ArrayList<>();
         Program unsplit = switch (parent) {
             case Parent.Unsplit u -> u.program();
@@ -61,8 +65,13 @@ public final class Verifier {
             case Parent.Unsplit _, Parent.None _ -> null;
         };
         boolean[] compared = {false};
+        boolean[] fits = {true};
 
-        guarded(findings, "UnreducedShard", () -> {
+        elapsed.put(Obligation.UNREDUCED_SHARD, guarded(findings, "UnreducedShard", () -> {
+            fits[0] = CertificateFit.check(program, cert, index, findings);
+            if (!fits[0]) {
+                return; // another program's certificate: its declarations are not used (one finding says so)
+            }
             ShardDecls decls = ShardDecls.check(cert.shards(), index, findings);
             Program against = unsplit;
             if (unsplit != null && !new Validator().validate(unsplit).isEmpty()) {
@@ -75,22 +84,29 @@ public final class Verifier {
             }
             compared[0] = against != null;
             remarks.addAll(new ShardChecker(index, decls, findings, against).run());
-        });
-        guarded(findings, "buffer-remap", () -> {
+        }));
+        elapsed.put(Obligation.BUFFER_REMAP, guarded(findings, "buffer-remap", () -> {
             new ReferenceRoles(index, findings).run();
+            if (!fits[0]) {
+                return; // the remap is another program's too
+            }
             if (remapParent != null) {
                 new RemapChecker(program, remapParent, cert.remap(), findings).run();
             } else if (cert.remap() != null) {
                 new RemapChecker.MapOnly(program, cert.remap(), findings).run();
             }
-        });
-        guarded(findings, "multicast", () -> new FlowChecker(index, findings).run());
+        }));
+        elapsed.put(Obligation.MULTICAST, guarded(findings, "multicast", () -> new FlowChecker(index, findings).run()));
 
-        return new VerifyReport(findings.all(), results(cert, parent, unsplit, compared[0], findings, remarks));
+        return new VerifyReport(findings.all(), results(cert, fits[0], parent, unsplit, compared[0], findings, remarks, elapsed));
     }
 
-    /** A defect of the checker on odd input becomes a finding that fails the verification, never an exception. */
-    private static void guarded(Findings findings, String what, Runnable check) {
+    /**
+     * A defect of the checker on odd input becomes a finding that fails the verification, never an
+     * exception. Returns the wall time the check took.
+     */
+    private static Duration guarded(Findings findings, String what, Runnable check) {
+        long t0 = System.nanoTime();
         try {
             check.run();
         } catch (StackOverflowError e) {
@@ -102,24 +118,27 @@ public final class Verifier {
                     "The " + what + " check could not finish (" + e.getClass().getSimpleName()
                             + (e.getMessage() == null ? "" : ": " + e.getMessage()) + "); run stagecheck validate on the program.");
         }
+        return Duration.ofNanos(System.nanoTime() - t0);
     }
 
-    private static List<ObligationResult> results(Certificate cert, Parent parent, Program unsplit, boolean compared, Findings findings,
-                                                  List<String> remarks) {
+    private static List<ObligationResult> results(Certificate cert, boolean fits, Parent parent, Program unsplit, boolean compared, Findings findings,
+                                                  List<String> remarks, Map<Obligation, Duration> elapsed) {
         List<ObligationResult> out = new ArrayList<>();
         for (Obligation o : Obligation.values()) {
             boolean claimed = cert.claims().contains(o);
             int n = findings.count(o);
             String note = switch (o) {
                 case WELL_FORMED -> "The spec validator's structural rules (the same as stagecheck validate), and the checker's own faults.";
-                case UNREDUCED_SHARD -> "Every buffer's logical expression, window and partial slices were derived from " + cert.shards().size()
+                case UNREDUCED_SHARD -> !fits ? "The certificate was written for another program, so none of its declarations was used"
+                        + " and the shards were not analysed." : "Every buffer's logical expression, window and partial slices were derived from " + cert.shards().size()
                         + " declaration(s) and followed through every stage"
                         + (compared ? "; every output and state tensor was compared with the unsplit parent's." : unsplit != null
                         ? "; the unsplit parent is not well-formed, so the logical program was NOT checked."
                         : "; no unsplit parent was given, so the logical program was NOT checked: a split that computes another program"
                         + " consistently on every chip (a bias added twice) is not detected (give the unsplit program as the parent).")
                         + (remarks.isEmpty() ? "" : " " + String.join(" ", remarks));
-                case BUFFER_REMAP -> switch (parent) {
+                case BUFFER_REMAP -> !fits ? "Every kind-internal reference was checked for role fit; the certificate was written for another"
+                        + " program, so its remap was not checked." : switch (parent) {
                     case Parent.Unsplit _ -> "The parent was given as the unsplit program (UnreducedShard compares the outputs), not as a remap"
                             + " parent; " + (cert.remap() != null ? "the map's injectivity and " : "") + "kind-internal references were checked for role fit.";
                     case Parent.Remap _ -> "The program was compared with the parent under the " + (cert.remap() == null ? "identity map" : "certificate's map")
@@ -131,7 +150,7 @@ public final class Verifier {
                 case MULTICAST -> "Reads after writes, multicast pairing and receive shapes were checked in reference order.";
             };
             ObligationResult.Status status = n > 0 ? ObligationResult.Status.VIOLATED : ObligationResult.Status.DISCHARGED;
-            out.add(new ObligationResult(o, status, claimed, n, note));
+            out.add(new ObligationResult(o, status, claimed, n, note, elapsed.getOrDefault(o, Duration.ZERO)));
         }
         return out;
     }

@@ -4,6 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.SequencedMap;
 import org.stagecheck.author.Architecture;
+import org.stagecheck.author.Family;
+import org.stagecheck.author.Moe;
 import org.stagecheck.author.ModelSpec;
 import org.stagecheck.author.Weights;
 import org.stagecheck.spec.json.CheckpointRefs;
@@ -19,8 +21,28 @@ public final class CheckpointNames {
     private CheckpointNames() {
     }
 
-    /** A logical weight's checkpoint key, view, and the torch shape the checkpoint must hold. */
-    public record Source(String key, CheckpointRefs.View view, List<Long> storedShape) {}
+    /**
+     * A logical weight's checkpoint key, view, and the torch shape the checkpoint must hold; a
+     * stacked view's key has {@code {e}} for the expert index, each of the {@code experts}
+     * tensors of {@code storedShape}.
+     */
+    public record Source(String key, CheckpointRefs.View view, List<Long> storedShape, int experts) {
+        Source(String key, CheckpointRefs.View view, List<Long> storedShape) {
+            this(key, view, storedShape, 0);
+        }
+
+        /** The key of each stored tensor: the key itself, or one per expert. */
+        public List<String> keys() {
+            if (experts == 0) {
+                return List.of(key);
+            }
+            List<String> out = new java.util.ArrayList<>();
+            for (int e = 0; e < experts; e++) {
+                out.add(key.replace("{e}", Integer.toString(e)));
+            }
+            return out;
+        }
+    }
 
     /** Every logical weight of {@code spec}, in the order {@link Weights#all} makes them. */
     public static SequencedMap<String, Source> of(ModelSpec spec) {
@@ -42,9 +64,13 @@ public final class CheckpointNames {
             out.put(Weights.layerName("wv", l), linear(p + "self_attn.v_proj.weight", kv, d));
             out.put(Weights.layerName("wo", l), linear(p + "self_attn.o_proj.weight", d, q));
             out.put(Weights.layerName("mlp_norm", l), row(p + "post_attention_layernorm.weight", d));
-            out.put(Weights.layerName("w_gate", l), linear(p + "mlp.gate_proj.weight", f, d));
-            out.put(Weights.layerName("w_up", l), linear(p + "mlp.up_proj.weight", f, d));
-            out.put(Weights.layerName("w_down", l), linear(p + "mlp.down_proj.weight", d, f));
+            if (a.moe().sparse(l)) {
+                experts(out, spec, l, p);
+            } else {
+                out.put(Weights.layerName("w_gate", l), linear(p + "mlp.gate_proj.weight", f, d));
+                out.put(Weights.layerName("w_up", l), linear(p + "mlp.up_proj.weight", f, d));
+                out.put(Weights.layerName("w_down", l), linear(p + "mlp.down_proj.weight", d, f));
+            }
             if (a.qkvBias()) {
                 out.put(Weights.layerName("bq", l), row(p + "self_attn.q_proj.bias", q));
                 out.put(Weights.layerName("bk", l), row(p + "self_attn.k_proj.bias", kv));
@@ -66,6 +92,37 @@ public final class CheckpointNames {
         out.put("final_norm", row("model.norm.weight", d));
         out.put("head", a.tiedEmbeddings() ? linear(embed, v, d) : linear("lm_head.weight", v, d));
         return out;
+    }
+
+    /**
+     * A sparse layer's router and stacked experts (Qwen: {@code mlp.gate}, {@code mlp.experts.{e}.*_proj};
+     * Mixtral: {@code block_sparse_moe.gate}, {@code block_sparse_moe.experts.{e}.w1/w3/w2} for gate,
+     * up, down), and Qwen2-MoE's shared expert and its gate.
+     */
+    private static void experts(SequencedMap<String, Source> out, ModelSpec spec, int l, String p) {
+        Moe m = spec.arch().moe();
+        long d = spec.hidden();
+        long e = m.experts();
+        long fm = m.expertFfn();
+        boolean mixtral = spec.arch().family() == Family.MIXTRAL;
+        String block = mixtral ? p + "block_sparse_moe." : p + "mlp.";
+        String gate = mixtral ? "w1" : "gate_proj";
+        String up = mixtral ? "w3" : "up_proj";
+        String down = mixtral ? "w2" : "down_proj";
+        out.put(Weights.layerName("router", l), linear(block + "gate.weight", e, d));
+        out.put(Weights.layerName("experts_gate", l), new Source(block + "experts.{e}." + gate + ".weight",
+                CheckpointRefs.View.TRANSPOSED_STACKED_ROWS, List.of(fm, d), (int) e));
+        out.put(Weights.layerName("experts_up", l), new Source(block + "experts.{e}." + up + ".weight",
+                CheckpointRefs.View.TRANSPOSED_STACKED_ROWS, List.of(fm, d), (int) e));
+        out.put(Weights.layerName("experts_down", l), new Source(block + "experts.{e}." + down + ".weight",
+                CheckpointRefs.View.TRANSPOSED_STACKED_COLUMNS, List.of(d, fm), (int) e));
+        if (m.shared()) {
+            long fs = m.sharedFfn();
+            out.put(Weights.layerName("shared_gate", l), linear(p + "mlp.shared_expert.gate_proj.weight", fs, d));
+            out.put(Weights.layerName("shared_up", l), linear(p + "mlp.shared_expert.up_proj.weight", fs, d));
+            out.put(Weights.layerName("shared_down", l), linear(p + "mlp.shared_expert.down_proj.weight", d, fs));
+            out.put(Weights.layerName("shared_expert_gate", l), linear(p + "mlp.shared_expert_gate.weight", 1, d));
+        }
     }
 
     private static Source linear(String key, long out, long in) {

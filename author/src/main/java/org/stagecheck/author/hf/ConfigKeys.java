@@ -32,6 +32,10 @@ final class ConfigKeys {
     private static final List<String> QWEN_WINDOW = List.of("use_sliding_window", "sliding_window", "max_window_layers",
             "layer_types");
 
+    /** The mixture-of-experts keys of Qwen2-MoE and Qwen3-MoE (hub {@code num_experts}, v5 {@code num_local_experts}). */
+    private static final List<String> QWEN_MOE = List.of("num_experts", "num_local_experts", "num_experts_per_tok",
+            "moe_intermediate_size", "norm_topk_prob", "decoder_sparse_step", "mlp_only_layers");
+
     /** The keys {@code family} understands. */
     static List<String> understood(Family family) {
         List<String> own = switch (family) {
@@ -39,6 +43,10 @@ final class ConfigKeys {
             case MISTRAL -> List.of("sliding_window");
             case QWEN2 -> QWEN_WINDOW;
             case QWEN3 -> Stream.concat(Stream.of("attention_bias"), QWEN_WINDOW.stream()).toList();
+            case QWEN3_MOE -> Stream.of(List.of("attention_bias"), QWEN_WINDOW, QWEN_MOE).flatMap(List::stream).toList();
+            case QWEN2_MOE -> Stream.of(List.of("qkv_bias", "shared_expert_intermediate_size"), QWEN_WINDOW, QWEN_MOE)
+                    .flatMap(List::stream).toList();
+            case MIXTRAL -> List.of("sliding_window", "num_local_experts", "num_experts_per_tok");
             // not a checkpoint family: HfConfig never dispatches to it
             case STAGECHECK -> List.of();
         };
@@ -93,6 +101,15 @@ final class ConfigKeys {
             // Qwen2.5 configs carry use_mrope false; true is Qwen2-VL's multimodal rotary
             case QWEN2 -> m.put("use_mrope", InertValue.FALSE);
             case QWEN3 -> {
+            }
+            case QWEN2_MOE, QWEN3_MOE, MIXTRAL -> {
+                // the router's auxiliary loss and whether the router logits are returned: training
+                // and outputs only; Mixtral's jitter noise is applied only in training mode
+                m.put("router_aux_loss_coef", InertValue.NUMBER);
+                m.put("output_router_logits", InertValue.BOOLEAN);
+                if (family == Family.MIXTRAL) {
+                    m.put("router_jitter_noise", InertValue.NUMBER);
+                }
             }
             case STAGECHECK -> {
             }

@@ -75,7 +75,7 @@ public final class HfConfig {
             throw config.at(config.get("hidden_act"), "\"hidden_act\" is \"" + act + "\"; stagecheck implements only"
                     + " \"silu\", the gated MLP of these families");
         }
-        RopeConfig rope = RopeConfig.read(config);
+        RopeConfig rope = RopeConfig.read(config, family);
         int window = WindowConfig.read(config, family, layers);
         boolean tied = config.bool("tie_word_embeddings", false);
         Architecture arch = architecture(config, family, window, rope, tied);
@@ -136,6 +136,7 @@ public final class HfConfig {
         if (!config.absentOrNull("head_dim")) {
             return config.size("head_dim");
         }
+        // Qwen3's class default is 128; Qwen3-MoE's class has no head_dim and its attention takes hidden / heads
         if (family == Family.QWEN3) {
             throw config.at(config.has("head_dim") ? config.get("head_dim").pos() : config.object().pos(),
                     "config.json has no \"head_dim\"; Qwen3's class default is 128, not hidden_size / num_attention_heads,"
@@ -165,6 +166,16 @@ public final class HfConfig {
                     boolean attentionBias = config.bool("attention_bias", false);
                     yield new Architecture(family, attentionBias, attentionBias, false, true, window, rope.scaling(), tied);
                 }
+                case QWEN3_MOE -> {
+                    boolean attentionBias = config.bool("attention_bias", false);
+                    yield new Architecture(family, attentionBias, attentionBias, false, true, window, rope.scaling(), tied,
+                            MoeConfig.qwen(config, family, 0));
+                }
+                // Qwen2-MoE's q/k/v biases: hard-coded in hub files, the v5 qkv_bias switch (true) otherwise
+                case QWEN2_MOE -> new Architecture(family, config.bool("qkv_bias", true), false, false, false, window,
+                        rope.scaling(), tied, MoeConfig.qwen(config, family, config.requiredSize("shared_expert_intermediate_size")));
+                case MIXTRAL -> new Architecture(family, false, false, false, false, window, rope.scaling(), tied,
+                        MoeConfig.mixtral(config));
                 case STAGECHECK -> throw new IllegalStateException("stagecheck's own model has no config.json");
             };
         } catch (IllegalArgumentException e) {

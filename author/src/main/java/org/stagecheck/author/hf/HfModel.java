@@ -29,6 +29,8 @@ import org.stagecheck.tensor.safetensors.SafetensorsEntry;
 public final class HfModel {
     /** Stored tensors that are derived, not weights: older Llama checkpoints carry the rotary frequencies. */
     private static final String INERT_SUFFIX = ".self_attn.rotary_emb.inv_freq";
+    private static final String LM_HEAD = "lm_head.weight";
+    private static final String EMBED = "model.embed_tokens.weight";
 
     private HfModel() {
     }
@@ -41,12 +43,27 @@ public final class HfModel {
     /** The model in {@code dir}, every needed tensor checked; refused with a message naming the file and the problem. */
     public static ModelSpec open(Path dir) throws ModelSpecException {
         try (SafetensorsCheckpoint ck = SafetensorsCheckpoint.open(dir)) {
+            refuseConfigOutside(dir);
             DType dtype = weightDType(dir, ck);
             ModelSpec spec = HfConfig.read(dir, dtype);
             check(dir, spec, ck);
             return spec;
         } catch (TensorFileException e) {
             throw new ModelSpecException(e.getMessage());
+        }
+    }
+
+    /** config.json, like the safetensors files, must resolve inside the directory: a link that leads out is refused, naming it. */
+    private static void refuseConfigOutside(Path dir) throws ModelSpecException {
+        Path file = dir.resolve("config.json");
+        try {
+            Path real = file.toRealPath();
+            if (!real.startsWith(dir.toRealPath())) {
+                throw new ModelSpecException(file + " leads to " + real + ", outside the model directory " + dir
+                        + "; stagecheck reads only files inside it");
+            }
+        } catch (java.io.IOException e) {
+            // unreadable or dangling: HfConfig.read names the file and the reason
         }
     }
 
@@ -77,22 +94,24 @@ public final class HfModel {
         return found;
     }
 
-    private static void check(Path dir, ModelSpec spec, SafetensorsCheckpoint ck) throws ModelSpecException {
+    private static void check(Path dir, ModelSpec spec, SafetensorsCheckpoint ck) throws ModelSpecException, TensorFileException {
         SequencedMap<String, CheckpointNames.Source> needed = CheckpointNames.of(spec);
         Map<String, String> keys = new LinkedHashMap<>();
-        needed.forEach((logical, s) -> keys.putIfAbsent(s.key(), logical));
+        needed.forEach((logical, s) -> s.keys().forEach(k -> keys.putIfAbsent(k, logical)));
         List<String> missing = new ArrayList<>();
         for (Map.Entry<String, CheckpointNames.Source> e : needed.entrySet()) {
             CheckpointNames.Source s = e.getValue();
-            SafetensorsEntry entry = ck.entry(s.key());
-            if (entry == null) {
-                missing.add(s.key());
-                continue;
-            }
-            List<Long> shape = entry.shape();
-            if (!shape.equals(s.storedShape())) {
-                throw new ModelSpecException(dir + ": tensor \"" + s.key() + "\" (in " + ck.fileOf(s.key()) + ") is " + shape
-                        + " but config.json makes it " + s.storedShape());
+            for (String key : s.keys()) {
+                SafetensorsEntry entry = ck.entry(key);
+                if (entry == null) {
+                    missing.add(key);
+                    continue;
+                }
+                List<Long> shape = entry.shape();
+                if (!shape.equals(s.storedShape())) {
+                    throw new ModelSpecException(dir + ": tensor \"" + key + "\" (in " + ck.fileOf(key) + ") is " + shape
+                            + " but config.json makes it " + s.storedShape());
+                }
             }
         }
         if (!missing.isEmpty()) {
@@ -101,11 +120,42 @@ public final class HfModel {
                     ? " (a checkpoint without a head sets tie_word_embeddings: true)" : ""));
         }
         for (String name : ck.entries().keySet()) {
+            if (name.equals(LM_HEAD) && spec.arch().tiedEmbeddings()) {
+                tiedHeadMatches(dir, ck);
+                continue;
+            }
             if (!keys.containsKey(name) && !name.endsWith(INERT_SUFFIX)) {
                 throw new ModelSpecException(dir + ": the checkpoint holds tensor \"" + name + "\" (in " + ck.fileOf(name)
                         + "), which the " + spec.arch().family().architecture() + " config does not use; stagecheck refuses it rather than"
                         + " compute a different model (e.g. a bias or norm the config does not declare, or experts)");
             }
+        }
+    }
+
+    private static CheckpointRefs.FileFacts facts(SafetensorsCheckpoint ck, String file) throws TensorFileException {
+        long modified;
+        try {
+            modified = Files.getLastModifiedTime(ck.dir().resolve(file)).toMillis();
+        } catch (java.io.IOException e) {
+            throw new TensorFileException(ck.dir().resolve(file) + ": " + e.getMessage(), e);
+        }
+        return new CheckpointRefs.FileFacts(ck.fileBytes(file), ck.headerSha256(file), ck.dataSha256(file), modified);
+    }
+
+    /**
+     * A tied checkpoint that still stores {@code lm_head.weight}: transformers ties the head to
+     * the embedding, so the stored head is accepted only when it is the embedding bit for bit (an
+     * export that wrote the tied tensor twice); a different one is refused, since which of the two
+     * the reference would use depends on its loading order.
+     */
+    private static void tiedHeadMatches(Path dir, SafetensorsCheckpoint ck) throws ModelSpecException, TensorFileException {
+        SafetensorsEntry head = ck.entry(LM_HEAD);
+        SafetensorsEntry embed = ck.entry(EMBED);
+        if (embed == null || !head.shape().equals(embed.shape()) || !head.dtypeName().equals(embed.dtypeName())
+                || !ck.read(LM_HEAD).bitEquals(ck.read(EMBED))) {
+            throw new ModelSpecException(dir + ": config.json ties the head to the embedding (tie_word_embeddings: true) but the"
+                    + " checkpoint's \"" + LM_HEAD + "\" (in " + ck.fileOf(LM_HEAD) + ") differs from \"" + EMBED
+                    + "\"; stagecheck refuses to guess which one the model uses");
         }
     }
 
@@ -129,12 +179,15 @@ public final class HfModel {
                 if (s == null) {
                     continue;
                 }
-                String file = ck.fileOf(s.key());
-                if (!files.containsKey(file)) {
-                    files.put(file, new CheckpointRefs.FileFacts(ck.fileBytes(file), ck.headerSha256(file)));
+                for (String key : s.keys()) {
+                    String file = ck.fileOf(key);
+                    if (!files.containsKey(file)) {
+                        files.put(file, facts(ck, file));
+                    }
                 }
                 CheckpointRefs.Slice slice = b.isWhole() ? null : new CheckpointRefs.Slice(b.axis(), b.start(), b.end());
-                tensors.put(t.name(), new CheckpointRefs.TensorRef(file, s.key(), s.view(), slice));
+                String file = s.experts() > 0 ? CheckpointRefs.TensorRef.BY_INDEX : ck.fileOf(s.key());
+                tensors.put(t.name(), new CheckpointRefs.TensorRef(file, s.key(), s.view(), slice, s.experts()));
             }
         }
         return new CheckpointRefs(dir.toString(), files, tensors);

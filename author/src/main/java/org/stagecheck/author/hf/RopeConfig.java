@@ -10,7 +10,7 @@ import org.stagecheck.spec.json.JNode;
  * "Checkpoints"): hub files (transformers 4) carry a top-level {@code rope_theta} and a
  * {@code rope_scaling} object or null; transformers 5 writes {@code rope_parameters:
  * {rope_theta, rope_type, factor, ...}}. With no theta anywhere the base is 10000, the
- * transformers default. The type is {@code rope_type} (older files: {@code type}); {@code default}
+ * transformers default (Mixtral's class: 1e6). The type is {@code rope_type} (older files: {@code type}); {@code default}
  * or a null object is no rescaling, {@code llama3} is {@link RopeScaling.Llama3}, and every other
  * type (linear, dynamic, yarn, longrope, ...) is refused by name.
  *
@@ -29,7 +29,10 @@ record RopeConfig(double theta, RopeScaling scaling) {
     private static final List<String> LLAMA3_KEYS = List.of("factor", "low_freq_factor", "high_freq_factor",
             "original_max_position_embeddings");
 
-    static RopeConfig read(ConfigJson config) throws ModelSpecException {
+    /** Mixtral's configuration class sets its own base when the config names none. */
+    static final double MIXTRAL_DEFAULT_THETA = 1_000_000.0;
+
+    static RopeConfig read(ConfigJson config, org.stagecheck.author.Family family) throws ModelSpecException {
         Double hubTheta = config.has("rope_theta") ? positiveTheta(config, "rope_theta") : null;
         ConfigJson parameters = config.absentOrNull("rope_parameters") ? null : config.nested("rope_parameters");
         Double v5Theta = parameters != null && parameters.has("rope_theta") ? positiveTheta(parameters, "rope_theta") : null;
@@ -37,7 +40,8 @@ record RopeConfig(double theta, RopeScaling scaling) {
             throw parameters.at(parameters.get("rope_theta"), "\"rope_theta\" is " + hubTheta + " at the top level but "
                     + v5Theta + " in \"rope_parameters\"; which one the model was trained with is unknown");
         }
-        double theta = hubTheta != null ? hubTheta : v5Theta != null ? v5Theta : DEFAULT_THETA;
+        double fallback = family == org.stagecheck.author.Family.MIXTRAL ? MIXTRAL_DEFAULT_THETA : DEFAULT_THETA;
+        double theta = hubTheta != null ? hubTheta : v5Theta != null ? v5Theta : fallback;
 
         RopeScaling fromHub = config.absentOrNull("rope_scaling") ? null : scaling(config, config.nested("rope_scaling"), false);
         RopeScaling fromV5 = parameters == null ? null : scaling(config, parameters, true);

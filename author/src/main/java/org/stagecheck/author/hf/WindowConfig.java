@@ -27,8 +27,10 @@ final class WindowConfig {
 
     static int read(ConfigJson config, Family family, int layers) throws ModelSpecException {
         return switch (family) {
-            case MISTRAL -> mistral(config);
-            case QWEN2, QWEN3 -> {
+            case MISTRAL -> mistral(config, MISTRAL_DEFAULT_WINDOW);
+            // Mixtral's class default is None: no window
+            case MIXTRAL -> mistral(config, 0);
+            case QWEN2, QWEN3, QWEN2_MOE, QWEN3_MOE -> {
                 qwenNoWindow(config, family, layers);
                 yield 0;
             }
@@ -36,9 +38,9 @@ final class WindowConfig {
         };
     }
 
-    private static int mistral(ConfigJson config) throws ModelSpecException {
+    private static int mistral(ConfigJson config, int absent) throws ModelSpecException {
         if (!config.has("sliding_window")) {
-            return MISTRAL_DEFAULT_WINDOW;
+            return absent;
         }
         if (config.get("sliding_window") instanceof JNode.JNull) {
             return 0;

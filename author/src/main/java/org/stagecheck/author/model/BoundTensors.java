@@ -90,6 +90,17 @@ final class BoundTensors {
     }
 
     /**
+     * Chip {@code chip}'s slice {@code [chip*width, (chip+1)*width)} along {@code axis} of weight
+     * {@code logical} whose whole shape is {@code whole}: a chip's experts of a stacked expert
+     * weight (expert-parallel), declared as a shard like any other.
+     */
+    String sliceShard(String logical, int chip, Shape whole, int axis, int width) {
+        int[] dims = {whole.dim(0), whole.dim(1)};
+        dims[axis] = width;
+        return shard(logical, chip, wdt, Shape.of(dims[0], dims[1]), TensorRole.WEIGHT, axis, width, whole.dim(axis));
+    }
+
+    /**
      * Chip {@code chip}'s slice {@code [chip*width, (chip+1)*width)} along {@code axis} of the
      * logical tensor (of {@code extent} along that axis), declared once: its binding to the
      * logical tensor and its shard declaration for the certificate.

@@ -41,8 +41,12 @@ public final class CutWriter {
     private final BoundTensors bound;
     private final TiledMatmul tiled;
     private final Attention attention;
+    private final MixtureOfExperts experts;
+    private final org.stagecheck.author.ExpertSplit expertSplit;
 
-    private CutWriter(ModelSpec spec, Cut cut, int tp, int gridWidth, int gridHeight, DType weightDType) {
+    private CutWriter(ModelSpec spec, Cut cut, int tp, int gridWidth, int gridHeight, DType weightDType, boolean denseExperts,
+                      org.stagecheck.author.ExpertSplit expertSplit) {
+        this.expertSplit = expertSplit;
         this.spec = spec;
         this.arch = spec.arch();
         this.plan = CutPlan.of(cut, spec.layers(), spec.cacheSlots(cut.ctx()));
@@ -52,6 +56,7 @@ public final class CutWriter {
         this.bound = new BoundTensors(b, tp, weightDType);
         this.tiled = new TiledMatmul(b, bound, gridWidth, gridHeight);
         this.attention = new Attention(b, bound, plan, spec.headDim());
+        this.experts = new MixtureOfExperts(b, bound, tiled, spec, denseExperts);
     }
 
     /**
@@ -59,7 +64,13 @@ public final class CutWriter {
      * kvHeads and ffn, and (for tp > 1) a splittable cut.
      */
     public static Written write(ModelSpec spec, Cut cut, int tp, int gridWidth, int gridHeight, DType weightDType) {
-        CutWriter w = new CutWriter(spec, cut, tp, gridWidth, gridHeight, weightDType);
+        return write(spec, cut, new org.stagecheck.author.AuthorOptions(tp, gridWidth, gridHeight, weightDType));
+    }
+
+    /** {@link #write(ModelSpec, Cut, int, int, int, DType)} with every authoring option. */
+    public static Written write(ModelSpec spec, Cut cut, org.stagecheck.author.AuthorOptions options) {
+        CutWriter w = new CutWriter(spec, cut, options.tp(), options.gridWidth(), options.gridHeight(), options.weightDType(),
+                options.denseExperts(), options.expertSplit());
         w.writeAll();
         return new Written(w.b.build(), w.bound.bindings(), w.bound.shards());
     }
@@ -177,6 +188,22 @@ public final class CutWriter {
         List<String> attnOut = reduceAcrossChips("o.l" + l, Weights.layerName("wo", l), attnPartials);
         if (arch.outputBias()) {
             attnOut = addReplicatedBias("o.l" + l, chips, attnOut, Weights.layerName("bo", l));
+        }
+        if (arch.moe().sparse(l)) {
+            List<String> moeOut = new ArrayList<>();
+            for (ChipState s : chips) {
+                s.hidden = b.generic("resid1.l" + l, Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)), DType.F32,
+                        b.shape(s.hidden), s.hidden, attnOut.get(s.chip));
+                String y = rmsNorm("mlp_norm.l" + l, s, bound.replicatedWeight(Weights.layerName("mlp_norm", l), s.chip, Shape.of(1, d)));
+                moeOut.add(tp == 1 ? experts.mlp(s, l, y) : experts.partial(s, l, y, tp, expertSplit));
+            }
+            // split, each chip's output is a partial: one sum all-reduce completes it
+            List<String> reduced = reduceAcrossChips("moe.l" + l, Weights.layerName("moe", l), moeOut);
+            for (ChipState s : chips) {
+                s.hidden = b.generic("resid2.l" + l, Expr.apply(Fn.ADD, Expr.in(0), Expr.in(1)), DType.F32,
+                        b.shape(s.hidden), s.hidden, reduced.get(s.chip));
+            }
+            return;
         }
         List<String> mlpPartials = new ArrayList<>();
         for (ChipState s : chips) {

@@ -1,5 +1,6 @@
 package org.stagecheck.author.synth;
 
+import java.util.List;
 import java.util.Objects;
 
 import org.stagecheck.spec.ir.DType;
@@ -9,15 +10,17 @@ import org.stagecheck.spec.ir.DType;
  * seed, and how the files are laid out. Shapes follow config.json's names: {@code hidden} is
  * {@code hidden_size}, {@code ffn} is {@code intermediate_size}, {@code headDim} is {@code head_dim}.
  *
- * @param attentionBias q/k/v/o biases (Llama's and Qwen3's {@code attention_bias}); Qwen2 always has q/k/v biases
+ * @param attentionBias q/k/v/o biases (Llama's, Qwen3's and Qwen3-MoE's {@code attention_bias}); Qwen2 and Qwen2-MoE always have q/k/v biases
  * @param mlpBias       gate/up/down biases (Llama's {@code mlp_bias})
- * @param slidingWindow Mistral's {@code sliding_window}, or null for none
+ * @param slidingWindow Mistral's and Mixtral's {@code sliding_window}, or null for none
  * @param ropeScaling   llama3 frequency scaling, or null for none
  * @param maxShardBytes the largest shard's data in bytes, or 0 for one {@code model.safetensors}
+ * @param moe           the mixture-of-experts settings of the MoE families; null for the dense ones
  */
 public record SyntheticModel(SynthFamily family, int vocab, int hidden, int layers, int heads, int kvHeads, int headDim, int ffn,
         double ropeTheta, double rmsNormEps, boolean tieWordEmbeddings, boolean attentionBias, boolean mlpBias, Integer slidingWindow,
-        Llama3RopeScaling ropeScaling, int maxPositionEmbeddings, DType dtype, long seed, long maxShardBytes, ConfigStyle configStyle) {
+        Llama3RopeScaling ropeScaling, int maxPositionEmbeddings, DType dtype, long seed, long maxShardBytes, ConfigStyle configStyle,
+        SyntheticMoe moe) {
 
     public SyntheticModel {
         Objects.requireNonNull(family, "family");
@@ -40,21 +43,48 @@ public record SyntheticModel(SynthFamily family, int vocab, int hidden, int laye
         if (!(ropeTheta > 0) || !(rmsNormEps > 0)) {
             throw new IllegalArgumentException("ropeTheta and rmsNormEps must be positive, not " + ropeTheta + " and " + rmsNormEps);
         }
-        if (attentionBias && family != SynthFamily.LLAMA && family != SynthFamily.QWEN3) {
-            throw new IllegalArgumentException("attention_bias is a Llama and Qwen3 setting, not " + family
-                    + "'s (Qwen2 always has q/k/v biases, Mistral none)");
+        if (attentionBias && family != SynthFamily.LLAMA && family != SynthFamily.QWEN3 && family != SynthFamily.QWEN3_MOE) {
+            throw new IllegalArgumentException("attention_bias is a Llama, Qwen3 and Qwen3-MoE setting, not " + family
+                    + "'s (Qwen2 and Qwen2-MoE always have q/k/v biases, Mistral and Mixtral none)");
         }
         if (mlpBias && family != SynthFamily.LLAMA) {
             throw new IllegalArgumentException("mlp_bias is a Llama setting, not " + family + "'s");
         }
-        if (slidingWindow != null && (family != SynthFamily.MISTRAL || slidingWindow <= 0)) {
-            throw new IllegalArgumentException("a sliding window is Mistral's and positive, not " + slidingWindow + " for " + family);
+        if (slidingWindow != null && (family != SynthFamily.MISTRAL && family != SynthFamily.MIXTRAL || slidingWindow <= 0)) {
+            throw new IllegalArgumentException("a sliding window is Mistral's or Mixtral's and positive, not " + slidingWindow + " for " + family);
         }
         if (dtype != DType.F32 && dtype != DType.BF16 && dtype != DType.F16) {
             throw new IllegalArgumentException("checkpoints are written in f32, bf16 or f16, not " + dtype);
         }
         if (maxShardBytes < 0) {
             throw new IllegalArgumentException("maxShardBytes is 0 (one file) or positive, not " + maxShardBytes);
+        }
+        checkMoe(family, moe, layers, ffn);
+    }
+
+    /** A MoE family needs its settings, within what the family can express; a dense family has none. */
+    private static void checkMoe(SynthFamily family, SyntheticMoe moe, int layers, int ffn) {
+        if (!family.isMoe()) {
+            if (moe != null) {
+                throw new IllegalArgumentException("mixture-of-experts settings are for Qwen3-MoE, Qwen2-MoE and Mixtral, not " + family);
+            }
+            return;
+        }
+        Objects.requireNonNull(moe, "moe");
+        for (int l : moe.mlpOnlyLayers()) {
+            if (l < 0 || l >= layers) {
+                throw new IllegalArgumentException("mlpOnlyLayers " + moe.mlpOnlyLayers() + " names layer " + l + " of " + layers);
+            }
+        }
+        if ((family == SynthFamily.QWEN2_MOE) != (moe.sharedExpertIntermediate() > 0)) {
+            throw new IllegalArgumentException("a shared expert is Qwen2-MoE's, and Qwen2-MoE's is required: sharedExpertIntermediate "
+                    + moe.sharedExpertIntermediate() + " for " + family);
+        }
+        if (family == SynthFamily.MIXTRAL && (moe.moeIntermediate() != ffn || !moe.normTopkProb() || moe.decoderSparseStep() != 1
+                || !moe.mlpOnlyLayers().isEmpty())) {
+            throw new IllegalArgumentException("Mixtral's experts are intermediate_size (" + ffn + ") wide, always renormalised and on every"
+                    + " layer: not moeIntermediate " + moe.moeIntermediate() + ", normTopkProb " + moe.normTopkProb() + ", decoderSparseStep "
+                    + moe.decoderSparseStep() + ", mlpOnlyLayers " + moe.mlpOnlyLayers());
         }
     }
 
@@ -64,9 +94,14 @@ public record SyntheticModel(SynthFamily family, int vocab, int hidden, int laye
         }
     }
 
-    /** Whether config.json carries {@code head_dim}: when it is not {@code hidden / heads}, and always for Qwen3. */
+    /** Whether config.json carries {@code head_dim}: when it is not {@code hidden / heads}, and always for Qwen3 and Qwen3-MoE. */
     public boolean writesHeadDim() {
-        return family == SynthFamily.QWEN3 || (long) heads * headDim != hidden;
+        return family == SynthFamily.QWEN3 || family == SynthFamily.QWEN3_MOE || (long) heads * headDim != hidden;
+    }
+
+    /** Whether layer {@code layer} is a mixture of experts: never in a dense family, else per {@link SyntheticMoe#isSparse}. */
+    public boolean isSparseLayer(int layer) {
+        return moe != null && moe.isSparse(layer);
     }
 
     /** A small model of {@code family} (a few thousand parameters, f32, one file), to change with the builder. */
@@ -101,13 +136,23 @@ public record SyntheticModel(SynthFamily family, int vocab, int hidden, int laye
         private long seed;
         private long maxShardBytes;
         private ConfigStyle configStyle = ConfigStyle.HUB;
+        // mixture-of-experts settings: null takes the family's default when built
+        private Integer numExperts;
+        private Integer expertsPerToken;
+        private Integer moeIntermediate;
+        private Boolean normTopkProb;
+        private Integer decoderSparseStep;
+        private List<Integer> mlpOnlyLayers;
+        private Integer sharedExpertIntermediate;
 
         private Builder(SynthFamily family) {
             this.family = Objects.requireNonNull(family, "family");
             boolean qwen = family == SynthFamily.QWEN2 || family == SynthFamily.QWEN3;
-            this.headDim = family == SynthFamily.QWEN3 ? 16 : 8; // Qwen3's head_dim differs from hidden/heads
-            this.ropeTheta = qwen ? 1_000_000.0 : 10_000.0;
-            this.rmsNormEps = qwen ? 1e-6 : 1e-5;
+            boolean qwenMoe = family == SynthFamily.QWEN2_MOE || family == SynthFamily.QWEN3_MOE;
+            // Qwen3's head_dim differs from hidden/heads
+            this.headDim = family == SynthFamily.QWEN3 || family == SynthFamily.QWEN3_MOE ? 16 : 8;
+            this.ropeTheta = qwen || qwenMoe || family == SynthFamily.MIXTRAL ? 1_000_000.0 : 10_000.0;
+            this.rmsNormEps = qwen || qwenMoe ? 1e-6 : 1e-5;
             this.tieWordEmbeddings = qwen;
         }
 
@@ -132,6 +177,16 @@ public record SyntheticModel(SynthFamily family, int vocab, int hidden, int laye
             seed = m.seed;
             maxShardBytes = m.maxShardBytes;
             configStyle = m.configStyle;
+            if (m.moe != null) {
+                numExperts = m.moe.numExperts();
+                expertsPerToken = m.moe.expertsPerToken();
+                // Mixtral's expert width follows ffn
+                moeIntermediate = m.family == SynthFamily.MIXTRAL ? null : m.moe.moeIntermediate();
+                normTopkProb = m.moe.normTopkProb();
+                decoderSparseStep = m.moe.decoderSparseStep();
+                mlpOnlyLayers = m.moe.mlpOnlyLayers();
+                sharedExpertIntermediate = m.moe.sharedExpertIntermediate();
+            }
         }
 
         public Builder family(SynthFamily v) {
@@ -234,9 +289,71 @@ public record SyntheticModel(SynthFamily family, int vocab, int hidden, int laye
             return this;
         }
 
+        /** {@code num_experts} (default 4). */
+        public Builder numExperts(int v) {
+            numExperts = v;
+            return this;
+        }
+
+        /** {@code num_experts_per_tok} (default 2). */
+        public Builder expertsPerToken(int v) {
+            expertsPerToken = v;
+            return this;
+        }
+
+        /** {@code moe_intermediate_size} (default 24); Mixtral's experts are {@code ffn} wide and refuse another width. */
+        public Builder moeIntermediate(int v) {
+            moeIntermediate = v;
+            return this;
+        }
+
+        /** {@code norm_topk_prob} (default: Qwen3-MoE true, as Qwen3-30B-A3B; Qwen2-MoE false, as Qwen1.5-MoE; Mixtral always true). */
+        public Builder normTopkProb(boolean v) {
+            normTopkProb = v;
+            return this;
+        }
+
+        /** {@code decoder_sparse_step} (default 1: every layer sparse). */
+        public Builder decoderSparseStep(int v) {
+            decoderSparseStep = v;
+            return this;
+        }
+
+        /** {@code mlp_only_layers} (default none). */
+        public Builder mlpOnlyLayers(List<Integer> v) {
+            mlpOnlyLayers = List.copyOf(v);
+            return this;
+        }
+
+        /** Qwen2-MoE's {@code shared_expert_intermediate_size} (default 40). */
+        public Builder sharedExpertIntermediate(int v) {
+            sharedExpertIntermediate = v;
+            return this;
+        }
+
         public SyntheticModel build() {
             return new SyntheticModel(family, vocab, hidden, layers, heads, kvHeads, headDim, ffn, ropeTheta, rmsNormEps, tieWordEmbeddings,
-                    attentionBias, mlpBias, slidingWindow, ropeScaling, maxPositionEmbeddings, dtype, seed, maxShardBytes, configStyle);
+                    attentionBias, mlpBias, slidingWindow, ropeScaling, maxPositionEmbeddings, dtype, seed, maxShardBytes, configStyle, moe());
+        }
+
+        /** The MoE family's settings, defaults filled in; null for a dense family, which refuses any MoE setting. */
+        private SyntheticMoe moe() {
+            if (!family.isMoe()) {
+                if (numExperts != null || expertsPerToken != null || moeIntermediate != null || normTopkProb != null
+                        || decoderSparseStep != null || mlpOnlyLayers != null || sharedExpertIntermediate != null) {
+                    throw new IllegalArgumentException("mixture-of-experts settings are for Qwen3-MoE, Qwen2-MoE and Mixtral, not " + family);
+                }
+                return null;
+            }
+            boolean mixtral = family == SynthFamily.MIXTRAL;
+            return new SyntheticMoe(
+                    numExperts == null ? 4 : numExperts,
+                    expertsPerToken == null ? 2 : expertsPerToken,
+                    moeIntermediate != null ? moeIntermediate : mixtral ? ffn : 24,
+                    normTopkProb != null ? normTopkProb : family != SynthFamily.QWEN2_MOE,
+                    decoderSparseStep == null ? 1 : decoderSparseStep,
+                    mlpOnlyLayers == null ? List.of() : mlpOnlyLayers,
+                    sharedExpertIntermediate != null ? sharedExpertIntermediate : family == SynthFamily.QWEN2_MOE ? 40 : 0);
         }
     }
 }

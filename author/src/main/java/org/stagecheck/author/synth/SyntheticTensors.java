@@ -30,8 +30,16 @@ final class SyntheticTensors {
         /** Uniform in [0.5, 1.5): not all ones, so a norm weight that is dropped or misplaced shows. */
         NORM,
         /** Magnitude uniform in [0.1, 0.5), either sign: never near 0, so a dropped bias shows. */
-        BIAS
+        BIAS,
+        /**
+         * A MoE router: uniform in [-4/sqrt(fan_in), 4/sqrt(fan_in)), four times a linear weight's range, so that
+         * the router logits of a normed row spread over a few units: top-k choices differ across rows and the
+         * k-th and (k+1)-th logits are seldom close.
+         */
+        ROUTER
     }
+
+    private static final double ROUTER_RANGE = 4;
 
     private static final long GOLDEN = 0x9E3779B97F4A7C15L;
     private static final int CHUNK = 1 << 16;
@@ -47,7 +55,8 @@ final class SyntheticTensors {
         int kv = model.kvHeads() * model.headDim();
         int f = model.ffn();
         add("model.embed_tokens.weight", Kind.EMBEDDING, model.vocab(), d);
-        boolean qkvBias = model.family() == SynthFamily.QWEN2 || model.attentionBias();
+        boolean qkvBias = model.family() == SynthFamily.QWEN2 || model.family() == SynthFamily.QWEN2_MOE || model.attentionBias();
+        boolean qkNorm = model.family() == SynthFamily.QWEN3 || model.family() == SynthFamily.QWEN3_MOE;
         for (int l = 0; l < model.layers(); l++) {
             String p = "model.layers." + l + ".";
             add(p + "input_layernorm.weight", Kind.NORM, d);
@@ -59,7 +68,7 @@ final class SyntheticTensors {
                 add(p + "self_attn.k_proj.bias", Kind.BIAS, kv);
                 add(p + "self_attn.v_proj.bias", Kind.BIAS, kv);
             }
-            if (model.family() == SynthFamily.QWEN3) {
+            if (qkNorm) {
                 add(p + "self_attn.q_norm.weight", Kind.NORM, model.headDim());
                 add(p + "self_attn.k_norm.weight", Kind.NORM, model.headDim());
             }
@@ -68,9 +77,13 @@ final class SyntheticTensors {
                 add(p + "self_attn.o_proj.bias", Kind.BIAS, d);
             }
             add(p + "post_attention_layernorm.weight", Kind.NORM, d);
-            add(p + "mlp.gate_proj.weight", Kind.LINEAR, f, d);
-            add(p + "mlp.up_proj.weight", Kind.LINEAR, f, d);
-            add(p + "mlp.down_proj.weight", Kind.LINEAR, d, f);
+            if (model.isSparseLayer(l)) {
+                addExperts(p, model.moe());
+            } else {
+                add(p + "mlp.gate_proj.weight", Kind.LINEAR, f, d);
+                add(p + "mlp.up_proj.weight", Kind.LINEAR, f, d);
+                add(p + "mlp.down_proj.weight", Kind.LINEAR, d, f);
+            }
             if (model.mlpBias()) {
                 add(p + "mlp.gate_proj.bias", Kind.BIAS, f);
                 add(p + "mlp.up_proj.bias", Kind.BIAS, f);
@@ -80,6 +93,33 @@ final class SyntheticTensors {
         add("model.norm.weight", Kind.NORM, d);
         if (!model.tieWordEmbeddings()) {
             add("lm_head.weight", Kind.LINEAR, model.vocab(), d);
+        }
+    }
+
+    /**
+     * A sparse layer's MLP under the hub's per-expert names (never transformers 5's fused in-memory
+     * ones): the router {@code [E, D]}, each expert's gate/up {@code [Fm, D]} and down {@code [D, Fm]};
+     * Qwen2-MoE adds the shared expert and its {@code [1, D]} gate. Mixtral names them
+     * {@code block_sparse_moe.gate} and {@code experts.N.w1} (gate), {@code w3} (up), {@code w2} (down).
+     */
+    private void addExperts(String layer, SyntheticMoe moe) {
+        int d = model.hidden();
+        int fm = moe.moeIntermediate();
+        boolean mixtral = model.family() == SynthFamily.MIXTRAL;
+        String block = layer + (mixtral ? "block_sparse_moe." : "mlp.");
+        add(block + "gate.weight", Kind.ROUTER, moe.numExperts(), d);
+        for (int e = 0; e < moe.numExperts(); e++) {
+            String x = block + "experts." + e + ".";
+            add(x + (mixtral ? "w1" : "gate_proj") + ".weight", Kind.LINEAR, fm, d);
+            add(x + (mixtral ? "w3" : "up_proj") + ".weight", Kind.LINEAR, fm, d);
+            add(x + (mixtral ? "w2" : "down_proj") + ".weight", Kind.LINEAR, d, fm);
+        }
+        int fs = moe.sharedExpertIntermediate();
+        if (fs > 0) {
+            add(block + "shared_expert.gate_proj.weight", Kind.LINEAR, fs, d);
+            add(block + "shared_expert.up_proj.weight", Kind.LINEAR, fs, d);
+            add(block + "shared_expert.down_proj.weight", Kind.LINEAR, d, fs);
+            add(block + "shared_expert_gate.weight", Kind.LINEAR, 1, d);
         }
     }
 
@@ -104,7 +144,11 @@ final class SyntheticTensors {
         }
         int n = Math.toIntExact(spec.shape().elementCount());
         long stream = mix64(model.seed() * GOLDEN ^ fnv1a(spec.name()));
-        double scale = kind == Kind.LINEAR ? 1 / Math.sqrt(spec.shape().dim(1)) : 1;
+        double scale = switch (kind) {
+            case LINEAR -> 1 / Math.sqrt(spec.shape().dim(1));
+            case ROUTER -> ROUTER_RANGE / Math.sqrt(spec.shape().dim(1));
+            case EMBEDDING, NORM, BIAS -> 1;
+        };
         DType dtype = spec.dtype();
         int chunks = (n + CHUNK - 1) / CHUNK;
         return switch (dtype) {
@@ -136,7 +180,7 @@ final class SyntheticTensors {
         double u = (mix64(stream + (i + 1L) * GOLDEN) >>> 11) * 0x1.0p-53; // [0, 1)
         return switch (kind) {
             case EMBEDDING -> 2 * u - 1;
-            case LINEAR -> (2 * u - 1) * scale;
+            case LINEAR, ROUTER -> (2 * u - 1) * scale;
             case NORM -> 0.5 + u;
             case BIAS -> {
                 double w = 2 * u; // [0, 2): which half is the sign, where in it the magnitude

@@ -508,15 +508,15 @@ class HfConfigTest {
 
     @Test
     void anotherArchitectureIsRefusedByNameListingTheSupportedOnes() throws Exception {
-        String json = MISTRAL_HUB.replace("MistralForCausalLM", "MixtralForCausalLM");
+        String json = MISTRAL_HUB.replace("MistralForCausalLM", "GemmaForCausalLM");
         Path dir = model("m", json);
+        String supported = "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen2MoeForCausalLM,"
+                + " Qwen3MoeForCausalLM, MixtralForCausalLM";
         assertThatThrownBy(() -> HfConfig.read(dir, DType.BF16)).isInstanceOf(ModelSpecException.class)
-                .hasMessage(dir.resolve("config.json") + ":" + line(json, "MixtralForCausalLM") + ":5: architecture"
-                        + " \"MixtralForCausalLM\" is not supported; stagecheck reads LlamaForCausalLM, MistralForCausalLM,"
-                        + " Qwen2ForCausalLM, Qwen3ForCausalLM");
+                .hasMessage(dir.resolve("config.json") + ":" + line(json, "GemmaForCausalLM") + ":5: architecture"
+                        + " \"GemmaForCausalLM\" is not supported; stagecheck reads " + supported);
         refused(MISTRAL_HUB.replace("\"MistralForCausalLM\"", "\"MistralForCausalLM\", \"LlamaForCausalLM\""),
-                "\"architectures\" must be a one-element array of a string naming one of [LlamaForCausalLM, MistralForCausalLM,"
-                        + " Qwen2ForCausalLM, Qwen3ForCausalLM], not an array of 2 elements");
+                "\"architectures\" must be a one-element array of a string naming one of [" + supported + "], not an array of 2 elements");
         refused(MISTRAL_HUB.replace("\"MistralForCausalLM\"", "7"), "not an array holding a number");
         refused(MISTRAL_HUB.replace("\"model_type\": \"mistral\"", "\"model_type\": \"llama\""),
                 "\"model_type\" is \"llama\" but the architecture MistralForCausalLM is model type \"mistral\"");

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
  *
  * @param slidingWindow W when key j is visible to query p only if {@code p - W < j <= p}; 0: none
  * @param llama3 the {@code llama3} rotary scaling, or null for none
+ * @param moe the experts of Qwen3-MoE, Qwen2-MoE and Mixtral; null in the dense families
  */
 public record HfConfig64(
         Family family,
@@ -28,14 +29,21 @@ public record HfConfig64(
         boolean oBias,
         boolean mlpBias,
         boolean qkNorm,
-        int slidingWindow) {
+        int slidingWindow,
+        MoeConfig64 moe) {
 
-    /** The four dense families and the class names {@code architectures[0]} carries. */
+    /** The four dense families, the three mixture-of-experts ones, and the class names {@code architectures[0]} carries. */
     public enum Family {
         LLAMA("LlamaForCausalLM", "llama"),
         MISTRAL("MistralForCausalLM", "mistral"),
         QWEN2("Qwen2ForCausalLM", "qwen2"),
-        QWEN3("Qwen3ForCausalLM", "qwen3");
+        QWEN3("Qwen3ForCausalLM", "qwen3"),
+        /** Qwen3's attention, sparse MLPs. */
+        QWEN3_MOE("Qwen3MoeForCausalLM", "qwen3_moe"),
+        /** Qwen2's attention ({@code qkv_bias}), sparse MLPs with a shared expert. */
+        QWEN2_MOE("Qwen2MoeForCausalLM", "qwen2_moe"),
+        /** Mistral's attention, every MLP sparse and renormalised. */
+        MIXTRAL("MixtralForCausalLM", "mixtral");
 
         final String architecture;
         final String modelType;
@@ -68,27 +76,39 @@ public record HfConfig64(
         }
         String act = keys.text("hidden_act", "silu");
         if (!act.equals("silu")) {
-            throw new OracleInputException(where + ": hidden_act " + act + "; the four families use silu");
+            throw new OracleInputException(where + ": hidden_act " + act + "; these families use silu");
         }
         boolean attentionBias = keys.bool("attention_bias", false);
+        int intermediate = keys.requiredPositiveInt("intermediate_size");
+        int layers = keys.requiredPositiveInt("num_hidden_layers");
         return new HfConfig64(
                 family,
                 keys.requiredPositiveInt("vocab_size"),
                 hidden,
-                keys.requiredPositiveInt("intermediate_size"),
-                keys.requiredPositiveInt("num_hidden_layers"),
+                intermediate,
+                layers,
                 heads,
                 kvHeads,
                 headDim,
                 keys.number("rms_norm_eps", 1e-6),
-                RopeKeys.theta(keys),
+                // MixtralConfig.default_theta is 1e6; the others take the mixin's 10000
+                RopeKeys.theta(keys, family == Family.MIXTRAL ? 1_000_000.0 : 10000.0),
                 RopeKeys.llama3(keys),
                 keys.bool("tie_word_embeddings", false),
-                switch (family) { case LLAMA, QWEN3 -> attentionBias; case QWEN2 -> true; case MISTRAL -> false; },
-                switch (family) { case LLAMA, QWEN3 -> attentionBias; case QWEN2, MISTRAL -> false; },
+                switch (family) {
+                    case LLAMA, QWEN3, QWEN3_MOE -> attentionBias;
+                    case QWEN2 -> true;
+                    case QWEN2_MOE -> keys.bool("qkv_bias", true); // v5 writes it, hub files lack it
+                    case MISTRAL, MIXTRAL -> false;
+                },
+                switch (family) { case LLAMA, QWEN3, QWEN3_MOE -> attentionBias; case QWEN2, MISTRAL, QWEN2_MOE, MIXTRAL -> false; },
                 family == Family.LLAMA && keys.bool("mlp_bias", false),
-                family == Family.QWEN3,
-                window(keys, family));
+                family == Family.QWEN3 || family == Family.QWEN3_MOE,
+                window(keys, family),
+                switch (family) {
+                    case LLAMA, MISTRAL, QWEN2, QWEN3 -> null;
+                    case QWEN3_MOE, QWEN2_MOE, MIXTRAL -> MoeConfig64.parse(keys, family, layers, intermediate);
+                });
     }
 
     private static Family family(JsonNode root, String where) {
@@ -99,10 +119,14 @@ public record HfConfig64(
             }
         }
         throw new OracleInputException(where + ": architectures " + root.get("architectures") + ", model_type " + root.get("model_type")
-                + " is none of LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM");
+                + " is none of LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM,"
+                + " Qwen2MoeForCausalLM, MixtralForCausalLM");
     }
 
-    /** {@code head_dim} when present and non-null; absent, Qwen3's class default 128; else hidden / heads. */
+    /**
+     * {@code head_dim} when present and non-null; absent, Qwen3's class default 128; else hidden / heads
+     * (Qwen3-MoE's attention reads {@code getattr(config, "head_dim", hidden // heads)}: no 128 default).
+     */
     private static int headDim(ConfigKeys keys, Family family, int hidden, int heads) {
         if (keys.isNonNull("head_dim")) {
             return keys.requiredPositiveInt("head_dim");
@@ -116,7 +140,7 @@ public record HfConfig64(
         return hidden / heads;
     }
 
-    /** null: as many as query heads; absent: the class default (Llama: heads, Mistral 8, Qwen2/Qwen3 32). */
+    /** null: as many as query heads; absent: the class default (Llama: heads, Mistral 8, Qwen2/Qwen3 32, Qwen3-MoE 4, Qwen2-MoE 16, Mixtral 8). */
     private static int kvHeads(ConfigKeys keys, Family family, int heads) {
         if (keys.isNonNull("num_key_value_heads")) {
             return keys.requiredPositiveInt("num_key_value_heads");
@@ -126,17 +150,24 @@ public record HfConfig64(
         }
         return switch (family) {
             case LLAMA -> heads;
-            case MISTRAL -> 8;
+            case MISTRAL, MIXTRAL -> 8;
             case QWEN2, QWEN3 -> 32;
+            case QWEN3_MOE -> 4;
+            case QWEN2_MOE -> 16;
         };
     }
 
-    /** Mistral: {@code sliding_window} on every layer (absent: 4096, null: none). Qwen2/Qwen3 windows are refused. */
+    /**
+     * Mistral: {@code sliding_window} on every layer (absent: 4096, null: none); Mixtral the same but
+     * absent means none (its class default is None). Qwen windows are refused; with
+     * {@code use_sliding_window} false their {@code sliding_window} (a number, null, or Qwen2-MoE v5's 0) is ignored.
+     */
     private static int window(ConfigKeys keys, Family family) {
         return switch (family) {
             case LLAMA -> 0;
             case MISTRAL -> !keys.has("sliding_window") ? 4096 : keys.isNonNull("sliding_window") ? keys.requiredPositiveInt("sliding_window") : 0;
-            case QWEN2, QWEN3 -> {
+            case MIXTRAL -> keys.isNonNull("sliding_window") ? keys.requiredPositiveInt("sliding_window") : 0;
+            case QWEN2, QWEN3, QWEN3_MOE, QWEN2_MOE -> {
                 if (keys.bool("use_sliding_window", false)) {
                     throw new OracleInputException(keys.where() + ": use_sliding_window true is refused (the families disagree on its layers)");
                 }

@@ -2,12 +2,16 @@ package org.stagecheck.author.oracle;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * An independent float64 forward of {@code LlamaForCausalLM}, {@code MistralForCausalLM},
- * {@code Qwen2ForCausalLM} and {@code Qwen3ForCausalLM}, written from FAMILIES.md as a test
- * oracle. Every operation is in double except the rotary frequencies and angles, which the
+ * {@code Qwen2ForCausalLM}, {@code Qwen3ForCausalLM} and the mixture-of-experts
+ * {@code Qwen3MoeForCausalLM}, {@code Qwen2MoeForCausalLM} and {@code MixtralForCausalLM}, written
+ * from FAMILIES.md as a test oracle. Every operation is in double except the rotary frequencies and angles, which the
  * reference computes in f32 in a way that moves results beyond rounding: {@code inv_freq}, its
  * llama3 scaling and {@code pos * inv_freq} are reproduced in f32 ({@link RotaryFrequencies64});
  * cos/sin of that f32 angle are double. Softmax and RMSNorm, f32 in the reference, are double here.
@@ -16,7 +20,10 @@ import java.util.List;
  * {@link #decode}, {@link #reset}), processing a chunk layer by layer against the cached keys,
  * and {@link #forwardAll}, a stateless full causal forward from position 0 that masks a square
  * score matrix. Keys are cached normed (Qwen3) and rotated; key {@code j} is visible to query
- * {@code p} iff {@code j <= p} and, with a window W (Mistral), {@code j > p - W}.
+ * {@code p} iff {@code j <= p} and, with a window W (Mistral, Mixtral), {@code j > p - W}.
+ *
+ * <p>Sparse layers route each row on its own ({@link Router64}: softmax over all experts, top k,
+ * ties to the lower expert index); {@link #lastRouting()} tells which experts the last call chose.
  */
 public final class HfForward64 {
     private final HfConfig64 config;
@@ -25,6 +32,7 @@ public final class HfForward64 {
     private final double scale;
     private final List<List<double[]>> cachedKeys = new ArrayList<>();
     private final List<List<double[]>> cachedValues = new ArrayList<>();
+    private final SortedMap<Integer, List<RowRouting64>> lastRouting = new TreeMap<>();
 
     public HfForward64(HfCheckpoint64 checkpoint) {
         this.config = checkpoint.config();
@@ -50,10 +58,28 @@ public final class HfForward64 {
         return cachedKeys.getFirst().size();
     }
 
-    /** Empties the cache: the next token is at position 0. */
+    /** Empties the cache (and forgets the last routing): the next token is at position 0. */
     public void reset() {
         cachedKeys.forEach(List::clear);
         cachedValues.forEach(List::clear);
+        lastRouting.clear();
+    }
+
+    /**
+     * The routing of the last {@link #prefill}, {@link #decode} or {@link #forwardAll}: sparse layer
+     * index to one entry per row of that call (row r is the call's r-th token), in row order. Dense
+     * layers, and dense models, have no entry. A copy: later calls do not change it.
+     */
+    public SortedMap<Integer, List<RowRouting64>> lastRouting() {
+        SortedMap<Integer, List<RowRouting64>> copy = new TreeMap<>();
+        lastRouting.forEach((layer, rows) -> copy.put(layer, List.copyOf(rows)));
+        return Collections.unmodifiableSortedMap(copy);
+    }
+
+    /** The smallest {@link RowRouting64#probabilityGap()} of the last call over every sparse layer and row; +infinity when none. */
+    public double smallestRoutingGap() {
+        return lastRouting.values().stream().flatMap(List::stream).mapToDouble(RowRouting64::probabilityGap).min()
+                .orElse(Double.POSITIVE_INFINITY);
     }
 
     /** One token at the next position; its logits. */
@@ -65,6 +91,7 @@ public final class HfForward64 {
     public double[][] prefill(int[] tokens) {
         int start = position();
         double[][] x = embed(tokens);
+        lastRouting.clear();
         for (int l = 0; l < config.layers(); l++) {
             DecoderWeights64.Layer layer = weights.layers().get(l);
             List<double[]> keys = cachedKeys.get(l);
@@ -80,7 +107,7 @@ public final class HfForward64 {
                 int p = start + r;
                 int first = config.slidingWindow() == 0 ? 0 : Math.max(0, p - config.slidingWindow() + 1);
                 double[] attended = attendRange(queries[r], keys, values, first, p);
-                x[r] = finishLayer(layer, x[r], attended);
+                x[r] = finishLayer(l, layer, x[r], attended);
             }
         }
         return logits(x);
@@ -90,14 +117,16 @@ public final class HfForward64 {
     public double[][] forwardAll(int[] tokens) {
         int n = tokens.length;
         double[][] x = embed(tokens);
-        for (DecoderWeights64.Layer layer : weights.layers()) {
+        lastRouting.clear();
+        for (int l = 0; l < config.layers(); l++) {
+            DecoderWeights64.Layer layer = weights.layers().get(l);
             Projected[] rows = new Projected[n];
             for (int p = 0; p < n; p++) {
                 rows[p] = project(layer, x[p], p);
             }
             double[][] next = new double[n][];
             for (int p = 0; p < n; p++) {
-                next[p] = finishLayer(layer, x[p], attendMasked(rows, p));
+                next[p] = finishLayer(l, layer, x[p], attendMasked(rows, p));
             }
             x = next;
         }
@@ -172,10 +201,17 @@ public final class HfForward64 {
         return out;
     }
 
-    /** {@code h = x + o_proj(attn)}, then {@code h + mlp(post_attention_layernorm(h))}. */
-    private double[] finishLayer(DecoderWeights64.Layer layer, double[] x, double[] attended) {
+    /**
+     * {@code h = x + o_proj(attn)}, then {@code h + mlp(post_attention_layernorm(h))}; in a sparse
+     * layer {@code l} the MLP is the experts', and the row's routing is appended to layer l's list.
+     */
+    private double[] finishLayer(int l, DecoderWeights64.Layer layer, double[] x, double[] attended) {
         double[] h = Ops64.add(x, layer.o().apply(attended));
-        return Ops64.add(h, Ops64.mlp(layer, Ops64.rmsNorm(h, layer.postNorm(), config.rmsNormEps())));
+        double[] y = Ops64.rmsNorm(h, layer.postNorm(), config.rmsNormEps());
+        double[] mlp = layer.moe() == null
+                ? Ops64.mlp(layer, y)
+                : layer.moe().apply(y, lastRouting.computeIfAbsent(l, k -> new ArrayList<>())::add);
+        return Ops64.add(h, mlp);
     }
 
     private double[][] embed(int[] tokens) {

@@ -35,12 +35,17 @@ final class Ops64 {
 
     /** {@code down(silu(gate(y)) * up(y))}. */
     static double[] mlp(DecoderWeights64.Layer layer, double[] y) {
-        double[] g = layer.gate().apply(y);
-        double[] u = layer.up().apply(y);
+        return gatedMlp(layer.gate(), layer.up(), layer.down(), y);
+    }
+
+    /** {@code down(silu(gate(y)) * up(y))}. */
+    static double[] gatedMlp(Linear64 gate, Linear64 up, Linear64 down, double[] y) {
+        double[] g = gate.apply(y);
+        double[] u = up.apply(y);
         for (int i = 0; i < g.length; i++) {
             g[i] = silu(g[i]) * u[i];
         }
-        return layer.down().apply(g);
+        return down.apply(g);
     }
 
     static double[] add(double[] a, double[] b) {

@@ -4,20 +4,21 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * The rotary keys of either config style: hub {@code rope_theta} plus {@code rope_scaling} (null or
- * a dict), or v5 {@code rope_parameters: {rope_theta, rope_type, ...}}. Theta defaults to 10000;
+ * a dict), or v5 {@code rope_parameters: {rope_theta, rope_type, ...}}. Theta defaults to 10000 (Mixtral: 1e6);
  * rope type {@code default} (or none) means no scaling, {@code llama3} is read, any other is refused.
  */
 final class RopeKeys {
     private RopeKeys() {}
 
-    static double theta(ConfigKeys keys) {
+    /** The theta of either style; {@code absent} when neither key is given (the family's default: 10000, Mixtral's 1e6). */
+    static double theta(ConfigKeys keys, double absent) {
         double top = keys.number("rope_theta", Double.NaN);
         JsonNode params = parameters(keys);
         double nested = params == null ? Double.NaN : ConfigKeys.number(params, "rope_theta", Double.NaN, keys.where() + ": rope_parameters");
         if (!Double.isNaN(top) && !Double.isNaN(nested) && top != nested) {
             throw new OracleInputException(keys.where() + ": rope_theta " + top + " and rope_parameters.rope_theta " + nested + " disagree");
         }
-        double theta = !Double.isNaN(nested) ? nested : !Double.isNaN(top) ? top : 10000.0;
+        double theta = !Double.isNaN(nested) ? nested : !Double.isNaN(top) ? top : absent;
         if (!(theta > 0)) {
             throw new OracleInputException(keys.where() + ": rope_theta " + theta + " is not positive");
         }

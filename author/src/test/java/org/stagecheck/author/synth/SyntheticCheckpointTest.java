@@ -105,7 +105,7 @@ class SyntheticCheckpointTest {
     }
 
     @ParameterizedTest
-    @EnumSource(SynthFamily.class)
+    @EnumSource(value = SynthFamily.class, names = {"LLAMA", "MISTRAL", "QWEN2", "QWEN3"})
     void eachFamilyReadsBackWithItsNamesShapesAndConfig(SynthFamily family) throws Exception {
         SyntheticModel m = SyntheticModel.builder(family).dtype(DType.BF16).seed(3).build();
         SyntheticCheckpoint.write(dir, m);
@@ -137,6 +137,7 @@ class SyntheticCheckpointTest {
                 assertThat(text(f.get("head_dim"))).isEqualTo("16");
                 assertThat(text(f.get("use_sliding_window"))).isEqualTo("false");
             }
+            case QWEN3_MOE, QWEN2_MOE, MIXTRAL -> throw new AssertionError(family + " is checked by SyntheticMoeCheckpointTest");
         }
     }
 

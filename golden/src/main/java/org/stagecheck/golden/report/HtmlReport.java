@@ -22,7 +22,7 @@ public final class HtmlReport {
         b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>stagecheck golden report</title>\n<style>\n")
                 .append("body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0}")
                 .append("td,th{border:1px solid #bbb;padding:2px 8px;text-align:left;font-size:90%}")
-                .append(".PASS{color:#11772a;font-weight:bold}.FAIL,.BAD_INPUT{color:#b00020;font-weight:bold}.STALE{color:#a66000;font-weight:bold}")
+                .append(".PASS{color:#11772a;font-weight:bold}.FAIL,.BAD_INPUT{color:#b00020;font-weight:bold}.STALE,.PROGRAM_DIFFERS{color:#a66000;font-weight:bold}")
                 .append("pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap}img.heat{image-rendering:pixelated;border:1px solid #888}")
                 .append(".legend span{display:inline-block;padding:2px 6px;margin-right:4px;border:1px solid #888}\n</style></head><body>\n");
         b.append("<h1>stagecheck golden report</h1>\n<p>").append(esc(TextReport.total(results))).append("</p>\n");

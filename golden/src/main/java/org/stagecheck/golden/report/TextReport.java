@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Locale;
 
 import org.stagecheck.golden.CaseResult;
+import org.stagecheck.golden.Shard;
 import org.stagecheck.tensor.compare.Comparison;
 
 /**
@@ -15,11 +16,20 @@ public final class TextReport {
     }
 
     public static String of(List<CaseResult> results) {
+        return of(results, null);
+    }
+
+    /** As {@link #of(List)}, the total saying which shard of the suite ran and how many cases it took (null: the whole suite). */
+    public static String of(List<CaseResult> results, Shard.Selection shard) {
         StringBuilder b = new StringBuilder();
         for (CaseResult r : results) {
             b.append(caseText(r, false));
         }
-        b.append(total(results)).append('\n');
+        b.append(total(results));
+        if (shard != null) {
+            b.append("; ").append(shard.describe());
+        }
+        b.append('\n');
         return b.toString();
     }
 
@@ -109,11 +119,16 @@ public final class TextReport {
         return b.toString();
     }
 
-    /** {@code total: N cases, P passed, F failed, S stale, B bad input}. */
+    /**
+     * {@code total: N cases, P passed, F failed, S stale, B bad input}, and {@code , D program
+     * differs} when any case was checked against another program.
+     */
     public static String total(List<CaseResult> results) {
         long pass = count(results, CaseResult.Status.PASS);
+        long differs = count(results, CaseResult.Status.PROGRAM_DIFFERS);
         return String.format(Locale.ROOT, "total: %d case(s), %d passed, %d failed, %d stale, %d bad input", results.size(), pass,
-                count(results, CaseResult.Status.FAIL), count(results, CaseResult.Status.STALE), count(results, CaseResult.Status.BAD_INPUT));
+                count(results, CaseResult.Status.FAIL), count(results, CaseResult.Status.STALE), count(results, CaseResult.Status.BAD_INPUT))
+                + (differs == 0 ? "" : ", " + differs + " program differs");
     }
 
     private static long count(List<CaseResult> results, CaseResult.Status s) {

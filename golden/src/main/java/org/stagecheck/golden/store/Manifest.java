@@ -8,18 +8,27 @@ import java.util.Map;
 import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.json.CheckpointRefs;
 
 /**
  * The manifest of a golden case, {@code manifest.json} (docs/golden.md, "Case format"): what was
  * run (the program file and its canonical hash, inputs, parameters), what came out (expected
  * outputs with their policies and derived tolerances, an optional per-stage trace) and how
  * (provenance). Every file is relative to the case directory.
+ *
+ * @param checkpoint the bound tensors recorded as references into a checkpoint's safetensors files
+ *                   instead of copies (docs/golden.md, "Checkpoint references"), or null when every
+ *                   bound tensor has its file in {@code inputs}
  */
 public record Manifest(String programFile, String programHash, Provenance provenance, Map<String, Long> params,
-                       List<TensorFile> inputs, List<Output> outputs, List<TraceFile> trace, List<String> warnings) {
+                       List<TensorFile> inputs, CheckpointRefs checkpoint, List<Output> outputs, List<TraceFile> trace,
+                       List<String> warnings) {
     public static final String FILE_NAME = "manifest.json";
     public static final String FORMAT = "stagecheck-golden-case";
+    /** The version of a case without checkpoint references (what every case was before them). */
     public static final int VERSION = 1;
+    /** The version of a case with checkpoint references. */
+    public static final int VERSION_WITH_CHECKPOINT = 2;
 
     public Manifest {
         params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
@@ -27,6 +36,17 @@ public record Manifest(String programFile, String programHash, Provenance proven
         outputs = List.copyOf(outputs);
         trace = List.copyOf(trace);
         warnings = List.copyOf(warnings);
+    }
+
+    /** A manifest whose bound tensors all have their files in the case. */
+    public Manifest(String programFile, String programHash, Provenance provenance, Map<String, Long> params,
+                    List<TensorFile> inputs, List<Output> outputs, List<TraceFile> trace, List<String> warnings) {
+        this(programFile, programHash, provenance, params, inputs, null, outputs, trace, warnings);
+    }
+
+    /** The version this manifest is written with: 2 when it has checkpoint references, else 1. */
+    public int version() {
+        return checkpoint == null ? VERSION : VERSION_WITH_CHECKPOINT;
     }
 
     /**
@@ -62,7 +82,7 @@ public record Manifest(String programFile, String programHash, Provenance proven
     /** One traced stage output. */
     public record TraceFile(String stage, int port, String file, DType dtype, Shape shape) {}
 
-    /** Every file the manifest names, in manifest order. */
+    /** Every file inside the case the manifest names, in manifest order (a checkpoint's files are outside it). */
     public List<String> files() {
         List<String> out = new ArrayList<>();
         out.add(programFile);

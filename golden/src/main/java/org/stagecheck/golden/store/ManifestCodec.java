@@ -19,6 +19,8 @@ import org.stagecheck.golden.GoldenException;
 import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.spec.json.CheckpointRefs;
+import org.stagecheck.spec.json.CheckpointRefsCodec;
 import org.stagecheck.spec.json.JNode;
 import org.stagecheck.spec.json.JsonFormatException;
 import org.stagecheck.spec.json.JsonReader;
@@ -39,7 +41,7 @@ public final class ManifestCodec {
             g.setPrettyPrinter(new DefaultPrettyPrinter().withObjectIndenter(nl).withArrayIndenter(nl));
             g.writeStartObject();
             g.writeStringField("format", Manifest.FORMAT);
-            g.writeNumberField("version", Manifest.VERSION);
+            g.writeNumberField("version", m.version());
             g.writeObjectFieldStart("program");
             g.writeStringField("file", m.programFile());
             g.writeStringField("hash", m.programHash());
@@ -66,6 +68,9 @@ public final class ManifestCodec {
                 g.writeEndObject();
             }
             g.writeEndArray();
+            if (m.checkpoint() != null) {
+                CheckpointRefsCodec.write(m.checkpoint(), g);
+            }
             g.writeArrayFieldStart("outputs");
             for (Manifest.Output o : m.outputs()) {
                 g.writeStartObject();
@@ -123,13 +128,14 @@ public final class ManifestCodec {
         }
         Reader r = new Reader(file);
         JNode.JObject o = r.object(root, "");
-        r.only(o, "", Set.of("format", "version", "program", "provenance", "params", "inputs", "outputs", "trace", "warnings"));
+        r.only(o, "", Set.of("format", "version", "program", "provenance", "params", "inputs", "checkpoint", "outputs", "trace", "warnings"));
         if (!Manifest.FORMAT.equals(r.string(o, "", "format"))) {
             throw new GoldenException(file, "/format", "expected \"" + Manifest.FORMAT + "\"");
         }
         long version = r.integer(o, "", "version");
-        if (version != Manifest.VERSION) {
-            throw new GoldenException(file, "/version", "version " + version + " is not supported (this stagecheck reads version " + Manifest.VERSION + ")");
+        if (version != Manifest.VERSION && version != Manifest.VERSION_WITH_CHECKPOINT) {
+            throw new GoldenException(file, "/version", "version " + version + " is not supported (this stagecheck reads versions "
+                    + Manifest.VERSION + " and " + Manifest.VERSION_WITH_CHECKPOINT + ")");
         }
         JNode.JObject program = r.object(r.field(o, "", "program"), "/program");
         String programFile = r.string(program, "/program", "file");
@@ -150,6 +156,25 @@ public final class ManifestCodec {
             JNode.JObject t = r.object(ins.get(i), at);
             r.only(t, at, Set.of("tensor", "file", "dtype", "shape"));
             inputs.add(new Manifest.TensorFile(r.string(t, at, "tensor"), r.string(t, at, "file"), r.dtype(t, at), r.shape(t, at)));
+        }
+        CheckpointRefs checkpoint = null;
+        JNode ck = o.fields().get("checkpoint");
+        if (ck != null) {
+            if (version != Manifest.VERSION_WITH_CHECKPOINT) {
+                throw new GoldenException(file, "/checkpoint", "checkpoint references need \"version\": " + Manifest.VERSION_WITH_CHECKPOINT);
+            }
+            try {
+                checkpoint = CheckpointRefsCodec.decode(ck);
+            } catch (JsonFormatException e) {
+                throw new GoldenException(file, e.pointer(), (e.pos().known() ? e.pos() + ": " : "") + e.detail(), e);
+            }
+            for (int i = 0; i < inputs.size(); i++) {
+                String name = inputs.get(i).tensor();
+                if (checkpoint.tensors().containsKey(name)) {
+                    throw new GoldenException(file, "/checkpoint/tensors/" + name.replace("~", "~0").replace("/", "~1"),
+                            "tensor '" + name + "' is bound both from a file (/inputs/" + i + ") and from the checkpoint");
+                }
+            }
         }
         List<Manifest.Output> outputs = new ArrayList<>();
         List<JNode> outs = r.array(r.field(o, "", "outputs"), "/outputs");
@@ -188,7 +213,7 @@ public final class ManifestCodec {
                 warnings.add(s.value());
             }
         }
-        return new Manifest(programFile, hash, provenance, params, inputs, outputs, trace, warnings);
+        return new Manifest(programFile, hash, provenance, params, inputs, checkpoint, outputs, trace, warnings);
     }
 
     /** Typed access to the JSON tree with errors naming the file and the pointer. */

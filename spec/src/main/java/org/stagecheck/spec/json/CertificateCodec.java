@@ -30,6 +30,11 @@ public final class CertificateCodec {
             throw new JsonFormatException("/version", f.required("version").pos(),
                     "unsupported version " + version + "; this stagecheck reads version " + VERSION);
         }
+        String programHash = f.optionalString("programHash");
+        if (programHash != null && !programHash.matches("sha256:[0-9a-f]{64}")) {
+            throw new JsonFormatException("/programHash", f.required("programHash").pos(),
+                    "programHash must be \"sha256:\" and 64 lowercase hex digits (ProgramCodec.hash), found \"" + programHash + "\"");
+        }
         List<ShardDecl> shards = ProgramDecoder.list(f.optional("shards"), f.path("shards"), this::shard);
         JNode remapNode = f.optional("remap");
         BufferRemap remap = remapNode == null ? null : remap(remapNode, f.path("remap"));
@@ -42,7 +47,7 @@ public final class CertificateCodec {
             return o;
         });
         f.done();
-        return new Certificate(shards, remap, claims);
+        return new Certificate(shards, remap, claims, programHash);
     }
 
     public Certificate read(String json) throws JsonFormatException {
@@ -80,6 +85,9 @@ public final class CertificateCodec {
             g.writeStartObject();
             g.writeStringField("format", FORMAT);
             g.writeNumberField("version", VERSION);
+            if (c.programHash() != null) {
+                g.writeStringField("programHash", c.programHash());
+            }
             g.writeArrayFieldStart("shards");
             for (ShardDecl s : c.shards()) {
                 g.writeStartObject();

@@ -14,8 +14,11 @@ import java.util.Map;
  * @param tensors    tensor name to a relative path (forward slashes), in file order
  * @param params     parameter name to value, in file order
  * @param checkpoint the tensors bound from a checkpoint's safetensors files, or null (version 2)
+ * @param programHash the canonical hash ({@code ProgramCodec.hash}) of the program whose run wrote
+ *                    this manifest as its output index, or null (version 2); binding ignores it,
+ *                    {@code golden check --actual} compares it with a case's
  */
-public record InputsManifest(Map<String, String> tensors, Map<String, Long> params, CheckpointRefs checkpoint) {
+public record InputsManifest(Map<String, String> tensors, Map<String, Long> params, CheckpointRefs checkpoint, String programHash) {
     /** The value of the {@code format} field. */
     public static final String FORMAT = "stagecheck-inputs";
     /** The file name {@code author} writes and {@code run --inputs DIR} reads. */
@@ -33,9 +36,14 @@ public record InputsManifest(Map<String, String> tensors, Map<String, Long> para
         }
     }
 
+    /** Without a program hash. */
+    public InputsManifest(Map<String, String> tensors, Map<String, Long> params, CheckpointRefs checkpoint) {
+        this(tensors, params, checkpoint, null);
+    }
+
     /** Tensors from files only (version 1). */
     public InputsManifest(Map<String, String> tensors, Map<String, Long> params) {
-        this(tensors, params, null);
+        this(tensors, params, null, null);
     }
 
     /** A manifest binding nothing. */

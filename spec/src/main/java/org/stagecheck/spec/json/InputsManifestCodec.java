@@ -18,7 +18,9 @@ import com.fasterxml.jackson.core.JsonGenerator;
  * out through a symbolic link is the caller's to check when it opens the file.
  */
 public final class InputsManifestCodec {
-    private static final Set<String> FIELDS = Set.of("format", "version", "tensors", "params", "checkpoint");
+    /** What {@code ProgramCodec.hash} returns. */
+    private static final java.util.regex.Pattern PROGRAM_HASH = java.util.regex.Pattern.compile("sha256:[0-9a-f]{64}");
+    private static final Set<String> FIELDS = Set.of("format", "version", "tensors", "params", "checkpoint", "program");
 
     /** Reads the manifest {@code file}. */
     public InputsManifest read(Path file) throws JsonFormatException {
@@ -37,19 +39,20 @@ public final class InputsManifestCodec {
         for (Map.Entry<String, JNode> e : o.fields().entrySet()) {
             if (!FIELDS.contains(e.getKey())) {
                 throw new JsonFormatException("/" + e.getKey(), e.getValue().pos(),
-                        "unknown field \"" + e.getKey() + "\"; expected format, version, tensors, params, checkpoint");
+                        "unknown field \"" + e.getKey() + "\"; expected format, version, tensors, params, checkpoint, program");
             }
         }
         if (!(o.fields().get("format") instanceof JNode.JString f) || !f.value().equals(InputsManifest.FORMAT)) {
             throw new JsonFormatException("/format", at(o, "format"), "expected \"format\": \"" + InputsManifest.FORMAT + "\"");
         }
         if (!(o.fields().get("version") instanceof JNode.JNumber v) || !(v.text().equals("1") || v.text().equals("2"))) {
-            throw new JsonFormatException("/version", at(o, "version"), "expected \"version\": 1 (or 2, with a checkpoint)");
+            throw new JsonFormatException("/version", at(o, "version"), "expected \"version\": 1 (or 2, with a checkpoint or a program)");
         }
         JNode ck = o.fields().get("checkpoint");
         if (ck != null && v.text().equals("1")) {
             throw new JsonFormatException("/checkpoint", ck.pos(), "\"checkpoint\" needs \"version\": 2");
         }
+        String programHash = programHash(o.fields().get("program"), v);
         Map<String, String> tensors = new LinkedHashMap<>();
         JNode t = o.fields().get("tensors");
         if (t instanceof JNode.JObject to) {
@@ -93,7 +96,25 @@ public final class InputsManifestCodec {
                 }
             }
         }
-        return new InputsManifest(tensors, params, refs);
+        return new InputsManifest(tensors, params, refs, programHash);
+    }
+
+    /** The optional {@code "program": {"hash": "sha256:<64 hex digits>"}} (version 2): the program whose run wrote the manifest. */
+    private static String programHash(JNode node, JNode.JNumber version) throws JsonFormatException {
+        if (node == null) {
+            return null;
+        }
+        if (version.text().equals("1")) {
+            throw new JsonFormatException("/program", node.pos(), "\"program\" needs \"version\": 2");
+        }
+        if (!(node instanceof JNode.JObject po) || po.fields().size() != 1
+                || !(po.fields().get("hash") instanceof JNode.JString h)) {
+            throw new JsonFormatException("/program", node.pos(), "\"program\" is {\"hash\": \"sha256:...\"}");
+        }
+        if (!PROGRAM_HASH.matcher(h.value()).matches()) {
+            throw new JsonFormatException("/program/hash", h.pos(), "a program hash is \"sha256:\" and 64 lowercase hex digits");
+        }
+        return h.value();
     }
 
     static String escape(String key) {
@@ -131,7 +152,7 @@ public final class InputsManifestCodec {
             g.useDefaultPrettyPrinter();
             g.writeStartObject();
             g.writeStringField("format", InputsManifest.FORMAT);
-            g.writeNumberField("version", m.checkpoint() == null ? 1 : 2);
+            g.writeNumberField("version", m.checkpoint() == null && m.programHash() == null ? 1 : 2);
             g.writeObjectFieldStart("tensors");
             for (Map.Entry<String, String> e : m.tensors().entrySet()) {
                 g.writeStringField(e.getKey(), e.getValue());
@@ -144,6 +165,11 @@ public final class InputsManifestCodec {
             g.writeEndObject();
             if (m.checkpoint() != null) {
                 CheckpointRefsCodec.write(m.checkpoint(), g);
+            }
+            if (m.programHash() != null) {
+                g.writeObjectFieldStart("program");
+                g.writeStringField("hash", m.programHash());
+                g.writeEndObject();
             }
             g.writeEndObject();
             g.writeRaw('\n');

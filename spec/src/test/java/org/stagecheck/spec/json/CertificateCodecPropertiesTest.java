@@ -55,7 +55,8 @@ class CertificateCodecPropertiesTest {
         List<ShardDecl> shards = Draw.list(r, 0, 6, () -> shard(r));
         BufferRemap remap = Draw.chance(r, 0.3) ? null : remap(r);
         List<Obligation> claims = new ArrayList<>(Draw.list(r, 0, 5, () -> Draw.oneOf(r, Obligation.class)));
-        return new Certificate(shards, remap, claims);
+        String programHash = r.nextBoolean() ? null : "sha256:" + Draw.string(r, "0123456789abcdef", 64, 64);
+        return new Certificate(shards, remap, claims, programHash);
     }
 
     @SeededProperty(tries = 200)

@@ -60,4 +60,22 @@ class InputsManifestCodecTest {
         String text = "{\"format\": \"stagecheck-inputs\", \"version\": 1, \"tensors\": {\"x\": \"" + path + "\"}}";
         assertThat(codec.read(text).tensors()).containsEntry("x", path);
     }
+
+    @Test
+    void aCheckpointFileKeepsItsDataDigestWhenRecordedAndReadsWithoutOne() throws Exception {
+        String h = "a".repeat(64);
+        String d = "b".repeat(64);
+        CheckpointRefs refs = new CheckpointRefs("/m", Map.of("model.safetensors", new CheckpointRefs.FileFacts(10, h, d)),
+                Map.of("w", new CheckpointRefs.TensorRef("model.safetensors", "k", CheckpointRefs.View.TRANSPOSED, null)));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        codec.write(new InputsManifest(Map.of(), Map.of(), refs), out);
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(text).contains("\"dataSha256\" : \"" + d + "\"");
+        assertThat(codec.read(text).checkpoint().files().get("model.safetensors").dataSha256()).isEqualTo(d);
+        String without = text.replaceAll(",\\s*\"dataSha256\" : \"b+\"", "");
+        assertThat(without).doesNotContain("dataSha256");
+        assertThat(codec.read(without).checkpoint().files().get("model.safetensors")).isEqualTo(new CheckpointRefs.FileFacts(10, h));
+        assertThatThrownBy(() -> codec.read(text.replace(d, "B".repeat(64)))).isInstanceOf(JsonFormatException.class)
+                .hasMessageContaining("(at /checkpoint/files/model.safetensors/dataSha256)");
+    }
 }

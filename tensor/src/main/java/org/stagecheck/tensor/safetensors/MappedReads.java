@@ -10,8 +10,9 @@ import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.TensorFileException;
 
 /**
- * Copies a tensor out of a mapped data region: one bulk little-endian copy into a new array, or,
- * transposed, row strips copied in bulk into a small buffer and scattered in cache-sized blocks.
+ * Copies a tensor out of a mapped region ({@code data}, the tensor's first byte at {@code at}): one bulk little-endian copy into a new array, or,
+ * transposed, row strips copied in bulk into a small buffer and scattered in cache-sized blocks;
+ * or only a block of a matrix's rows and columns, either way.
  */
 final class MappedReads {
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -22,19 +23,19 @@ final class MappedReads {
     private MappedReads() {
     }
 
-    static Tensor copy(String file, MemorySegment data, SafetensorsEntry e, Shape shape) throws TensorFileException {
+    static Tensor copy(String file, MemorySegment data, long at, SafetensorsEntry e, Shape shape) throws TensorFileException {
         int n = (int) e.elementCount();
         DType dtype = e.dtype();
         try {
             return switch (dtype) {
                 case F32 -> {
                     float[] v = new float[n];
-                    MemorySegment.copy(data, F32, e.begin(), v, 0, n);
+                    MemorySegment.copy(data, F32, at, v, 0, n);
                     yield Tensor.wrapFloats(shape, v);
                 }
                 case BF16, F16 -> {
                     short[] v = new short[n];
-                    MemorySegment.copy(data, B16, e.begin(), v, 0, n);
+                    MemorySegment.copy(data, B16, at, v, 0, n);
                     yield Tensor.wrapBits16(dtype, shape, v);
                 }
                 case I32, E4M3, E5M2 -> throw new IllegalStateException("safetensors dtype " + e.dtypeName() + " is not read as " + dtype);
@@ -44,26 +45,46 @@ final class MappedReads {
         }
     }
 
-    static Tensor copyTransposed(String file, MemorySegment data, SafetensorsEntry e, Shape stored) throws TensorFileException {
-        int rows = stored.dim(0);
+    static Tensor copyTransposed(String file, MemorySegment data, long at, SafetensorsEntry e, Shape stored) throws TensorFileException {
+        return copyBlock(file, data, at, e, stored, 0, stored.dim(0), 0, stored.dim(1), true);
+    }
+
+    /**
+     * Rows {@code [r0, r1)} and columns {@code [c0, c1)} of the rank-2 tensor stored {@code stored},
+     * as {@code [r1 - r0, c1 - c0]}, or transposed as {@code [c1 - c0, r1 - r0]}: only those elements
+     * are read. Each stored row's part is one bulk copy; transposed, strips of {@link #TILE} rows are
+     * copied into a small buffer and scattered in blocks of {@link #TILE} columns.
+     */
+    static Tensor copyBlock(String file, MemorySegment data, long at, SafetensorsEntry e, Shape stored, int r0, int r1, int c0, int c1,
+                            boolean transposed) throws TensorFileException {
         int cols = stored.dim(1);
-        Shape shape = Shape.of(cols, rows);
-        int n = (int) e.elementCount();
+        int h = r1 - r0;
+        int w = c1 - c0;
+        Shape shape = transposed ? Shape.of(w, h) : Shape.of(h, w);
+        int n = h * w;
         DType dtype = e.dtype();
         try {
             return switch (dtype) {
                 case F32 -> {
                     float[] out = new float[n];
-                    float[] strip = new float[Math.min(TILE, rows) * cols];
-                    for (int r0 = 0; r0 < rows; r0 += TILE) {
-                        int h = Math.min(TILE, rows - r0);
-                        MemorySegment.copy(data, F32, e.begin() + 4L * r0 * cols, strip, 0, h * cols);
-                        for (int c0 = 0; c0 < cols; c0 += TILE) {
-                            int cEnd = Math.min(cols, c0 + TILE);
-                            for (int c = c0; c < cEnd; c++) {
-                                int to = c * rows + r0;
-                                for (int i = 0; i < h; i++) {
-                                    out[to + i] = strip[i * cols + c];
+                    if (!transposed) {
+                        for (int r = r0; r < r1; r++) {
+                            MemorySegment.copy(data, F32, at + 4L * ((long) r * cols + c0), out, (r - r0) * w, w);
+                        }
+                    } else {
+                        float[] strip = new float[Math.min(TILE, h) * w];
+                        for (int s0 = 0; s0 < h; s0 += TILE) {
+                            int sh = Math.min(TILE, h - s0);
+                            for (int i = 0; i < sh; i++) {
+                                MemorySegment.copy(data, F32, at + 4L * ((long) (r0 + s0 + i) * cols + c0), strip, i * w, w);
+                            }
+                            for (int b0 = 0; b0 < w; b0 += TILE) {
+                                int bEnd = Math.min(w, b0 + TILE);
+                                for (int c = b0; c < bEnd; c++) {
+                                    int to = c * h + s0;
+                                    for (int i = 0; i < sh; i++) {
+                                        out[to + i] = strip[i * w + c];
+                                    }
                                 }
                             }
                         }
@@ -72,16 +93,24 @@ final class MappedReads {
                 }
                 case BF16, F16 -> {
                     short[] out = new short[n];
-                    short[] strip = new short[Math.min(TILE, rows) * cols];
-                    for (int r0 = 0; r0 < rows; r0 += TILE) {
-                        int h = Math.min(TILE, rows - r0);
-                        MemorySegment.copy(data, B16, e.begin() + 2L * r0 * cols, strip, 0, h * cols);
-                        for (int c0 = 0; c0 < cols; c0 += TILE) {
-                            int cEnd = Math.min(cols, c0 + TILE);
-                            for (int c = c0; c < cEnd; c++) {
-                                int to = c * rows + r0;
-                                for (int i = 0; i < h; i++) {
-                                    out[to + i] = strip[i * cols + c];
+                    if (!transposed) {
+                        for (int r = r0; r < r1; r++) {
+                            MemorySegment.copy(data, B16, at + 2L * ((long) r * cols + c0), out, (r - r0) * w, w);
+                        }
+                    } else {
+                        short[] strip = new short[Math.min(TILE, h) * w];
+                        for (int s0 = 0; s0 < h; s0 += TILE) {
+                            int sh = Math.min(TILE, h - s0);
+                            for (int i = 0; i < sh; i++) {
+                                MemorySegment.copy(data, B16, at + 2L * ((long) (r0 + s0 + i) * cols + c0), strip, i * w, w);
+                            }
+                            for (int b0 = 0; b0 < w; b0 += TILE) {
+                                int bEnd = Math.min(w, b0 + TILE);
+                                for (int c = b0; c < bEnd; c++) {
+                                    int to = c * h + s0;
+                                    for (int i = 0; i < sh; i++) {
+                                        out[to + i] = strip[i * w + c];
+                                    }
                                 }
                             }
                         }

@@ -151,6 +151,11 @@ public final class SafetensorsCheckpoint implements AutoCloseable {
         return fileNamed(file).headerSha256();
     }
 
+    /** Hex SHA-256 of {@code file}'s data region: changes whenever a stored value does (reads the whole file). */
+    public String dataSha256(String file) throws TensorFileException {
+        return fileNamed(file).dataSha256();
+    }
+
     /** See {@link SafetensorsFile#read}. */
     public Tensor read(String name) throws TensorFileException {
         return fileFor(name).read(name);

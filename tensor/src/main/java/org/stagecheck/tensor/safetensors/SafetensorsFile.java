@@ -28,11 +28,13 @@ import org.stagecheck.tensor.npy.TensorFileException;
  * One safetensors file opened for reading: 8 bytes little-endian header length {@code N}, {@code N}
  * bytes of UTF-8 JSON header, then the data region, whose offsets the header gives relative to
  * byte {@code 8 + N}. {@link #open} reads and checks the header (never more than
- * {@link #MAX_HEADER_BYTES}, never past the file) and maps the data region read-only; each
- * {@link #read} copies one tensor out of the mapping in bulk.
+ * {@link #MAX_HEADER_BYTES}, never past the file); each {@link #read} maps the bytes of its one
+ * tensor read-only, copies them out in bulk and unmaps them, so that a process reading a whole
+ * checkpoint never has more of the file mapped than its largest tensor (the pages of a mapping
+ * count in its resident set; read so, the checkpoint's pages stay in the page cache alone).
  *
- * <p>Threads: the mapping belongs to a shared arena, so several threads may read tensors at once.
- * {@link #close} unmaps; it must not run while a read is under way, and a read after it is refused.
+ * <p>Threads: each read maps its own tensor, so several threads may read tensors at once.
+ * {@link #close} closes the file; it must not run while a read is under way, and a read after it is refused.
  */
 public final class SafetensorsFile implements AutoCloseable {
     /** The longest header read; the reference implementation's limit is 100 MB, real headers are kilobytes. */
@@ -46,11 +48,9 @@ public final class SafetensorsFile implements AutoCloseable {
     private final SequencedMap<String, SafetensorsEntry> entries;
     private final Map<String, String> metadata;
     private final FileChannel channel;
-    private final Arena arena;
-    private final MemorySegment data;
 
     private SafetensorsFile(Path path, long fileBytes, long dataStart, String headerSha256, HeaderParser.Parsed parsed,
-            FileChannel channel, Arena arena, MemorySegment data) {
+            FileChannel channel) {
         this.path = path;
         this.name = path.toString();
         this.fileBytes = fileBytes;
@@ -59,8 +59,6 @@ public final class SafetensorsFile implements AutoCloseable {
         this.entries = parsed.entries();
         this.metadata = parsed.metadata();
         this.channel = channel;
-        this.arena = arena;
-        this.data = data;
     }
 
     /** Opens {@code file} and checks its header; every problem is a {@link TensorFileException} naming the file. */
@@ -73,7 +71,6 @@ public final class SafetensorsFile implements AutoCloseable {
             throw new TensorFileException(name + ": is not a regular file (a pipe, device or socket); write it to a file first.");
         }
         FileChannel ch = null;
-        Arena arena = null;
         try {
             ch = FileChannel.open(file, StandardOpenOption.READ);
             long size = ch.size();
@@ -100,17 +97,15 @@ public final class SafetensorsFile implements AutoCloseable {
             }
             long dataStart = 8 + n;
             HeaderParser.Parsed parsed = HeaderParser.parse(name, json, dataStart, size - dataStart);
-            arena = Arena.ofShared();
-            MemorySegment data = ch.map(FileChannel.MapMode.READ_ONLY, dataStart, size - dataStart, arena);
-            return new SafetensorsFile(file, size, dataStart, sha256(header), parsed, ch, arena, data);
+            return new SafetensorsFile(file, size, dataStart, sha256(header), parsed, ch);
         } catch (NoSuchFileException e) {
-            close(ch, arena);
+            close(ch);
             throw new TensorFileException(name + ": no such file.", e);
         } catch (IOException e) {
-            close(ch, arena);
+            close(ch);
             throw new TensorFileException(name + ": cannot be read: " + IoMessages.describe(e), e);
         } catch (TensorFileException | RuntimeException e) {
-            close(ch, arena);
+            close(ch);
             throw e;
         }
     }
@@ -135,8 +130,12 @@ public final class SafetensorsFile implements AutoCloseable {
     }
 
     private static String sha256(byte[] bytes) {
+        return HexFormat.of().formatHex(sha256().digest(bytes));
+    }
+
+    private static MessageDigest sha256() {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK provides SHA-256", e);
         }
@@ -161,6 +160,36 @@ public final class SafetensorsFile implements AutoCloseable {
         return headerSha256;
     }
 
+    /**
+     * Hex SHA-256 of the data region (every byte after the header), read through the mapping:
+     * changes whenever a value does, which the size and the header alone do not show (a
+     * checkpoint retrained and written over with the same shapes). Reads the whole file.
+     */
+    public String dataSha256() throws TensorFileException {
+        MessageDigest digest = sha256();
+        long size = fileBytes - dataStart;
+        ByteBuffer chunk = ByteBuffer.allocate((int) DIGEST_CHUNK_BYTES);
+        try {
+            // read in chunks through the channel: nothing stays mapped or resident for the whole file
+            for (long at = 0; at < size; ) {
+                chunk.clear().limit((int) Math.min(DIGEST_CHUNK_BYTES, size - at));
+                while (chunk.hasRemaining()) {
+                    if (channel.read(chunk, dataStart + at + chunk.position()) < 0) {
+                        throw new TensorFileException(path + ": truncated at byte " + (dataStart + at + chunk.position())
+                                + " while its data was being read");
+                    }
+                }
+                digest.update(chunk.flip());
+                at += chunk.limit();
+            }
+        } catch (IOException e) {
+            throw new TensorFileException(path + ": cannot be read: " + IoMessages.describe(e), e);
+        }
+        return HexFormat.of().formatHex(digest.digest());
+    }
+
+    private static final long DIGEST_CHUNK_BYTES = 1L << 24;
+
     /** The tensors in header order (unmodifiable). */
     public SequencedMap<String, SafetensorsEntry> entries() {
         return entries;
@@ -179,7 +208,10 @@ public final class SafetensorsFile implements AutoCloseable {
     /** The tensor {@code tensor}, bit for bit, in the shape it is stored in. */
     public Tensor read(String tensor) throws TensorFileException {
         SafetensorsEntry e = readable(tensor);
-        return MappedReads.copy(name, data, e, shape(e));
+        Shape shape = shape(e);
+        try (Arena arena = Arena.ofConfined()) {
+            return MappedReads.copy(name, map(e, arena), 0, e, shape);
+        }
     }
 
     /**
@@ -191,7 +223,44 @@ public final class SafetensorsFile implements AutoCloseable {
         if (e.rank() != 2) {
             throw new TensorFileException(name + ": tensor '" + tensor + "' has shape " + e.shape() + ", not two dimensions; only a matrix is read transposed");
         }
-        return MappedReads.copyTransposed(name, data, e, shape(e));
+        Shape stored = shape(e);
+        try (Arena arena = Arena.ofConfined()) {
+            return MappedReads.copyTransposed(name, map(e, arena), 0, e, stored);
+        }
+    }
+
+    /**
+     * Rows {@code [r0, r1)} and columns {@code [c0, c1)} of the rank-2 tensor {@code tensor}, as
+     * stored or ({@code transposed}) as {@code [c1 - c0, r1 - r0]}: the bits {@link #read} or
+     * {@link #readTransposed} followed by that slice give, without reading (or holding) the rest.
+     * One chip's share of a split weight is read so.
+     */
+    public Tensor readBlock(String tensor, int r0, int r1, int c0, int c1, boolean transposed) throws TensorFileException {
+        SafetensorsEntry e = readable(tensor);
+        if (e.rank() != 2) {
+            throw new TensorFileException(name + ": tensor '" + tensor + "' has shape " + e.shape() + ", not two dimensions; only a matrix is read in blocks");
+        }
+        Shape stored = shape(e);
+        if (r0 < 0 || r1 <= r0 || r1 > stored.dim(0) || c0 < 0 || c1 <= c0 || c1 > stored.dim(1)) {
+            throw new TensorFileException(name + ": tensor '" + tensor + "' has shape " + e.shape() + "; rows [" + r0 + ", " + r1
+                    + ") and columns [" + c0 + ", " + c1 + ") do not fit it");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            return MappedReads.copyBlock(name, map(e, arena), 0, e, stored, r0, r1, c0, c1, transposed);
+        }
+    }
+
+    /** The bytes of {@code e}, mapped read-only until {@code arena} closes. */
+    private MemorySegment map(SafetensorsEntry e, Arena arena) throws TensorFileException {
+        long bytes = e.end() - e.begin();
+        if (bytes == 0) {
+            return MemorySegment.ofArray(new byte[0]);
+        }
+        try {
+            return channel.map(FileChannel.MapMode.READ_ONLY, dataStart + e.begin(), bytes, arena);
+        } catch (IOException x) {
+            throw new TensorFileException(name + ": tensor '" + e.name() + "' cannot be mapped: " + IoMessages.describe(x), x);
+        }
     }
 
     private SafetensorsEntry readable(String tensor) throws TensorFileException {
@@ -210,7 +279,7 @@ public final class SafetensorsFile implements AutoCloseable {
         if (e.rank() > Shape.MAX_RANK) {
             throw new TensorFileException(name + ": tensor '" + tensor + "' has " + e.rank() + " dimensions, more than " + Shape.MAX_RANK);
         }
-        if (!arena.scope().isAlive()) {
+        if (!channel.isOpen()) {
             throw new TensorFileException(name + ": is closed; tensor '" + tensor + "' cannot be read");
         }
         try {
@@ -236,16 +305,13 @@ public final class SafetensorsFile implements AutoCloseable {
         return Shape.of(dims);
     }
 
-    /** Unmaps the data and closes the file. */
+    /** Closes the file (no mapping outlives the read that made it). */
     @Override
     public void close() {
-        close(channel, arena);
+        close(channel);
     }
 
-    private static void close(FileChannel ch, Arena arena) {
-        if (arena != null && arena.scope().isAlive()) {
-            arena.close();
-        }
+    private static void close(FileChannel ch) {
         if (ch != null) {
             try {
                 ch.close();
