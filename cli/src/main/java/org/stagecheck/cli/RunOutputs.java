@@ -52,6 +52,14 @@ final class RunOutputs {
     /** Checks OUT (and OUT/trace) and every file the run may write, before the run. */
     static RunOutputs plan(Path dir, Program program, boolean trace) throws BadInputException {
         OutputPaths.OutputDir out = OutputPaths.directory("--out", dir);
+        if (Files.isSymbolicLink(out.path())) {
+            // OUT is replaced whole: the directory a link leads to is, never the link itself
+            try {
+                out = new OutputPaths.OutputDir("--out", out.path().toRealPath());
+            } catch (IOException e) {
+                throw new BadInputException("--out " + dir + " is a symbolic link that leads to no directory (" + IoMessages.describe(e) + ")");
+            }
+        }
         OutputPaths.removeLeftoversBeside(out.path());
         EarlierRunOutput.refuseForeign(out.path());
         RunOutputs plan = new RunOutputs(out, trace ? out.subdirectory(TRACE) : null);
