@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
@@ -16,6 +17,7 @@ import org.stagecheck.tensor.Tensor;
  * again on the same inputs gives the same bytes. Its time per token is a benchmark, not a test:
  * {@code stagecheck bench decode --model small} (docs/bench.md).
  */
+@Tag("slow")
 class SmallDecodeTest {
     @Test
     void smallDecodesStepAfterStepCarryingItsCache() {

@@ -113,7 +113,12 @@ final class BenchCommand implements Runnable {
                         + (Runtime.getRuntime().maxMemory() >> 20) + " MiB; give more with STAGECHECK_JAVA_OPTS=-Xmx<size> or use a smaller --size");
             }
             int t = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
-            emit(spec, json, EvaluatorBench.run(new BenchOptions(size, rows, t, repeats, null)).toTable());
+            String table;
+            try (var progress = ProgressLines.to(spec.commandLine().getErr(), "bench interp", json)) {
+                progress.phase("measuring the copy bandwidth and the matmuls (" + size + " x " + size + ", " + repeats + " repeats)", 0);
+                table = EvaluatorBench.run(new BenchOptions(size, rows, t, repeats, null)).toTable();
+            }
+            emit(spec, json, table);
             return ExitCode.OK;
         }
     }
@@ -134,12 +139,15 @@ final class BenchCommand implements Runnable {
             if (s.stream().anyMatch(n -> n < 8 || n > 20_000_000)) {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(), "each size is between 8 and 20000000 stages");
             }
-            if (json) {
-                java.io.StringWriter text = new java.io.StringWriter();
-                ScaleBench.run(s, stream(new PrintWriter(text)));
-                emit(spec, true, text.toString());
-            } else {
-                ScaleBench.run(s, stream(spec.commandLine().getOut()));
+            try (var progress = ProgressLines.to(spec.commandLine().getErr(), "bench verifier", json)) {
+                progress.phase("generating and verifying programs of " + s + " stages", 0);
+                if (json) {
+                    java.io.StringWriter text = new java.io.StringWriter();
+                    ScaleBench.run(s, stream(new PrintWriter(text)));
+                    emit(spec, true, text.toString());
+                } else {
+                    ScaleBench.run(s, stream(spec.commandLine().getOut()));
+                }
             }
             return ExitCode.OK;
         }
@@ -181,14 +189,19 @@ final class BenchCommand implements Runnable {
                 return Reply.badInput(spec.commandLine(), json, e.getMessage());
             }
             AuthorOutcome.Authored a;
-            switch (Author.author(m, Cut.decode(ctx), AuthorOptions.single().withTp(tp))) {
-                case AuthorOutcome.Authored ok -> a = ok;
-                case AuthorOutcome.Refused r -> {
-                    return Reply.badInput(spec.commandLine(), json, "refused (" + r.reason() + "): " + r.message());
+            DecodeBench.Outcome o;
+            try (var progress = ProgressLines.to(spec.commandLine().getErr(), "bench decode", json)) {
+                progress.phase("authoring the decode step of " + model, 0);
+                switch (Author.author(m, Cut.decode(ctx), AuthorOptions.single().withTp(tp))) {
+                    case AuthorOutcome.Authored ok -> a = ok;
+                    case AuthorOutcome.Refused r -> {
+                        return Reply.badInput(spec.commandLine(), json, "refused (" + r.reason() + "): " + r.message());
+                    }
                 }
+                int t = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+                progress.phase("decoding " + steps + " tokens after 2 warm-up ones, then numpy and the matvec", 0);
+                o = DecodeBench.run(m, a, ctx, steps, tp, t, matvecSize);
             }
-            int t = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
-            DecodeBench.Outcome o = DecodeBench.run(m, a, ctx, steps, tp, t, matvecSize);
             if (o.fault() != null) {
                 return Reply.failure(spec.commandLine(), json, "fault", ExitCode.CHECK_FAILED, "the decode step faulted: " + o.fault());
             }

@@ -118,6 +118,9 @@ final class GoldenCheckCommand implements Callable<Integer> {
             InputOverlap.distinct(junitOut, htmlOut);
             results = new ArrayList<>();
             int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+            // a daemon ticker (when stderr is a terminal): a failure below ends the command, and it with it
+            var progress = ProgressLines.to(spec.commandLine().getErr(), "golden check", json);
+            progress.phase("checking " + cases.size() + (cases.size() == 1 ? " case" : " cases"), 0);
             if (actual != null) {
                 if (!Files.isDirectory(actual)) {
                     throw new BadInputException("--actual " + actual + ": no such directory");
@@ -131,6 +134,7 @@ final class GoldenCheckCommand implements Callable<Integer> {
                 Supplier<Actuals> fresh = () -> new Actuals.FromBackend(backendOrThrow(name));
                 results.addAll(Golden.checkAll(cases, fresh, n, options));
             }
+            progress.close();
             if (junitOut != null) {
                 junitOut.write(JunitReport.of(results).getBytes(StandardCharsets.UTF_8));
             }

@@ -22,8 +22,11 @@ import org.stagecheck.tensor.npy.Npy;
  * <ul>
  * <li>Checked <b>before</b> the command does its work: a file output's directory must exist and
  *     be writable (tried by creating and removing a probe file); a path that is a directory, a
- *     device ({@code /dev/null}), a pipe or a socket is refused. Each problem is a
+ *     block device, a pipe or a socket is refused. Each problem is a
  *     {@link BadInputException} (exit 2) with a one-line reason.</li>
+ * <li>A character device ({@code /dev/null}, a terminal) and the process's own streams by their
+ *     usual names ({@code /dev/stdout}, {@code /dev/stderr}, whatever they are connected to) are
+ *     written into, never replaced: the report is produced whole, then written there.</li>
  * <li>Written atomically: into {@code .<name>.stagecheck-tmp} beside the target, then renamed over
  *     it; the temporary name is fixed, so a killed write's leftover is replaced by the next write
  *     and removed by the next check of the directory. Nothing is left behind on failure.</li>
@@ -45,25 +48,19 @@ public final class OutputPaths {
         void write(OutputStream out) throws IOException;
     }
 
-    /**
-     * The one device an output option may name: {@code /dev/null}, the usual way to discard a
-     * report; the report is still produced (its faults surface), then dropped.
-     */
-    static final Path DISCARD = Path.of("/dev/null");
+    /** The process's own output streams, by the names a shell gives them: written to, whatever they are. */
+    static final Path STDOUT = Path.of("/dev/stdout");
+    static final Path STDERR = Path.of("/dev/stderr");
 
-    /** A checked output file: {@link #write} replaces it atomically ({@link #DISCARD}: drops it). */
+    /** A checked output file: {@link #write} replaces it atomically, or writes into a stream or character device. */
     public record OutputFile(String option, Path path) {
         public void write(byte[] bytes) throws BadInputException {
             write(out -> out.write(bytes));
         }
 
         public void write(Content content) throws BadInputException {
-            if (path.equals(DISCARD)) {
-                try {
-                    content.write(OutputStream.nullOutputStream());
-                } catch (IOException e) {
-                    throw new BadInputException(option + " " + path + ": cannot write: " + IoMessages.describe(e));
-                }
+            if (path.equals(STDOUT) || path.equals(STDERR) || isCharacterDevice(path)) {
+                writeInto(content);
                 return;
             }
             Path tmp = tmpFor(path);
@@ -87,6 +84,31 @@ public final class OutputPaths {
                 } catch (IOException ignored) {
                     // the next write or check of this directory removes it
                 }
+            }
+        }
+
+        /**
+         * Writes the whole content first (its faults surface before a byte goes out), then into
+         * the stream or device: never replaced, never truncated, never closed when it is a stream.
+         */
+        private void writeInto(Content content) throws BadInputException {
+            java.io.ByteArrayOutputStream whole = new java.io.ByteArrayOutputStream();
+            try {
+                content.write(whole);
+                if (path.equals(STDOUT) || path.equals(STDERR)) {
+                    java.io.PrintStream stream = path.equals(STDOUT) ? System.out : System.err;
+                    whole.writeTo(stream);
+                    stream.flush();
+                    if (stream.checkError()) {
+                        throw new IOException("the stream is closed or broken");
+                    }
+                } else {
+                    try (OutputStream device = Files.newOutputStream(path, StandardOpenOption.WRITE)) {
+                        whole.writeTo(device);
+                    }
+                }
+            } catch (IOException e) {
+                throw new BadInputException(option + " " + path + ": cannot write: " + IoMessages.describe(e));
             }
         }
     }
@@ -136,8 +158,8 @@ public final class OutputPaths {
      */
     public static OutputFile file(String option, Path path) throws BadInputException {
         Path abs = absolute(option, path);
-        if (abs.equals(DISCARD)) {
-            return new OutputFile(option, abs);
+        if (abs.equals(STDOUT) || abs.equals(STDERR) || isCharacterDevice(abs)) {
+            return new OutputFile(option, abs); // written into, never replaced
         }
         if (abs.getFileName() == null) {
             throw new BadInputException(option + " " + path + " is a directory, not a file");
@@ -199,6 +221,47 @@ public final class OutputPaths {
             }
         }
         return d;
+    }
+
+    /**
+     * Where a directory being replaced is set aside for the moment between the two renames that
+     * replace it ({@link #replaceDirectory}): {@code .<name>.stagecheck-old} beside it.
+     */
+    static Path asideFor(Path target) {
+        return target.toAbsolutePath().resolveSibling("." + target.getFileName() + ".stagecheck-old");
+    }
+
+    /**
+     * Removes what a killed write of the directory {@code target} left beside it: its temporary
+     * directory ({@link #tmpFor}) and the earlier directory set aside ({@link #asideFor}).
+     */
+    static void removeLeftoversBeside(Path target) throws BadInputException {
+        try {
+            deleteTree(tmpFor(target));
+            deleteTree(asideFor(target));
+        } catch (IOException e) {
+            throw new BadInputException("cannot clean beside " + target + ": " + IoMessages.describe(e));
+        }
+    }
+
+    /**
+     * Puts the finished directory {@code staging} (beside {@code target}, on the same file system)
+     * in place of {@code target}: absent, empty, or a directory the caller checked it may replace
+     * as a whole. An existing one is first renamed aside, then deleted; killed at any moment, this
+     * leaves the old directory, none (the old one aside, the new one still staged, both hidden and
+     * removed by the next write) or the new one, never a mixture.
+     */
+    static void replaceDirectory(Path staging, Path target) throws IOException {
+        Path aside = asideFor(target);
+        deleteTree(aside);
+        boolean existed = Files.exists(target, LinkOption.NOFOLLOW_LINKS);
+        if (existed) {
+            Files.move(target, aside, StandardCopyOption.ATOMIC_MOVE);
+        }
+        Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
+        if (existed) {
+            deleteTree(aside);
+        }
     }
 
     /** The temporary file or directory beside {@code target} that a write goes through. */
@@ -284,6 +347,15 @@ public final class OutputPaths {
             Files.delete(probe);
         } catch (IOException e) {
             throw new BadInputException(option + " " + given + ": cannot write in " + dir + ": " + IoMessages.reason(e));
+        }
+    }
+
+    /** Whether {@code p}, its links followed, is a character device ({@code /dev/null}, a terminal). */
+    static boolean isCharacterDevice(Path p) {
+        try {
+            return Files.getAttribute(p, "unix:mode") instanceof Integer mode && (mode & 0170000) == 0020000;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false; // absent, unreadable, or no unix attributes here: not a device to write into
         }
     }
 

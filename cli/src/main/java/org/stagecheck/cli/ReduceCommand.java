@@ -135,7 +135,8 @@ final class ReduceCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter stdout = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        // progress lines: on stderr, never with --json
+        PrintWriter err = json ? new PrintWriter(java.io.Writer.nullWriter()) : spec.commandLine().getErr();
         ReduceReport printer = new ReduceReport(json, out);
         try {
             if ((test == null) == (failsLike == null)) {

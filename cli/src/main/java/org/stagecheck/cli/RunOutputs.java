@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,9 +16,6 @@ import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
-import org.stagecheck.spec.json.JNode;
-import org.stagecheck.spec.json.JsonFormatException;
-import org.stagecheck.spec.json.JsonReader;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.FileNameTable;
 import org.stagecheck.tensor.npy.IoMessages;
@@ -32,7 +28,11 @@ import org.stagecheck.tensor.npy.SafeNames;
  * {@code OUT/tensors.json} (the inputs-manifest format: name to file, so that the directory is a
  * valid {@code --state-from} of the next run), and with {@code --trace} every stage's outputs as
  * {@code OUT/trace/<5-digit index>_<file name of the id>.out<k>.npy} with {@code trace/index.json}.
- * The plan of file names is made and checked before the run; the writing comes after it.
+ * The plan of file names is made and checked before the run; the writing comes after it, whole:
+ * into {@code .<OUT>.stagecheck-tmp} beside OUT, which then replaces OUT ({@link
+ * OutputPaths#replaceDirectory}), so a killed run leaves the earlier OUT, none, or this run's, and an
+ * earlier run's files never stand beside this run's. An existing OUT is replaced only when it holds
+ * nothing but an earlier run's files ({@link EarlierRunOutput}).
  */
 final class RunOutputs {
     static final String TRACE = "trace";
@@ -52,6 +52,16 @@ final class RunOutputs {
     /** Checks OUT (and OUT/trace) and every file the run may write, before the run. */
     static RunOutputs plan(Path dir, Program program, boolean trace) throws BadInputException {
         OutputPaths.OutputDir out = OutputPaths.directory("--out", dir);
+        if (Files.isSymbolicLink(out.path())) {
+            // OUT is replaced whole: the directory a link leads to is, never the link itself
+            try {
+                out = new OutputPaths.OutputDir("--out", out.path().toRealPath());
+            } catch (IOException e) {
+                throw new BadInputException("--out " + dir + " is a symbolic link that leads to no directory (" + IoMessages.describe(e) + ")");
+            }
+        }
+        OutputPaths.removeLeftoversBeside(out.path());
+        EarlierRunOutput.refuseForeign(out.path());
         RunOutputs plan = new RunOutputs(out, trace ? out.subdirectory(TRACE) : null);
         for (TensorDecl t : program.tensors()) {
             if (t.role() == TensorRole.OUTPUT || t.role() == TensorRole.STATE) {
@@ -97,58 +107,44 @@ final class RunOutputs {
      * incomplete) and the trace; returns the names written.
      */
     List<String> write(Program program, RunResult result) throws BadInputException {
-        out.create();
-        removeEarlierTrace();
+        Path target = out.path();
+        Path staging = OutputPaths.tmpFor(target);
         List<String> written = new ArrayList<>();
         Map<String, String> index = new LinkedHashMap<>();
         try {
+            Files.createDirectories(target.getParent());
+            OutputPaths.deleteTree(staging);
+            Files.createDirectory(staging); // with the umask, like every file below
             for (TensorDecl t : program.tensors()) {
                 Tensor v = result.tensors().get(t.name());
                 if (v != null && result.ok() && (t.role() == TensorRole.OUTPUT || t.role() == TensorRole.STATE)) {
                     String file = files.fileOf(t.name(), ".npy");
-                    Npy.write(SafeNames.child(out.path(), file), v);
+                    Npy.write(SafeNames.child(staging, file), v);
                     index.put(t.name(), file);
                     written.add(t.name());
                 }
             }
             if (result.ok()) {
                 String programHash = new org.stagecheck.spec.json.ProgramCodec().hash(program);
-                new OutputPaths.OutputFile("--out", out.path().resolve(RunInputs.INDEX)).write(o -> writeIndex(o, index, programHash));
+                new OutputPaths.OutputFile("--out", staging.resolve(RunInputs.INDEX)).write(o -> writeIndex(o, index, programHash));
             }
             if (traceDir != null && !result.trace().isEmpty()) {
-                writeTrace(program, result);
+                writeTrace(program, result, Files.createDirectory(staging.resolve(TRACE)));
             }
+            OutputPaths.replaceDirectory(staging, target);
         } catch (IOException e) {
-            throw new BadInputException("--out " + out.path() + ": cannot write: " + IoMessages.describe(e));
+            throw new BadInputException("--out " + target + ": cannot write: " + IoMessages.describe(e));
+        } finally {
+            try {
+                OutputPaths.deleteTree(staging);
+            } catch (IOException ignored) {
+                // hidden and named after OUT: the next run into OUT removes it
+            }
         }
         return written;
     }
 
-    /**
-     * Removes {@code OUT/trace} when an earlier run wrote it (its {@code index.json} says
-     * {@code stagecheck-trace}): kept, it would stand beside this run's outputs as if this run had
-     * traced them. A {@code trace} directory stagecheck did not write is left alone.
-     */
-    private void removeEarlierTrace() throws BadInputException {
-        Path earlier = out.path().resolve(TRACE);
-        Path index = earlier.resolve(TRACE_INDEX);
-        if (!Files.isRegularFile(index, LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try {
-            if (new JsonReader().read(index) instanceof JNode.JObject o
-                    && o.fields().get("format") instanceof JNode.JString f && f.value().equals("stagecheck-trace")) {
-                OutputPaths.deleteTree(earlier);
-            }
-        } catch (JsonFormatException e) {
-            // not a trace index stagecheck wrote: not ours to remove
-        } catch (IOException e) {
-            throw new BadInputException("--out " + out.path() + ": cannot remove the earlier run's trace: " + IoMessages.describe(e));
-        }
-    }
-
-    private void writeTrace(Program program, RunResult result) throws IOException, BadInputException {
-        traceDir.create();
+    private void writeTrace(Program program, RunResult result, Path dir) throws IOException, BadInputException {
         List<Stage> stages = program.stages();
         List<TraceEntry> entries = new ArrayList<>();
         for (int i = 0; i < stages.size(); i++) {
@@ -159,12 +155,12 @@ final class RunOutputs {
             List<String> names = new ArrayList<>();
             for (int k = 0; k < values.size(); k++) {
                 String file = traceFile(i, stages.get(i), k);
-                Npy.write(SafeNames.child(traceDir.path(), file), values.get(k));
+                Npy.write(SafeNames.child(dir, file), values.get(k));
                 names.add(file);
             }
             entries.add(new TraceEntry(i, stages.get(i).id(), names));
         }
-        new OutputPaths.OutputFile("--out", traceDir.path().resolve(TRACE_INDEX)).write(o -> {
+        new OutputPaths.OutputFile("--out", dir.resolve(TRACE_INDEX)).write(o -> {
             try (JsonGenerator g = new JsonFactory().createGenerator(o, JsonEncoding.UTF8)) {
                 g.useDefaultPrettyPrinter();
                 g.writeStartObject();

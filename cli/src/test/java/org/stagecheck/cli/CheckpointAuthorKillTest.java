@@ -13,6 +13,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.author.synth.SynthFamily;
@@ -25,6 +26,7 @@ import org.stagecheck.spec.json.ProgramCodec;
  * a half-written output directory: afterwards it is absent or holds exactly the files of a
  * complete authoring (which is deterministic), and the checkpoint directory is untouched.
  */
+@Tag("slow")
 class CheckpointAuthorKillTest {
     private static final int KILLS = 6;
     private static final int MAX_ATTEMPTS = 3 * KILLS;

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * and a heap that does not grow with the data: a JVM with a 48 MiB heap runs it on sets of
  * 192 MiB (which the bench used to hold in memory three times over).
  */
+@Tag("slow")
 class CompareBenchCommandTest {
     @TempDir
     Path work;

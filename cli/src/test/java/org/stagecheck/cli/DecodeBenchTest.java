@@ -2,6 +2,7 @@ package org.stagecheck.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.Test;
  * tokens (or says that numpy is not there), the ratios, and the matvec with f32 and bf16 weights
  * next to numpy's. Only the shape of the report is checked here: its figures are timings.
  */
+@Tag("slow")
 class DecodeBenchTest {
 
     private static boolean numpyPresent() {

@@ -11,6 +11,7 @@ import java.util.stream.Stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.tensor.Tensor;
@@ -21,6 +22,7 @@ import org.stagecheck.tensor.npy.Npy;
  * output perturbed is caught at that stage by the trace diff and by replay, an untouched run
  * agrees, and bad input is exit 2 with one JSON document.
  */
+@Tag("slow")
 class DiffCommandTest {
     @TempDir
     Path tmp;

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -16,6 +17,7 @@ import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.Npy;
 
 /** {@code golden check --policy P}: every output judged by P instead of its recorded policy, in every report. */
+@Tag("slow")
 class GoldenCheckPolicyTest {
     @TempDir
     Path tmp;

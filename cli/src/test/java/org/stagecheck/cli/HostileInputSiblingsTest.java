@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,6 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * notation of {@link HostileInputTest} ({@code $} the fixtures, {@code OUT} a fresh output path,
  * {@code _} a space).
  */
+@Tag("slow")
 class HostileInputSiblingsTest {
     @TempDir
     static Path fixtures;

@@ -33,7 +33,7 @@ class JsonOutcomeTest {
                 Arguments.of(2, new String[] {"run", p, "--random", "1", "--out", "OUT", "--stop-at-nonfinite=maybe", "--json"}),
                 Arguments.of(2, new String[] {"verify", "missing.json", "--json"}),
                 Arguments.of(0, new String[] {"verify", p, "--sarif", "/dev/null", "--json"}),
-                Arguments.of(2, new String[] {"verify", p, "--sarif", "/dev/zero", "--json"}),
+                Arguments.of(2, new String[] {"verify", p, "--sarif", "/dev/full", "--json"}),
                 Arguments.of(0, new String[] {"verify", p, "--json"}),
                 Arguments.of(2, new String[] {"author", "--model", "huge", "--cut", "decode", "--ctx", "4", "--out", "A", "--json"}),
                 Arguments.of(2, new String[] {"author", "--json"}),

@@ -145,20 +145,26 @@ class PathSafetyTest {
     }
 
     @Test
-    void aSymbolicLinkInsideOutIsReplacedNeverWrittenThrough() throws IOException {
+    void aSymbolicLinkInsideOutIsNeverWrittenThrough() throws IOException {
         Path victim = tmp.resolve("victim.txt");
         Files.writeString(victim, "keep me");
         Path out = tmp.resolve("out");
         Files.createDirectories(out);
         Files.createSymbolicLink(out.resolve("y.npy"), victim);
+        // no earlier run wrote that link: OUT is not a run's output to replace, and is refused
         CliRunner r = CliRunner.run("run", "../examples/elementwise-chain.json", "--random", "1", "--out", out.toString());
-        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("holds files an earlier stagecheck run did not write (y.npy)");
         assertThat(Files.readString(victim)).isEqualTo("keep me");
-        assertThat(Files.isSymbolicLink(out.resolve("y.npy"))).isFalse();
-        // a trace directory that is a link out of OUT is refused before the run
+        assertThat(Files.isSymbolicLink(out.resolve("y.npy"))).isTrue();
+        // a run's own OUT with a trace directory that is a link out of it is refused before the run too
+        Files.delete(out.resolve("y.npy"));
+        assertThat(CliRunner.run("run", "../examples/elementwise-chain.json", "--random", "1", "--out", out.toString()).exit()).isZero();
         Files.createSymbolicLink(out.resolve("trace"), tmp);
         r = CliRunner.run("run", "../examples/elementwise-chain.json", "--random", "1", "--trace", "--out", out.toString());
         assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("symbolic link");
+        assertThat(r.err()).contains("(trace)");
+        assertThat(Files.readString(victim)).isEqualTo("keep me");
+        assertThat(Files.isSymbolicLink(out.resolve("trace"))).isTrue();
     }
 }

@@ -13,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.cuda.compile.Toolchain;
@@ -20,10 +21,11 @@ import org.stagecheck.cuda.compile.Toolchain;
 /**
  * Every command line of docs/cli.md's "Command lines" section, and of README.md's CI gate, runs,
  * in the order written, and exits 0 as docs/cli.md's table says of a run with nothing wrong: a
- * reader can paste them one after another. Optional parts ({@code [--trace]}) are left out; {@code out/} and {@code cases/} go to
- * a temporary directory. Not run here: the {@code bench} lines (minutes of measuring each, checked
+ * reader can paste them one after another: no synopsis brackets in them, every output under
+ * {@code out/} (ignored by git), which goes to a temporary directory here. Not run here: the {@code bench} lines (minutes of measuring each, checked
  * by hand: docs/bench.md) and, on a machine without g++, {@code cuda run --emulate}.
  */
+@Tag("slow")
 class ReadmeCommandLinesTest {
     private static final Path ROOT = Path.of("..");
 
@@ -33,7 +35,11 @@ class ReadmeCommandLinesTest {
     @Test
     void everyCommandLineOfTheCliReferenceRunsInOrderAndHolds() throws IOException {
         List<String> lines = commandLines(ROOT.resolve("docs/cli.md"), "\n## Command lines");
-        assertThat(lines).as("docs/cli.md's command lines").hasSizeGreaterThanOrEqualTo(10);
+        assertThat(lines).as("docs/cli.md's command lines").hasSizeGreaterThanOrEqualTo(10)
+                .noneMatch(l -> l.contains("[") || l.contains("..."));
+        // every output under out/, which git ignores
+        assertThat(lines.stream().filter(l -> l.contains(" --out ")))
+                .allMatch(l -> java.util.regex.Pattern.compile(" --out out/").matcher(l).find());
         assertThat(runAll(lines)).isGreaterThanOrEqualTo(10);
     }
 

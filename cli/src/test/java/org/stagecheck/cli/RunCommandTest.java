@@ -194,10 +194,48 @@ class RunCommandTest {
         assertThat(out.resolve("trace")).doesNotExist();
         assertThat(out.resolve("tensors.json")).exists();
 
-        // a directory named trace that stagecheck did not write is not its to remove
+        // a directory named trace that stagecheck did not write is not its to remove: the run is refused
         Path mine = Files.createDirectories(out.resolve("trace"));
         Files.writeString(mine.resolve("notes.txt"), "mine");
-        assertThat(CliRunner.run("run", program, "--random", "9", "--out", out.toString()).exit()).isZero();
+        CliRunner refused = CliRunner.run("run", program, "--random", "9", "--out", out.toString());
+        assertThat(refused.exit()).isEqualTo(2);
+        assertThat(refused.err()).contains("holds files an earlier stagecheck run did not write (trace)");
         assertThat(mine.resolve("notes.txt")).hasContent("mine");
+    }
+
+    /**
+     * OUT holding an earlier run's files is replaced as a whole: the earlier program's outputs do
+     * not stand beside this one's; OUT holding anything else is refused before the run, untouched.
+     */
+    @Test
+    void anEarlierRunsOutputIsReplacedWholeAndAUsersFilesAreNeverDeleted() throws Exception {
+        Path out = tmp.resolve("out");
+        assertThat(CliRunner.run("run", "../examples/tiled-matmul-multicast.json", "--random", "7", "--trace", "--out", out.toString()).exit()).isZero();
+        java.util.Set<String> first = names(out);
+        CliRunner again = CliRunner.run("run", "../examples/elementwise-chain.json", "--random", "1", "--out", out.toString());
+        assertThat(again.exit()).as(again.err()).isZero();
+        assertThat(names(out)).containsExactlyInAnyOrder("tensors.json", "y.npy").doesNotContainAnyElementsOf(
+                first.stream().filter(n -> !n.equals("tensors.json")).toList());
+        assertThat(names(tmp)).containsExactly("out");
+
+        Files.writeString(out.resolve("notes.txt"), "mine");
+        byte[] before = Files.readAllBytes(out.resolve("y.npy"));
+        CliRunner refused = CliRunner.run("run", "../examples/elementwise-chain.json", "--random", "2", "--out", out.toString());
+        assertThat(refused.exit()).isEqualTo(2);
+        assertThat(refused.err()).startsWith("error: --out " + out + " holds files an earlier stagecheck run did not write (notes.txt)");
+        assertThat(refused.out()).doesNotContain("ran ");
+        assertThat(names(out)).containsExactlyInAnyOrder("tensors.json", "y.npy", "notes.txt");
+        assertThat(Files.readAllBytes(out.resolve("y.npy"))).isEqualTo(before);
+
+        Path users = Files.createDirectories(tmp.resolve("users"));
+        Files.writeString(users.resolve("tensors.json"), "{\"not\": \"an index\"}");
+        assertThat(CliRunner.run("run", "../examples/elementwise-chain.json", "--random", "1", "--out", users.toString()).exit()).isEqualTo(2);
+        assertThat(names(users)).containsExactly("tensors.json");
+    }
+
+    private static java.util.Set<String> names(Path dir) throws IOException {
+        try (java.util.stream.Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toSet());
+        }
     }
 }

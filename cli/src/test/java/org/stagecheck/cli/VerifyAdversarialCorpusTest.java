@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,6 +28,7 @@ import org.stagecheck.verifier.VerifyReport;
  * {@code --parent}, give the library's verdict and codes, exit 0 when it holds, 1 when not, 2 on
  * bad input, one JSON document on every outcome and never a stack trace.
  */
+@Tag("slow")
 class VerifyAdversarialCorpusTest {
     private static final Path CORPUS = Path.of("..", "verifier", "src", "test", "resources", "adversarial");
     private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);

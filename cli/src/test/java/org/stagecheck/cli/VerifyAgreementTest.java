@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.author.Author;
@@ -34,6 +35,7 @@ import org.stagecheck.verifier.Verifier;
  * --json} give the same findings (code, stage, field, buffer, message), in the same order, on every
  * example, every authored split and mutants of them.
  */
+@Tag("slow")
 class VerifyAgreementTest {
     @TempDir
     Path tmp;

@@ -10,6 +10,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
@@ -25,6 +26,7 @@ import org.stagecheck.tensor.Tensor;
  * {@code Backend} interface. The cases' programs are compiled as one unit; the backend handed to
  * the suite runs each on a fresh session of that unit.
  */
+@Tag("slow")
 class CudaConformanceTest {
     private static final Conformance SUITE = Conformance.suite();
     private static CudaModule module;

@@ -12,6 +12,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.Interpreter;
@@ -29,6 +30,7 @@ import org.stagecheck.tensor.Tensor;
  * range. The programs are compiled {@link #PER_COMPILE} to one source to keep CI time down.
  * A failure prints the seed: {@code RandomPrograms.generate(seed, options)} rebuilds the program.
  */
+@Tag("slow")
 class GeneratedDifferentialTest {
     static final int PROGRAMS = 240;
     static final int PER_COMPILE = 80;

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.AuthorOutcome;
@@ -28,6 +29,7 @@ import org.stagecheck.tensor.Tensor;
  * counted; a capture that fails turns graph mode off, the step runs eagerly with the same result,
  * and the counters' notes say why.
  */
+@Tag("slow")
 class GraphModeTest {
     static final int SEGMENT = 40;
     private static AuthorOutcome.Authored decode;

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.Cut;
@@ -24,6 +25,7 @@ import org.stagecheck.spec.ir.Program;
  * The same generated source compiles with nvcc for sm_90 (brief, "one source, two compilers"):
  * every example, the tiny decode step, a batch of generated programs, and the fast-math header. Skipped, saying why, where nvcc is absent.
  */
+@Tag("slow")
 class NvccCompileTest {
     @BeforeAll
     static void needsNvcc() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.author.AuthorOptions;
 import org.stagecheck.author.AuthorOutcome;
@@ -24,6 +25,7 @@ import org.stagecheck.spec.ir.StageKind;
  * transposed index into B (it reads B[j, k] for B[k, j], wrapped to stay inside B), and the
  * traced comparison with the reference names exactly that stage as the first divergent one.
  */
+@Tag("slow")
 class PlantedBugTest {
     @Test
     void aTransposedIndexInOneKernelIsCaughtAndTheStageNamed() throws Exception {

@@ -9,6 +9,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.author.Author;
 import org.stagecheck.author.AuthorOptions;
@@ -29,6 +30,7 @@ import org.stagecheck.tensor.Tensor;
  * programs share one compile. Each step of each side carries its own state forward, so a
  * disagreement in the cache would show in the next step.
  */
+@Tag("slow")
 class TinyModelDifferentialTest {
     static final int CTX = 16;
     private static CudaModule module;

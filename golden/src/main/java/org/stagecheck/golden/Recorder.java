@@ -36,9 +36,11 @@ import org.stagecheck.tensor.npy.Npy;
 /**
  * Records a golden case (docs/golden.md, "Recording"): the reference interpreter's f32 outputs,
  * the derived tolerances and the inputs (a tensor read from a checkpoint as its reference, not a
- * copy), written into a temporary directory beside the target
- * and moved into place, so an interrupted record leaves the old case or none. The bytes depend
- * only on the program, the bindings, the checkpoint references, the parameters and the options.
+ * copy), written into {@code .<case>.stagecheck-tmp} beside the target and moved into place (an
+ * old case set aside to {@code .<case>.stagecheck-old} between the two renames), so an
+ * interrupted record leaves the old case, none, or the new one; the next record into the same
+ * place removes both hidden names first. The bytes depend only on the program, the bindings, the
+ * checkpoint references, the parameters and the options.
  */
 final class Recorder {
     static final String PROGRAM_FILE = "program.json";
@@ -74,8 +76,11 @@ final class Recorder {
         }
         Path parent = target.getParent();
         Files.createDirectories(parent);
-        Path tmp = Files.createTempDirectory(parent, "." + target.getFileName() + ".tmp-");
-        followUmask(tmp);
+        // fixed names beside the target: what a killed earlier record left goes now
+        Path tmp = parent.resolve("." + target.getFileName() + Npy.TMP_SUFFIX);
+        deleteTree(tmp);
+        deleteTree(aside(target));
+        Files.createDirectory(tmp); // with the umask, like every file below
         try {
             Manifest m = writeFiles(tmp, program, bound, refs, params, options, ref, bounds);
             install(tmp, target);
@@ -175,35 +180,22 @@ final class Recorder {
         return m;
     }
 
-    /**
-     * Gives {@code dir} (made 0700 by {@link Files#createTempDirectory}) the permissions an ordinary
-     * new directory gets under the process's umask, as every other directory stagecheck writes.
-     */
-    private static void followUmask(Path dir) throws IOException {
-        if (!dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            return;
-        }
-        Path probe = dir.resolveSibling(dir.getFileName() + ".umask");
-        Files.createDirectory(probe);
-        try {
-            Files.setPosixFilePermissions(dir, Files.getPosixFilePermissions(probe));
-        } finally {
-            Files.delete(probe);
-        }
-    }
-
     private static void write(Path dir, String relative, Tensor t) throws IOException {
         Path p = dir.resolve(relative);
         Files.createDirectories(p.getParent());
         Npy.write(p, t);
     }
 
+    /** Where an old case stands between the two renames of {@link #install}: {@code .<case>.stagecheck-old}. */
+    private static Path aside(Path target) {
+        return target.resolveSibling("." + target.getFileName() + ".stagecheck-old");
+    }
+
     /** Moves the finished temporary directory to {@code target}, the old case (if any) aside first. */
     private static void install(Path tmp, Path target) throws IOException {
         Path old = null;
         if (Files.exists(target)) {
-            old = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".old-");
-            Files.delete(old);
+            old = aside(target);
             Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);

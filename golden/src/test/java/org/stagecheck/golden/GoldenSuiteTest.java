@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -18,6 +19,7 @@ import org.stagecheck.interp.RunOptions;
  * The interpreter's own regression gate: every case of the checked-in suite golden/cases/
  * (recorded by bin/golden-suite) is reproduced bit for bit, and passes under its recorded policy.
  */
+@Tag("slow")
 class GoldenSuiteTest {
     static Path suite() {
         return Subjects.root().resolve("golden/cases");

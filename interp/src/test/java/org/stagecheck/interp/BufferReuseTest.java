@@ -17,6 +17,7 @@ import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.tensor.Tensor;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Programs whose core buffers are reused as a compiler's allocator reuses them
@@ -27,6 +28,7 @@ import org.stagecheck.tensor.Tensor;
  * after run on new inputs, in f32 and float64 mode, with 1 to 3 threads; the caller's tensors
  * never change unless donated; and the reused program computes what the original does.
  */
+@Tag("slow")
 class BufferReuseTest {
 
     @SeededProperty(tries = 60)

@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * artifacts as the only stagecheck artifacts Maven can see (offline, in a repository of its own).
  * Skipped only where no Maven can be found.
  */
+@Tag("slow")
 class ReadmeMavenExampleTest {
     private static final Path ROOT = Path.of("..");
     private static final String THIS_MODULE = "maven-example";

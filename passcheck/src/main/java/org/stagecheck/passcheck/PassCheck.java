@@ -220,16 +220,15 @@ public final class PassCheck {
 
     /**
      * The Maven command that runs the calling test method alone (the first caller outside this
-     * class), to which the seed is appended.
+     * class) in the project that runs it ({@link MavenReplay}), to which the seed is appended.
      */
     private static String replayCommand() {
         StackWalker.StackFrame caller = StackWalker.getInstance().walk(frames -> frames
                 .filter(f -> !f.getClassName().equals(PassCheck.class.getName()))
                 .findFirst().orElse(null));
         String basedir = System.getProperty("basedir");
-        String module = basedir == null ? "<module>" : Path.of(basedir).getFileName().toString();
         String test = caller == null ? "<TestClass>#<method>"
                 : caller.getClassName().substring(caller.getClassName().lastIndexOf('.') + 1).replaceAll("\\$.*", "") + "#" + caller.getMethodName();
-        return "bin/mvn25 -B -q test -pl " + module + " -am -Dsurefire.failIfNoSpecifiedTests=false -Dtest='" + test + "'";
+        return MavenReplay.command(basedir == null ? null : Path.of(basedir), test, System.getProperty(MavenReplay.MAVEN));
     }
 }

@@ -11,6 +11,7 @@ import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.stagecheck.interp.Interpreter;
@@ -24,6 +25,7 @@ import org.stagecheck.interp.RunOptions;
  * {@code bin/mvn25 -B -q test -pl passcheck -am -Dsurefire.failIfNoSpecifiedTests=false -Dtest=PassCheckGalleryTest}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("slow")
 class PassCheckGalleryTest {
     /** The table's rows, by their place in it (the tests run in any order). */
     private final Map<Integer, String> rows = new TreeMap<>();

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.spec.ir.Program;
 
 /** PassCheck's own contract: a correct pass holds over 1 000 tries, a failure replays from its seed, a throw is a broken law. */
+@Tag("slow")
 class PassCheckTest {
 
     /** docs/pass-testing.md's pass: buffer i becomes b<i>, ports and kind-internal references alike, with the map in the certificate. */
@@ -55,7 +57,7 @@ class PassCheckTest {
                 .hasMessageStartingWith("PassCheck 'remap forgets the spill': law 'well-formed' broken on try ")
                 .hasMessageContaining("shrunk: ")
                 .hasMessageContaining("minimal program: ")
-                .hasMessageContaining("replay: bin/mvn25 -B -q test -pl ");
+                .hasMessageContaining("replay: cd ").hasMessageContaining(" && bin/mvn25 test -pl passcheck -am ");
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.spec.cert.BufferRemap;
 import org.stagecheck.spec.cert.Certificate;
@@ -18,6 +19,7 @@ import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.json.ProgramCodec;
 
 /** The first example of docs/pass-testing.md ("PassCheck"): a pass that renumbers buffers, checked with PassCheck. */
+@Tag("slow")
 class ReadmeExampleTest {
 
     /** The pass under test: buffer i becomes "b<i>", ports and kind-internal references alike; the map goes in the certificate. */

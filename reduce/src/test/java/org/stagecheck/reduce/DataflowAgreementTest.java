@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.author.Author;
 import org.stagecheck.author.AuthorOptions;
@@ -37,6 +38,7 @@ import org.stagecheck.verifier.Verifier;
  * twice into a spill nobody wrote first): the verifier's READ_BEFORE_WRITE findings, the reducer's
  * early reads, the CUDA lowering's static fault and the golden debugger's producers.
  */
+@Tag("slow")
 class DataflowAgreementTest {
     private static final String SPILL = "spill.mutant";
 

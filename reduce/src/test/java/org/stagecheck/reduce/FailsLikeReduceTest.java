@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,6 +50,7 @@ import org.stagecheck.tensor.Tensor;
  * few stages; the result's golden case fails on the buggy backend and passes on the reference.
  * Prints one line per bug: the figures of docs/debugging.md's table.
  */
+@Tag("slow")
 class FailsLikeReduceTest {
     private static final Backend REFERENCE = new Interpreter(RunOptions.defaults());
 

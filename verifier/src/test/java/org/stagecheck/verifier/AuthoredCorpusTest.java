@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.author.Author;
 import org.stagecheck.author.AuthorOptions;
@@ -26,6 +27,7 @@ import org.stagecheck.verifier.soundness.Outcome;
  * into an authored split; and on the evaluator, the authored splits equal the unsplit cuts while
  * every planted mutant differs or faults.
  */
+@Tag("slow")
 class AuthoredCorpusTest {
     private static final ModelSpec TINY = ModelSpec.tiny();
     private static final int CTX = 8;

@@ -18,6 +18,7 @@ import org.stagecheck.verifier.corpus.AuthoredMutants;
 import org.stagecheck.verifier.corpus.Plant;
 import org.stagecheck.verifier.soundness.AuthoredRuns;
 import org.stagecheck.verifier.soundness.Outcome;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Acceptance implies equality on random inputs, for the author's splits: a random authored split
@@ -26,6 +27,7 @@ import org.stagecheck.verifier.soundness.Outcome;
  * one within {@link AuthoredRuns#RELATIVE_TOLERANCE}. Integer inputs (token ids, batch positions)
  * keep the author's sample values, which are always in range.
  */
+@Tag("slow")
 class AuthoredSoundnessPropertiesTest {
     private static final List<AuthoredCase> SPLITS = AuthoredCorpusTest.validSplits();
 

@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import java.util.SplittableRandom;
 import org.stagecheck.proptest.SeededProperty;
@@ -23,6 +24,7 @@ import org.stagecheck.verifier.soundness.TpRuns;
  * and every rejection is a real bug: on a concrete input, the mutant's outputs differ from the
  * unsplit ones beyond the tolerance, or the evaluator faults.
  */
+@Tag("slow")
 class TpSoundnessTest {
     private final Verifier verifier = new Verifier();
 

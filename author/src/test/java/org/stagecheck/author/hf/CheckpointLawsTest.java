@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -23,6 +24,7 @@ import org.stagecheck.spec.ir.DType;
  * with each family's features, bf16 weights read as stored, and a Mistral window smaller than the
  * cache (its ring wrapped by the decode, the prefill and the batch histories).
  */
+@Tag("slow")
 class CheckpointLawsTest {
     static Stream<Arguments> checkpoints() {
         return Stream.of(

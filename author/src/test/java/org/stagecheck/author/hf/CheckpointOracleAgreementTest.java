@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -34,6 +35,7 @@ import org.stagecheck.tensor.Tensor;
  * and a prefill chunk. The bound is {@code 8 sqrt(K) eps_f32} relative to
  * {@code max(1, max |logits|)}, K the longest contraction of the model.
  */
+@Tag("slow")
 class CheckpointOracleAgreementTest {
     private static final int[] TOKENS = {5, 17, 3, 28, 11, 0, 30, 9, 21};
     private static final double EPS_F32 = 0x1p-23;

@@ -11,12 +11,14 @@ import org.stagecheck.author.Architecture;
 import org.stagecheck.author.Family;
 import org.stagecheck.author.ModelSpec;
 import org.stagecheck.author.RopeScaling;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Every law holds with each architecture feature on generated weights: biases, per-head q/k
  * norm, a tied head, llama3 rotary scaling, and a sliding window smaller than the cache (a ring
  * that the 5-step decode, the 4-row prefill and the 4-token history wrap around).
  */
+@Tag("slow")
 class ArchitectureLawsTest {
     static Stream<Arguments> architectures() {
         RopeScaling llama3 = new RopeScaling.Llama3(8.0, 1.0, 4.0, 16);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -23,6 +24,7 @@ import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 
 /** The four laws on the tiny model, and the broken passes they must catch. */
+@Tag("slow")
 class LawsTest {
     private static final ModelSpec TINY = ModelSpec.tiny();
     private static final int[][] HISTORIES = {{5, 9}, {1}, {3, 4, 6, 60}, {12, 12, 12}};

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -24,6 +25,7 @@ import org.stagecheck.spec.ir.Shape;
  * side, caches starting as noise so that a key above {@code pos} leaking through the mask would
  * show, logits / token / every cache row compared after every step.
  */
+@Tag("slow")
 class Nd4jDecodeAgreementTest {
 
     @BeforeAll

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -21,6 +22,7 @@ import org.stagecheck.spec.ir.Shape;
  * reference applied row by row (docs/author.md, "Second reference (ND4J)"). Caches start as noise:
  * rows before the chunk are a history the program must attend to, rows after it must be masked.
  */
+@Tag("slow")
 class Nd4jPrefillBatchAgreementTest {
 
     @BeforeAll

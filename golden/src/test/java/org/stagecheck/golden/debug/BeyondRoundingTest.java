@@ -12,6 +12,7 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -39,6 +40,7 @@ import org.stagecheck.spec.ir.Program;
  * bisection over its outputs, where {@code exact} stops at the first rounding difference instead.
  * Tiny decode at position 5 (past position 0, where the query's path is masked).
  */
+@Tag("slow")
 class BeyondRoundingTest {
     private static Subject decode;
     private static Subject decodeTp2;

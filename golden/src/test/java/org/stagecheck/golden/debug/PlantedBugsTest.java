@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -42,6 +43,7 @@ import org.stagecheck.tensor.Tensor;
  * final outputs alone (bisection over prefixes, with replay to confirm); the reversed matmul loop
  * is classed as within rounding and every other bug as beyond its bound.
  */
+@Tag("slow")
 class PlantedBugsTest {
     private static Subject decode;
     private static Subject decodeTp2;

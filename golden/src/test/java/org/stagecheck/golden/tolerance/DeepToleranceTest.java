@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -42,6 +43,7 @@ import org.stagecheck.tensor.npy.Npy;
  * {@code target/derived-tolerances.md} by this test, and the test fails when the document's
  * table is not that one.
  */
+@Tag("slow")
 class DeepToleranceTest {
     /** The largest share of its tolerance a correct backend may use. */
     private static final double MARGIN = 0.3;

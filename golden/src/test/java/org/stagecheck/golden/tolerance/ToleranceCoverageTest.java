@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,6 +47,7 @@ import org.stagecheck.tensor.npy.Npy;
  * at most 0.3 of it, while the same values moved by 0.1% are rejected on every output that has a
  * non-zero tolerance.
  */
+@Tag("slow")
 class ToleranceCoverageTest {
     @TempDir
     Path tmp;

@@ -9,6 +9,7 @@ import java.util.Random;
 
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.NDArrayIndex;
@@ -32,6 +33,7 @@ import org.stagecheck.spec.ir.Shape;
  * orders); transcendental functions within 2e-6 relative (ND4J uses the platform's float libm);
  * layout ops, max/min/argmax, i32 arithmetic and comparisons exactly.
  */
+@Tag("slow")
 class Nd4jComparisonTest {
 
     @BeforeAll

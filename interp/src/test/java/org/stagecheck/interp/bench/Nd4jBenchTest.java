@@ -16,6 +16,7 @@ import org.nd4j.linalg.factory.Nd4j;
  * "bench" and excluded from the normal test run. Prints the table and writes target/bench.md.
  */
 @Tag("bench")
+@Tag("slow")
 class Nd4jBenchTest {
 
     static final class Nd4jBaseline implements Baseline {

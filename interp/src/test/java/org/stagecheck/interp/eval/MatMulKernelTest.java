@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Random;
 
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.proptest.Draw;
 import org.stagecheck.proptest.SeededProperty;
@@ -16,6 +17,7 @@ import org.stagecheck.spec.ir.Shape;
  * Both inner loops of the matmul kernel (Vector API and plain Java) equal the written chain
  * {@code acc = fma(a, b, acc)}, k ascending, bit for bit, on random shapes and thread counts.
  */
+@Tag("slow")
 class MatMulKernelTest {
 
     /** The floating dtypes a matmul operand may have (every DType but I32). */

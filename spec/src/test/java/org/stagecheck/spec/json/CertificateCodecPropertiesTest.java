@@ -15,8 +15,10 @@ import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.cert.Obligation;
 import org.stagecheck.spec.cert.ShardDecl;
 import org.stagecheck.spec.gen.SmallPrograms;
+import org.junit.jupiter.api.Tag;
 
 /** CertificateCodec laws: write/read identity and canonical bytes, for random and generated certificates. */
+@Tag("slow")
 class CertificateCodecPropertiesTest {
     private final CertificateCodec codec = new CertificateCodec();
 

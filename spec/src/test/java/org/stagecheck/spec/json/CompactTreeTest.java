@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.proptest.Draw;
 import org.stagecheck.proptest.SeededProperty;
@@ -29,6 +30,7 @@ import org.stagecheck.proptest.SeededProperty;
  * {@code currentTokenLocation()} and a fresh string per value), and a duplicate key gives the
  * same error on every way of reading (string, stream, file).
  */
+@Tag("slow")
 class CompactTreeTest {
 
     /** Jackson's view of a document, token by token, as the old reader built it. */

@@ -7,6 +7,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -19,6 +20,7 @@ import org.stagecheck.proptest.SeededProperty;
  * same string as concatenation, the bit set of read fields the same unknown-field error at every
  * object width.
  */
+@Tag("slow")
 class FieldsTest {
 
     /** The integer rule as it was before the fast path: the value, or the message. */

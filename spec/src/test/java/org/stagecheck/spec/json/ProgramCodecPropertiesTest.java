@@ -9,8 +9,10 @@ import org.stagecheck.proptest.Draw;
 import org.stagecheck.proptest.SeededProperty;
 import org.stagecheck.spec.gen.SmallPrograms;
 import org.stagecheck.spec.ir.Program;
+import org.junit.jupiter.api.Tag;
 
 /** ProgramCodec laws over random well-formed programs holding all six stage kinds. */
+@Tag("slow")
 class ProgramCodecPropertiesTest {
     private final ProgramCodec codec = new ProgramCodec();
 

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.spec.gen.GenOptions;
 import org.stagecheck.spec.gen.RandomPrograms;
@@ -19,6 +20,7 @@ import org.stagecheck.spec.ir.Program;
  * a {@link JsonFormatException}; never another exception, never a StackOverflowError or
  * OutOfMemoryError, never a hang.
  */
+@Tag("slow")
 class ReaderFuzzTest {
     /** A bound that only a hang exceeds: the reads take about a second alone, more on a loaded machine. */
     private static final Duration BOUND = Duration.ofSeconds(60);

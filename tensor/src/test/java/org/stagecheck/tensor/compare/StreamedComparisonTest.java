@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ForkJoinPool;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,6 +28,7 @@ import org.stagecheck.tensor.npy.TensorFileException;
  * NaN), in tensors whose chunk and read boundaries fall mid-tensor, whatever the number of chunks
  * read at once and of threads. And the f32 kernel finds what the generic path finds.
  */
+@Tag("slow")
 class StreamedComparisonTest {
     /** 331 x 499 = 165 169 elements: five whole chunks of 2^15 and a part of a sixth; neither side divides the heat map's 256. */
     private static final Shape SHAPE = Shape.of(331, 499);

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,6 +26,7 @@ import org.stagecheck.tensor.Tensor;
  * Files around the 2 GiB data limit (sparse files: nothing is really written), the header read
  * without the data, chunked reading, and what a write leaves behind.
  */
+@Tag("slow")
 class NpySizeBoundaryTest {
     private static final long TWO_GIB = 1L << 31;
 

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigDecimal;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Double to bf16/f16 rounds once: the nearest value, ties to even, checked against exact arithmetic. */
+@Tag("slow")
 class RoundFromDoubleTest {
     @Test
     void aDoubleJustAboveABf16MidpointRoundsUpWhereGoingThroughF32WouldTieDown() {

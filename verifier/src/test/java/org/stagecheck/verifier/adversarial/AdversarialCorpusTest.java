@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -39,6 +40,7 @@ import org.stagecheck.verifier.report.ReportText;
  * alone compute another program consistently on every chip, which only the parent shows (the
  * documented limit of a check without it). {@code limit/} cases are documented limits.
  */
+@Tag("slow")
 class AdversarialCorpusTest {
 
     record Row(String name, String alone, String withParent, CorpusRuns.Verdict evaluator, String why) {
