@@ -35,7 +35,13 @@ final class MoeConfig {
                 if (!(n instanceof JNode.JNumber num) || !num.integral() || num.text().startsWith("-") || num.text().length() > 9) {
                     throw config.at(n, "\"mlp_only_layers\" lists layer indices (non-negative integers)");
                 }
-                dense.add(Integer.parseInt(num.text()));
+                int layer = Integer.parseInt(num.text());
+                int layers = config.requiredSize("num_hidden_layers");
+                if (layer >= layers || dense.contains(layer)) {
+                    throw config.at(n, "\"mlp_only_layers\" names layer " + layer + (layer >= layers
+                            ? ", but the model has " + layers + " layers" : " twice"));
+                }
+                dense.add(layer);
             }
         }
         return moe(config, experts, topK, width, norm, step, dense, sharedFfn);

@@ -106,7 +106,14 @@ final class CheckpointBinding implements AutoCloseable {
             int last = ref.experts();
             for (int e = 0; e < ref.experts(); e++) {
                 String key = ref.keyOf(e);
-                SafetensorsFile f = file(index().fileOf(key) == null ? missingKey(what, key) : index().fileOf(key));
+                String fileName = index().fileOf(key) == null ? missingKey(what, key) : index().fileOf(key);
+                if (!refs.files().containsKey(fileName)) {
+                    // the index now sends this expert elsewhere: only the files recorded at authoring are read
+                    throw new InputsException(what + ": the checkpoint's index now maps \"" + key + "\" to " + fileName
+                            + ", not one of the files recorded when the program was authored " + refs.files().keySet()
+                            + "; the checkpoint changed since: author the program again");
+                }
+                SafetensorsFile f = file(fileName);
                 long[] dims = f.entry(key) == null ? null : f.entry(key).dims();
                 if (dims == null || dims.length != 2) {
                     throw new InputsException(what + ": expert " + e + "'s \"" + key + "\" is not a rank-2 tensor");
