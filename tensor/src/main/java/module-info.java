@@ -6,6 +6,7 @@ module org.stagecheck.tensor {
     exports org.stagecheck.tensor;
     exports org.stagecheck.tensor.compare;
     exports org.stagecheck.tensor.inputs;
+    exports org.stagecheck.tensor.io;
     exports org.stagecheck.tensor.npy;
     exports org.stagecheck.tensor.numeric;
     exports org.stagecheck.tensor.safetensors;

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.stagecheck.tensor.npy.FileNameTable;
+import org.stagecheck.tensor.io.WriterTemp;
 import org.stagecheck.tensor.npy.Npy;
 import org.stagecheck.tensor.npy.SafeNames;
 import org.stagecheck.tensor.Tensor;
@@ -21,7 +22,7 @@ import org.stagecheck.spec.json.ProgramCodec;
 
 /**
  * Writes an authored cut as a directory, atomically (write beside, in a directory of this
- * writer's own ({@link TempBeside}), then move into place). Tensor
+ * writer's own ({@link WriterTemp}), then move into place). Tensor
  * names become file names through {@code SafeNames}; {@code inputs.json} is the index from names
  * to files.
  */
@@ -53,8 +54,8 @@ final class AuthoredWriter {
         }
         Files.createDirectories(target.getParent());
         // This writer's own directory beside the target: a concurrent writer of the same target has its own
-        try (TempBeside beside = TempBeside.create(target, TMP_SUFFIX)) {
-            Path tmp = beside.dir();
+        try (WriterTemp beside = WriterTemp.directory(target)) {
+            Path tmp = beside.path();
             Files.write(tmp.resolve("program.json"), new ProgramCodec().write(a.program()));
             if (a.certificate() != null) {
                 Files.write(tmp.resolve("certificate.json"), new CertificateCodec().write(a.certificate()));

@@ -2,16 +2,14 @@ package org.stagecheck.cli;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.stagecheck.tensor.io.WriterTemp;
 import org.stagecheck.tensor.npy.IoMessages;
 import org.stagecheck.tensor.npy.Npy;
 
@@ -27,9 +25,10 @@ import org.stagecheck.tensor.npy.Npy;
  * <li>A character device ({@code /dev/null}, a terminal) and the process's own streams by their
  *     usual names ({@code /dev/stdout}, {@code /dev/stderr}, whatever they are connected to) are
  *     written into, never replaced: the report is produced whole, then written there.</li>
- * <li>Written atomically: into {@code .<name>.stagecheck-tmp} beside the target, then renamed over
- *     it; the temporary name is fixed, so a killed write's leftover is replaced by the next write
- *     and removed by the next check of the directory. Nothing is left behind on failure.</li>
+ * <li>Written atomically: into the writer's own {@code .<name>.<random>.stagecheck-tmp} beside
+ *     the target, then renamed over it ({@link WriterTemp}); two writers of one target never mix,
+ *     and a killed write's leftover is removed by the next write or check of the directory.
+ *     Nothing is left behind on failure.</li>
  * <li>Only a regular file (or a symbolic link to one, which the rename replaces, never its
  *     target) is ever replaced: naming a file as an output asks for it to be replaced.</li>
  * <li>Files and directories are created with the user's umask, like any other program's.</li>
@@ -63,27 +62,16 @@ public final class OutputPaths {
                 writeInto(content);
                 return;
             }
-            Path tmp = tmpFor(path);
             try {
-                Files.deleteIfExists(tmp);
-                try (OutputStream out = new java.io.BufferedOutputStream(
-                        Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), 1 << 16)) {
-                    content.write(out);
-                }
-                refuseUnreplaceable(option, path); // it may have changed while the command worked
-                try {
-                    Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING);
+                try (WriterTemp tmp = WriterTemp.file(path)) {
+                    try (OutputStream out = tmp.stream()) {
+                        content.write(out);
+                    }
+                    refuseUnreplaceable(option, path); // it may have changed while the command worked
+                    tmp.moveTo(path);
                 }
             } catch (IOException e) {
                 throw new BadInputException(option + " " + path + ": cannot write: " + IoMessages.describe(e));
-            } finally {
-                try {
-                    Files.deleteIfExists(tmp);
-                } catch (IOException ignored) {
-                    // the next write or check of this directory removes it
-                }
             }
         }
 
@@ -223,50 +211,9 @@ public final class OutputPaths {
         return d;
     }
 
-    /**
-     * Where a directory being replaced is set aside for the moment between the two renames that
-     * replace it ({@link #replaceDirectory}): {@code .<name>.stagecheck-old} beside it.
-     */
-    static Path asideFor(Path target) {
-        return target.toAbsolutePath().resolveSibling("." + target.getFileName() + ".stagecheck-old");
-    }
-
-    /**
-     * Removes what a killed write of the directory {@code target} left beside it: its temporary
-     * directory ({@link #tmpFor}) and the earlier directory set aside ({@link #asideFor}).
-     */
-    static void removeLeftoversBeside(Path target) throws BadInputException {
-        try {
-            deleteTree(tmpFor(target));
-            deleteTree(asideFor(target));
-        } catch (IOException e) {
-            throw new BadInputException("cannot clean beside " + target + ": " + IoMessages.describe(e));
-        }
-    }
-
-    /**
-     * Puts the finished directory {@code staging} (beside {@code target}, on the same file system)
-     * in place of {@code target}: absent, empty, or a directory the caller checked it may replace
-     * as a whole. An existing one is first renamed aside, then deleted; killed at any moment, this
-     * leaves the old directory, none (the old one aside, the new one still staged, both hidden and
-     * removed by the next write) or the new one, never a mixture.
-     */
-    static void replaceDirectory(Path staging, Path target) throws IOException {
-        Path aside = asideFor(target);
-        deleteTree(aside);
-        boolean existed = Files.exists(target, LinkOption.NOFOLLOW_LINKS);
-        if (existed) {
-            Files.move(target, aside, StandardCopyOption.ATOMIC_MOVE);
-        }
-        Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
-        if (existed) {
-            deleteTree(aside);
-        }
-    }
-
-    /** The temporary file or directory beside {@code target} that a write goes through. */
-    public static Path tmpFor(Path target) {
-        return target.toAbsolutePath().resolveSibling("." + target.getFileName() + TMP_SUFFIX);
+    /** Removes what killed writes of the directory {@code target} left beside it ({@link WriterTemp}). */
+    static void removeLeftoversBeside(Path target) {
+        WriterTemp.removeKilledWriters(target);
     }
 
     /** Deletes a file or a whole directory tree, never following a symbolic link out of it. */
@@ -281,15 +228,9 @@ public final class OutputPaths {
         }
     }
 
-    /** Removes {@code dir/.*.stagecheck-tmp}: what a killed write left. */
-    static void removeLeftovers(Path dir) throws BadInputException {
-        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, ".*" + TMP_SUFFIX)) {
-            for (Path p : s) {
-                deleteTree(p);
-            }
-        } catch (IOException e) {
-            throw new BadInputException("cannot clean " + dir + ": " + IoMessages.describe(e));
-        }
+    /** Removes, in {@code dir}, what killed writes left (never a running writer's: {@link WriterTemp}). */
+    static void removeLeftovers(Path dir) {
+        WriterTemp.removeKilledWritersIn(dir);
     }
 
     private static Path absolute(String option, Path path) throws BadInputException {

@@ -1,11 +1,11 @@
 package org.stagecheck.cli;
 
+import org.stagecheck.tensor.io.WriterTemp;
 import org.stagecheck.tensor.inputs.InputsManifest;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -167,11 +167,9 @@ final class ReduceCommand implements Callable<Integer> {
             Oracle fromReport = failsLike == null ? null : failsLikeOracle(program);
             Path parent = target.getParent();
             Files.createDirectories(parent);
-            // a fixed name beside the target: a killed earlier reduce left it, and it goes now; created with the umask
-            Path tmp = OutputPaths.tmpFor(target);
-            OutputPaths.deleteTree(tmp);
-            Files.createDirectory(tmp);
-            try {
+            // this reduce's own directory beside the target: the test command's work, then the result
+            try (WriterTemp beside = WriterTemp.directory(target)) {
+                Path tmp = beside.path();
                 Oracle o = fromReport != null ? fromReport
                         : new Oracle(new CommandOracle(test, pattern, tmp.resolve("work"), testTimeout), RecordOptions.defaults(), "the test command", null);
                 if (fromReport == null) {
@@ -201,17 +199,12 @@ final class ReduceCommand implements Callable<Integer> {
                     printer.nothing(stdout, "the program passes " + o.describe() + ": nothing to reduce");
                     return ExitCode.CHECK_FAILED;
                 }
-                Path result = Files.createDirectories(tmp.resolve("result"));
+                deleteTree(tmp.resolve("work")); // the result alone is moved into place
                 Candidate forCase = o.oracle() instanceof FailsLikeOracle f ? f.observable(r.minimal()) : r.minimal();
-                String caseProblem = ReducedFiles.write(r.minimal(), forCase, o.record(), result);
-                if (Files.exists(target)) {
-                    Files.delete(target); // empty, checked above
-                }
-                Files.move(result, target, StandardCopyOption.ATOMIC_MOVE);
+                String caseProblem = ReducedFiles.write(r.minimal(), forCase, o.record(), tmp);
+                beside.moveTo(target); // an empty target (checked above) is replaced
                 printer.reduced(stdout, r, o.describe(), caseProblem);
                 return ExitCode.OK;
-            } finally {
-                deleteTree(tmp);
             }
         } catch (BadInputException e) {
             return Reply.badInput(spec.commandLine(), json, e.getMessage(), g -> g.writeStringField("outcome", "bad-input"));

@@ -18,6 +18,7 @@ import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.FileNameTable;
+import org.stagecheck.tensor.io.WriterTemp;
 import org.stagecheck.tensor.npy.IoMessages;
 import org.stagecheck.tensor.npy.Npy;
 import org.stagecheck.tensor.npy.SafeNames;
@@ -29,8 +30,8 @@ import org.stagecheck.tensor.npy.SafeNames;
  * valid {@code --state-from} of the next run), and with {@code --trace} every stage's outputs as
  * {@code OUT/trace/<5-digit index>_<file name of the id>.out<k>.npy} with {@code trace/index.json}.
  * The plan of file names is made and checked before the run; the writing comes after it, whole:
- * into {@code .<OUT>.stagecheck-tmp} beside OUT, which then replaces OUT ({@link
- * OutputPaths#replaceDirectory}), so a killed run leaves the earlier OUT, none, or this run's, and an
+ * into this run's own {@code .<OUT>.<random>.stagecheck-tmp} beside OUT, which then replaces OUT
+ * ({@link WriterTemp#moveTo}), so a killed run leaves the earlier OUT, none, or this run's, and an
  * earlier run's files never stand beside this run's. An existing OUT is replaced only when it holds
  * nothing but an earlier run's files ({@link EarlierRunOutput}).
  */
@@ -108,38 +109,32 @@ final class RunOutputs {
      */
     List<String> write(Program program, RunResult result) throws BadInputException {
         Path target = out.path();
-        Path staging = OutputPaths.tmpFor(target);
         List<String> written = new ArrayList<>();
         Map<String, String> index = new LinkedHashMap<>();
         try {
             Files.createDirectories(target.getParent());
-            OutputPaths.deleteTree(staging);
-            Files.createDirectory(staging); // with the umask, like every file below
-            for (TensorDecl t : program.tensors()) {
-                Tensor v = result.tensors().get(t.name());
-                if (v != null && result.ok() && (t.role() == TensorRole.OUTPUT || t.role() == TensorRole.STATE)) {
-                    String file = files.fileOf(t.name(), ".npy");
-                    Npy.write(SafeNames.child(staging, file), v);
-                    index.put(t.name(), file);
-                    written.add(t.name());
+            try (WriterTemp tmp = WriterTemp.directory(target)) {
+                Path staging = tmp.path();
+                for (TensorDecl t : program.tensors()) {
+                    Tensor v = result.tensors().get(t.name());
+                    if (v != null && result.ok() && (t.role() == TensorRole.OUTPUT || t.role() == TensorRole.STATE)) {
+                        String file = files.fileOf(t.name(), ".npy");
+                        Npy.write(SafeNames.child(staging, file), v);
+                        index.put(t.name(), file);
+                        written.add(t.name());
+                    }
                 }
+                if (result.ok()) {
+                    String programHash = new org.stagecheck.spec.json.ProgramCodec().hash(program);
+                    new OutputPaths.OutputFile("--out", staging.resolve(RunInputs.INDEX)).write(o -> writeIndex(o, index, programHash));
+                }
+                if (traceDir != null && !result.trace().isEmpty()) {
+                    writeTrace(program, result, Files.createDirectory(staging.resolve(TRACE)));
+                }
+                tmp.moveTo(target);
             }
-            if (result.ok()) {
-                String programHash = new org.stagecheck.spec.json.ProgramCodec().hash(program);
-                new OutputPaths.OutputFile("--out", staging.resolve(RunInputs.INDEX)).write(o -> writeIndex(o, index, programHash));
-            }
-            if (traceDir != null && !result.trace().isEmpty()) {
-                writeTrace(program, result, Files.createDirectory(staging.resolve(TRACE)));
-            }
-            OutputPaths.replaceDirectory(staging, target);
         } catch (IOException e) {
             throw new BadInputException("--out " + target + ": cannot write: " + IoMessages.describe(e));
-        } finally {
-            try {
-                OutputPaths.deleteTree(staging);
-            } catch (IOException ignored) {
-                // hidden and named after OUT: the next run into OUT removes it
-            }
         }
         return written;
     }

@@ -1,12 +1,9 @@
 package org.stagecheck.golden;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,15 +28,16 @@ import org.stagecheck.spec.json.CheckpointRefs;
 import org.stagecheck.spec.json.ProgramCodec;
 import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.io.WriterTemp;
 import org.stagecheck.tensor.npy.Npy;
 
 /**
  * Records a golden case (docs/golden.md, "Recording"): the reference interpreter's f32 outputs,
  * the derived tolerances and the inputs (a tensor read from a checkpoint as its reference, not a
- * copy), written into {@code .<case>.stagecheck-tmp} beside the target and moved into place (an
- * old case set aside to {@code .<case>.stagecheck-old} between the two renames), so an
- * interrupted record leaves the old case, none, or the new one; the next record into the same
- * place removes both hidden names first. The bytes depend only on the program, the bindings, the
+ * copy), written into this recording's own {@code .<case>.<random>.stagecheck-tmp} beside the
+ * target and moved into place ({@link WriterTemp}: an old case is set aside between the two
+ * renames), so an interrupted record leaves the old case, none, or the new one, two recordings of
+ * one case never mix, and the next record into the same place removes what a killed one left. The bytes depend only on the program, the bindings, the
  * checkpoint references, the parameters and the options.
  */
 final class Recorder {
@@ -76,17 +74,12 @@ final class Recorder {
         }
         Path parent = target.getParent();
         Files.createDirectories(parent);
-        // fixed names beside the target: what a killed earlier record left goes now
-        Path tmp = parent.resolve("." + target.getFileName() + Npy.TMP_SUFFIX);
-        deleteTree(tmp);
-        deleteTree(aside(target));
-        Files.createDirectory(tmp); // with the umask, like every file below
-        try {
-            Manifest m = writeFiles(tmp, program, bound, refs, params, options, ref, bounds);
-            install(tmp, target);
+        // this recording's own directory beside the target (with the umask, like every file below),
+        // moved over the target when complete; what killed recordings left goes now
+        try (WriterTemp tmp = WriterTemp.directory(target)) {
+            Manifest m = writeFiles(tmp.path(), program, bound, refs, params, options, ref, bounds);
+            tmp.moveTo(target);
             return m;
-        } finally {
-            deleteTree(tmp);
         }
     }
 
@@ -186,38 +179,4 @@ final class Recorder {
         Npy.write(p, t);
     }
 
-    /** Where an old case stands between the two renames of {@link #install}: {@code .<case>.stagecheck-old}. */
-    private static Path aside(Path target) {
-        return target.resolveSibling("." + target.getFileName() + ".stagecheck-old");
-    }
-
-    /** Moves the finished temporary directory to {@code target}, the old case (if any) aside first. */
-    private static void install(Path tmp, Path target) throws IOException {
-        Path old = null;
-        if (Files.exists(target)) {
-            old = aside(target);
-            Files.move(target, old, StandardCopyOption.ATOMIC_MOVE);
-        }
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-        if (old != null) {
-            deleteTree(old);
-        }
-    }
-
-    static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(p)) {
-            s.sorted(Comparator.reverseOrder()).forEach(x -> {
-                try {
-                    Files.delete(x);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
-    }
 }

@@ -2,16 +2,14 @@ package org.stagecheck.author.synth;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.tensor.Tensor;
-import org.stagecheck.tensor.npy.Npy;
+import org.stagecheck.tensor.io.WriterTemp;
 import org.stagecheck.tensor.safetensors.SafetensorsWriter;
 import org.stagecheck.tensor.safetensors.TensorSpec;
 
@@ -46,16 +44,11 @@ public final class SyntheticCheckpoint {
             Files.deleteIfExists(dir.resolve(SafetensorsWriter.SINGLE_FILE));
             SafetensorsWriter.writeSharded(dir, tensors.specs(), model.maxShardBytes(), tensors::values);
         }
-        Path tmp = dir.resolve("." + CONFIG_FILE + Npy.TMP_SUFFIX);
-        try {
-            Files.writeString(tmp, SyntheticConfig.json(model), StandardCharsets.UTF_8);
-            try {
-                Files.move(tmp, dir.resolve(CONFIG_FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, dir.resolve(CONFIG_FILE), StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
+        Path config = dir.resolve(CONFIG_FILE);
+        try (WriterTemp tmp = WriterTemp.file(config); java.io.OutputStream out = tmp.stream()) {
+            out.write(SyntheticConfig.json(model).getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            tmp.moveTo(config);
         }
     }
 

@@ -5,11 +5,9 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -19,6 +17,7 @@ import java.util.zip.ZipInputStream;
 import java.util.zip.ZipOutputStream;
 
 import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.io.WriterTemp;
 
 /**
  * Tensors as numpy files (brief, "Golden cases": files numpy reads). Little-endian, C order.
@@ -44,7 +43,7 @@ public final class Npy {
     /** The largest data size read from one .npy (or one .npz member, or an .npz in total): 2 GiB. */
     public static final long MAX_BYTES = 1L << 31;
     /** The suffix of the temporary file a write goes through: {@code .<file>.stagecheck-tmp}. */
-    public static final String TMP_SUFFIX = ".stagecheck-tmp";
+    public static final String TMP_SUFFIX = WriterTemp.SUFFIX;
     private static final int CHUNK_BYTES = 1 << 20;
 
     private Npy() {
@@ -235,23 +234,14 @@ public final class Npy {
         void write(OutputStream out) throws IOException;
     }
 
+    /** Through this writer's own temporary beside {@code file}, renamed over it when complete ({@link WriterTemp}). */
     private static void atomically(Path file, Writer w) throws IOException {
-        Path dir = file.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
-        Path tmp = dir.resolve("." + file.getFileName() + TMP_SUFFIX);
-        Files.deleteIfExists(tmp); // a killed earlier write; never followed if it is a link
-        try {
-            try (OutputStream out = new java.io.BufferedOutputStream(
-                    Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), 1 << 16)) {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        try (WriterTemp tmp = WriterTemp.file(file)) {
+            try (OutputStream out = tmp.stream()) {
                 w.write(out);
             }
-            try {
-                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
+            tmp.moveTo(file);
         }
     }
 }

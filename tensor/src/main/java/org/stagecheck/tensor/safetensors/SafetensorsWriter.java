@@ -7,11 +7,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -21,7 +18,7 @@ import java.util.Set;
 
 import org.stagecheck.tensor.Storage;
 import org.stagecheck.tensor.Tensor;
-import org.stagecheck.tensor.npy.Npy;
+import org.stagecheck.tensor.io.WriterTemp;
 
 /**
  * Writes safetensors files as {@code save_file} does: the header (tensors in the order given,
@@ -229,22 +226,12 @@ public final class SafetensorsWriter {
         void write(FileChannel ch) throws IOException;
     }
 
+    /** Through this writer's own temporary beside {@code file}, renamed over it when complete ({@link WriterTemp}). */
     private static void atomically(Path file, Body body) throws IOException {
-        Path dir = file.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
-        Path tmp = dir.resolve("." + file.getFileName() + Npy.TMP_SUFFIX);
-        Files.deleteIfExists(tmp); // a killed earlier write; never followed if it is a link
-        try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                body.write(ch);
-            }
-            try {
-                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        try (WriterTemp tmp = WriterTemp.file(file)) {
+            body.write(tmp.channel());
+            tmp.moveTo(file);
         }
     }
 }
