@@ -5,12 +5,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
-import java.util.stream.Stream;
+import org.stagecheck.tensor.io.WriterTemp;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.Backends;
 import org.stagecheck.reduce.Budget;
@@ -192,29 +191,21 @@ public final class PassCheck {
     private Path write(Candidate minimal, Certificate certificate, long seed) {
         Path dir = outputDir.resolve(name.replaceAll("[^A-Za-z0-9_.-]", "-") + "-seed-" + seed).toAbsolutePath().normalize();
         try {
-            deleteTree(dir);
-            Files.createDirectories(dir);
-            CandidateFiles.write(minimal, dir);
-            try {
-                Pass.Result child = pass.apply(minimal.program(), Generators.restrict(certificate, minimal.program()));
-                Files.write(dir.resolve("child.json"), new ProgramCodec().write(child.program()));
-            } catch (RuntimeException e) {
-                Files.writeString(dir.resolve("child.txt"), "the pass threw " + e + "\n");
+            Files.createDirectories(dir.getParent());
+            // written whole beside it, then in place of an earlier failure's directory of the same seed
+            try (WriterTemp tmp = WriterTemp.directory(dir)) {
+                CandidateFiles.write(minimal, tmp.path());
+                try {
+                    Pass.Result child = pass.apply(minimal.program(), Generators.restrict(certificate, minimal.program()));
+                    Files.write(tmp.path().resolve("child.json"), new ProgramCodec().write(child.program()));
+                } catch (RuntimeException e) {
+                    Files.writeString(tmp.path().resolve("child.txt"), "the pass threw " + e + "\n");
+                }
+                tmp.moveTo(dir);
             }
             return dir;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the minimal program to " + dir, e);
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(root)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 
