@@ -183,7 +183,11 @@ public final class ProgramRunner implements AutoCloseable {
         if (how.stageByStage()) {
             stageByStage(how.trace(), traced);
         } else {
-            graphs.run(this, how.graphs());
+            try {
+                graphs.run(this, how.graphs());
+            } catch (LaunchException e) {
+                throw unattributed(e, "while the step's kernels were launched or replayed");
+            }
         }
         try {
             launcher.synchronize();
