@@ -10,6 +10,7 @@ import org.stagecheck.backend.RunResult;
 import org.stagecheck.cuda.runtime.GraphCounters;
 import org.stagecheck.cuda.runtime.LaunchException;
 import org.stagecheck.cuda.runtime.ProgramRunner;
+import org.stagecheck.cuda.runtime.StepRequest;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.tensor.Tensor;
@@ -83,8 +84,21 @@ public final class CudaSession implements Prepared {
         return step(bound, params, trace);
     }
 
-    /** One run: {@code trace} keeps every stage's outputs (always eager: replays show only final buffers). */
+    /**
+     * One run: {@code trace} keeps every stage's outputs (always eager: replays show only final
+     * buffers). Every DRAM tensor comes back; only bound tensors the device does not already hold
+     * are uploaded (see {@link ProgramRunner#step(Map, Map, StepRequest)}).
+     */
     public RunResult step(Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
+        return step(bound, params, StepRequest.of(trace, graphs && !trace));
+    }
+
+    /**
+     * One run as {@code how} says: which tensors come back, whether to synchronise after each
+     * stage (so a kernel fault the driver reports late names its stage), graphs (used only when
+     * the session is in graph mode).
+     */
+    public RunResult step(Map<String, Tensor> bound, Map<String, Long> params, StepRequest how) {
         if (!refusal.isEmpty()) {
             return new RunResult(Map.of(), Map.of(), refusal, null);
         }
@@ -93,7 +107,7 @@ public final class CudaSession implements Prepared {
             return new RunResult(Map.of(), Map.of(), faults, null);
         }
         try {
-            return runner.step(bound, params, trace, graphs && !trace);
+            return runner.step(bound, params, new StepRequest(how.trace(), how.graphs() && graphs, how.syncEachStage(), how.fetch()));
         } catch (LaunchException e) {
             int i = e.stageIndex();
             Diagnostic d = i < 0

@@ -39,6 +39,11 @@ class ForwardingLauncher implements Launcher {
     }
 
     @Override
+    public void zero(long address, long bytes) throws LaunchException {
+        inner.zero(address, bytes);
+    }
+
+    @Override
     public void launch(int kernel, long threads, long[] args, Lane lane) throws LaunchException {
         inner.launch(kernel, threads, args, lane);
     }

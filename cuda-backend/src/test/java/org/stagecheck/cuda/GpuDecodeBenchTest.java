@@ -16,7 +16,8 @@ import org.stagecheck.cuda.runtime.DeviceBench;
 /**
  * The GPU benchmark of the {@code small} decode step (bin/gpu-check): per-kernel bandwidth against
  * the device's peak and the launch overhead per stage that graph replay removes. Prints the
- * figures; asserts only that they were measured. Skipped without a CUDA driver.
+ * figures; asserts that they were measured, on copies that exceed the L2, with no kernel faulting
+ * while timed. Skipped without a CUDA driver.
  */
 @Tag("gpu")
 class GpuDecodeBenchTest {
@@ -29,6 +30,10 @@ class GpuDecodeBenchTest {
             System.out.println(DeviceBench.text(r, 15));
             assertThat(r.kernels()).isNotEmpty();
             assertThat(r.eagerMs()).isPositive();
+            assertThat(r.faultedStage()).as("a kernel faulted while timed").isNull();
+            assertThat(r.l2Bytes()).as("the L2 size from the driver").isPositive();
+            assertThat(r.copies() * r.copyBytes()).as("the rotated copies exceed the L2").isGreaterThanOrEqualTo(
+                    Math.min(DeviceBench.ROTATION * r.l2Bytes(), DeviceBench.COPY_BUDGET - r.copyBytes()));
         }
     }
 }

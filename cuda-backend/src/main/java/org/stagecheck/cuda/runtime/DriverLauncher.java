@@ -32,7 +32,7 @@ import org.stagecheck.cuda.runtime.CudaDriver.MemoryLayoutList;
  * Every driver call runs on this launcher's own platform thread, which made the context current:
  * the context belongs to an OS thread, and a virtual thread may move between them.
  */
-public final class DriverLauncher implements Launcher {
+public final class DriverLauncher implements Launcher, DeviceTiming {
     static final int BLOCK = 128;
     static final long MAX_GRID = 1L << 20;
 
@@ -68,11 +68,6 @@ public final class DriverLauncher implements Launcher {
 
     private interface DriverCall<T> {
         T run() throws LaunchException;
-    }
-
-    /** Device work to time: launches or replays made through this launcher. */
-    public interface Work {
-        void run() throws LaunchException;
     }
 
     private <T> T on(DriverCall<T> c) throws LaunchException {
@@ -140,7 +135,7 @@ public final class DriverLauncher implements Launcher {
         }
     }
 
-    /** The GPU's name, e.g. "NVIDIA H200". */
+    @Override
     public String device() {
         return device;
     }
@@ -198,6 +193,15 @@ public final class DriverLauncher implements Launcher {
             // back on the caller's thread, which may own dst
             MemorySegment.copy(host, 0, dst, 0, bytes);
         }
+    }
+
+    @Override
+    public void zero(long address, long bytes) throws LaunchException {
+        on(() -> {
+            // on the legacy stream, which waits for the blocking main stream's launches before it
+            driver.call("cuMemsetD8", MemoryLayoutList.of(JAVA_LONG, ValueLayout.JAVA_BYTE, JAVA_LONG), address, (byte) 0, bytes);
+            return null;
+        });
     }
 
     private long function(int kernel) throws LaunchException {
@@ -315,6 +319,7 @@ public final class DriverLauncher implements Launcher {
     }
 
     /** Records an event pair around {@code work} on the stream and returns the milliseconds between them. */
+    @Override
     public float time(Work work) throws LaunchException {
         long[] ev = new long[2];
         on(() -> {
@@ -342,7 +347,20 @@ public final class DriverLauncher implements Launcher {
         });
     }
 
+    /** The device's L2 cache size ({@code CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE}). */
+    @Override
+    public long l2CacheBytes() throws LaunchException {
+        return on(() -> {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment v = a.allocate(JAVA_INT);
+                driver.call("cuDeviceGetAttribute", MemoryLayoutList.of(ADDRESS, JAVA_INT, JAVA_INT), v, 38, 0); // L2 cache size, bytes
+                return (long) v.get(JAVA_INT, 0);
+            }
+        });
+    }
+
     /** The device's peak DRAM bandwidth in GB/s from its memory clock and bus width. */
+    @Override
     public double peakBandwidthGBs() throws LaunchException {
         return on(() -> {
             try (Arena a = Arena.ofConfined()) {

@@ -144,6 +144,11 @@ public final class HostLauncher implements Launcher {
     }
 
     @Override
+    public void zero(long address, long bytes) throws LaunchException {
+        segment(address, bytes).fill((byte) 0);
+    }
+
+    @Override
     public void launch(int kernel, long threads, long[] args, Lane lane) throws LaunchException {
         if (lane == Lane.SIDE && !(recording != null ? recordingForked : forked)) {
             throw new LaunchException("SIDE_STREAM_NOT_FORKED", "kernel " + kernel + " launched on the side stream with no fork"

@@ -29,6 +29,20 @@ public final class LaunchException extends Exception {
         return stageIndex;
     }
 
+    /**
+     * Whether this is a fault raised inside a kernel while it ran (an illegal address, a trap, a
+     * timeout): the driver reports such a fault at the next call that waits or launches, not at
+     * the faulting kernel's launch, and every call after it fails the same way.
+     */
+    public boolean raisedByAnEarlierKernel() {
+        return switch (errorName) {
+            case "CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_TIMEOUT", "CUDA_ERROR_ASSERT", "CUDA_ERROR_HARDWARE_STACK_ERROR",
+                 "CUDA_ERROR_ILLEGAL_INSTRUCTION", "CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+                 "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_LAUNCH_FAILED" -> true;
+            default -> false;
+        };
+    }
+
     /** The CUDA error name (e.g. {@code CUDA_ERROR_ILLEGAL_ADDRESS}), or a stagecheck code. */
     public String errorName() {
         return errorName;

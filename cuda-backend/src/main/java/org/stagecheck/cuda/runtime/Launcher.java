@@ -1,5 +1,6 @@
 package org.stagecheck.cuda.runtime;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -21,6 +22,13 @@ public interface Launcher extends AutoCloseable {
     void upload(long address, MemorySegment src, long bytes) throws LaunchException;
 
     void download(long address, MemorySegment dst, long bytes) throws LaunchException;
+
+    /** Sets {@code bytes} at {@code address} to zero (by default by uploading zeros; a device clears its own memory). */
+    default void zero(long address, long bytes) throws LaunchException {
+        try (Arena a = Arena.ofConfined()) {
+            upload(address, a.allocate(Math.max(bytes, 1)), bytes);
+        }
+    }
 
     /**
      * Launches kernel {@code kernel} over {@code threads} elements with 64-bit argument values
