@@ -13,7 +13,8 @@ import org.stagecheck.cuda.compile.Toolchain;
 /**
  * {@code --kernels exact|fast} of {@code cuda emit} and {@code cuda run} (docs/cuda.md, "Fast
  * kernels"): fast kernels split the tiny decode step's few-row matmuls and long reductions into a
- * partial and a combine kernel each; exact ones never do; any other word is bad input.
+ * partial and a combine kernel each, exact ones never do, and a fast run's files pass
+ * {@code golden check} under {@code derived}; any other word is bad input.
  */
 class CudaKernelsOptionTest {
     private static final String TINY_DECODE = "../golden/cases/tiny-decode/program.json";
@@ -54,13 +55,16 @@ class CudaKernelsOptionTest {
     }
 
     @Test
-    void cudaRunTakesFastKernels() throws Exception {
+    void aFastRunOfTheTinyDecodeStepPassesGoldenCheckUnderDerived() throws Exception {
         assumeTrue(Toolchain.fromEnvironment().cxx() != null, "no g++: host emulation cannot be built here");
+        String golden = "../golden/cases/tiny-decode";
         Path out = tmp.resolve("emu");
-        CliRunner r = CliRunner.run("cuda", "run", "../examples/tiled-matmul-multicast.json", "--random", "7", "--emulate",
-                "--kernels", "fast", "--out", out.toString());
+        CliRunner r = CliRunner.run("cuda", "run", TINY_DECODE, "--inputs", golden, "--emulate", "--kernels", "fast",
+                "--out", out.toString());
         assertThat(r.exit()).as(r.out() + r.err()).isZero();
         assertThat(r.out()).contains("cuda-emu, precise math, fast kernels");
-        assertThat(out.resolve("c.npy")).exists();
+        CliRunner check = CliRunner.run("golden", "check", golden, "--actual", out.toString(), "--policy", "derived");
+        assertThat(check.exit()).as(check.out() + check.err()).isZero();
+        assertThat(check.out()).contains("PASS");
     }
 }
