@@ -44,7 +44,7 @@ import org.stagecheck.tensor.compare.Policy;
  * Fast kernels (docs/cuda.md, "Fast kernels") in host emulation: every checked-in golden case (the
  * examples and the tiny model's cuts) passes its {@code derived} tolerance; a program with a
  * 2048-long contraction is split as the rule says, differs from the exact kernels where the order
- * matters (sums) and agrees bit for bit where it cannot (max, arg-max), and passes a case recorded
+ * matters (f32 sums) and agrees bit for bit where it cannot (max, min, arg-max, i32 sums), and passes a case recorded
  * on the reference; two runs of a fast module give the same bits. One compile of every program
  * with fast kernels, one small one of the long program with exact kernels, both at {@code -O0}.
  */
@@ -154,7 +154,7 @@ class FastKernelsTest {
         LoweredProgram split = fast.lowered().get(longIndex());
         List<String> stages = partials(split).stream().map(Kernel::stageId).toList();
         assertThat(stages).containsExactly("mm_bias", "mm_spill_first", "mm_spill_again", "row_sum", "row_max", "row_argmax",
-                "column_sum");
+                "column_sum", "int_sum", "int_min", "int_argmax");
         assertThat(split.kernels()).hasSize(exact.kernels().size() + stages.size());
         for (Kernel k : partials(split)) {
             List<Kernel> ofStage = split.kernelsOf(k.stageIndex());
@@ -175,14 +175,15 @@ class FastKernelsTest {
             exact = s.step(bound, Map.of(), false);
         }
         RunResult quick = runFast(longIndex(), bound, Map.of());
-        for (String t : List.of("y", "yt", "sums", "maxs", "top", "colsum")) {
+        for (String t : List.of("y", "yt", "sums", "maxs", "top", "colsum", "isum", "imin", "itop")) {
             assertThat(exact.tensors().get(t).bitEquals(ref.tensors().get(t))).as("exact kernels, %s", t).isTrue();
         }
         for (String t : List.of("y", "yt", "sums", "colsum")) {
             assertThat(quick.tensors().get(t).bitEquals(exact.tensors().get(t))).as("fast kernels reorder the sums of %s", t).isFalse();
         }
-        for (String t : List.of("maxs", "top")) {
-            assertThat(quick.tensors().get(t).bitEquals(exact.tensors().get(t))).as("a max does not depend on the order: %s", t).isTrue();
+        for (String t : List.of("maxs", "top", "isum", "imin", "itop")) {
+            assertThat(quick.tensors().get(t).bitEquals(exact.tensors().get(t))).as("a max, a min or an i32 sum does not depend on the order: %s", t)
+                    .isTrue();
         }
         Path golden = dir.resolve("long-contraction");
         Golden.record(longContraction, bound, Map.of(), RecordOptions.defaults(), golden);
