@@ -11,6 +11,7 @@ import org.stagecheck.cuda.CudaModule;
 import org.stagecheck.cuda.CudaSetupException;
 import org.stagecheck.cuda.lower.CudaSource;
 import org.stagecheck.cuda.lower.Kernel;
+import org.stagecheck.cuda.lower.Kernels;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.validate.Validator;
@@ -44,11 +45,15 @@ final class CudaEmitCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print one JSON document instead of text")
     boolean json;
 
+    @Option(names = "--kernels", paramLabel = "MODE", description = KernelsOption.DESCRIPTION)
+    String kernels = "exact";
+
     @Override
     public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try {
+            Kernels mode = KernelsOption.parse(kernels);
             // the output directory and its three files are checked before the work
             OutputPaths.OutputDir dir = OutputPaths.directory("--out", out);
             for (String name : List.of(SOURCE, CudaSource.HEADER, INDEX)) {
@@ -78,7 +83,7 @@ final class CudaEmitCommand implements Callable<Integer> {
             }
             CudaSource source;
             try {
-                source = CudaModule.lower(List.of(program)).source();
+                source = CudaModule.lower(List.of(program), mode).source();
             } catch (CudaSetupException e) {
                 throw new BadInputException(e.getMessage());
             }

@@ -8,6 +8,7 @@ import org.stagecheck.backend.RunResult;
 import org.stagecheck.cuda.CudaBackend;
 import org.stagecheck.cuda.CudaOptions;
 import org.stagecheck.cuda.CudaSession;
+import org.stagecheck.cuda.lower.Kernels;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.cuda.runtime.CudaDriver;
 import org.stagecheck.cuda.runtime.GraphCounters;
@@ -49,16 +50,22 @@ final class CudaRunCommand implements Callable<Integer> {
             + " their precise budgets are the published errors of these f32 functions, their fast budgets (the intrinsics') are wider.")
     String math = "precise";
 
+    @Option(names = "--kernels", paramLabel = "MODE", description = KernelsOption.DESCRIPTION)
+    String kernels = "exact";
+
     @Option(names = "--segment", paramLabel = "STAGES", description = "stages per graph segment (default 64)")
     int segment = 64;
 
     @Override
     public Integer call() {
-        return new RunPipeline(spec, io, false, (emulate ? "cuda-emu" : "cuda") + ", " + math + " math" + (graphs ? ", graphs" : ""))
+        return new RunPipeline(spec, io, false, (emulate ? "cuda-emu" : "cuda") + ", " + math + " math"
+                + ("exact".equalsIgnoreCase(kernels) ? "" : ", " + kernels + " kernels") + (graphs ? ", graphs" : ""))
                 .call(new RunPipeline.Execution() {
                     @Override
-                    public void checkOptions() {
-                        // checked as the run starts, after the inputs (the order the command has always reported in)
+                    public void checkOptions() throws BadInputException {
+                        // --math and --segment are checked as the run starts, after the inputs (the order the
+                        // command has always reported in); --kernels, newer, before anything is read
+                        KernelsOption.parse(kernels);
                     }
 
                     @Override
@@ -70,6 +77,7 @@ final class CudaRunCommand implements Callable<Integer> {
 
     private RunResult execute(Program program, Map<String, Tensor> bound, Map<String, Long> params) throws BadInputException {
         MathMode mode = MathModeOption.parse(math);
+        Kernels kernelMode = KernelsOption.parse(kernels);
         if (segment < 1) {
             throw new BadInputException("--segment must be at least 1");
         }
@@ -81,7 +89,7 @@ final class CudaRunCommand implements Callable<Integer> {
             }
         }
         CudaOptions o = (emulate ? CudaOptions.emulation() : CudaOptions.device())
-                .withMath(mode).withGraphs(graphs).withSegmentStages(segment);
+                .withMath(mode).withKernels(kernelMode).withGraphs(graphs).withSegmentStages(segment);
         CudaBackend backend = new CudaBackend(o);
         try (CudaSession s = backend.prepare(program)) {
             RunResult r = s.step(bound, params, io.trace);

@@ -6,6 +6,7 @@ import java.util.List;
 import org.stagecheck.backend.FaultCode;
 import org.stagecheck.cuda.compile.CompileException;
 import org.stagecheck.cuda.lower.CudaSource;
+import org.stagecheck.cuda.lower.Kernels;
 import org.stagecheck.cuda.lower.LoweredProgram;
 import org.stagecheck.cuda.lower.LoweringException;
 import org.stagecheck.cuda.lower.ProgramLowering;
@@ -35,12 +36,17 @@ public final class CudaModule implements AutoCloseable {
         this.options = options;
     }
 
-    /** The lowering of {@code programs} (validated by the caller) into one source; no compiler runs. */
+    /** The exact lowering of {@code programs} (validated by the caller) into one source; no compiler runs. */
     public static Lowered lower(List<Program> programs) throws CudaSetupException {
+        return lower(programs, Kernels.EXACT);
+    }
+
+    /** The lowering of {@code programs} (validated by the caller) to {@code mode}'s kernels, in one source; no compiler runs. */
+    public static Lowered lower(List<Program> programs, Kernels mode) throws CudaSetupException {
         List<LoweredProgram> out = new ArrayList<>();
         for (int i = 0; i < programs.size(); i++) {
             try {
-                out.add(ProgramLowering.lower(programs.get(i), programs.size() == 1 ? "" : "p" + i + "_"));
+                out.add(ProgramLowering.lower(programs.get(i), programs.size() == 1 ? "" : "p" + i + "_", mode));
             } catch (LoweringException | StackOverflowError e) {
                 String why = e instanceof StackOverflowError ? "an expression nests too deeply to lower" : e.getMessage();
                 throw new CudaSetupException(FaultCode.CUDA_LOWERING.atField("/stages",
@@ -55,7 +61,7 @@ public final class CudaModule implements AutoCloseable {
 
     /** Lowers, compiles (cached) and loads {@code programs}, which must be valid. */
     public static CudaModule build(List<Program> programs, CudaOptions options, LauncherFactory factory) throws CudaSetupException {
-        return build(lower(programs), options, factory);
+        return build(lower(programs, options.kernels()), options, factory);
     }
 
     /**

@@ -3,6 +3,7 @@ package org.stagecheck.cuda;
 import java.util.Objects;
 
 import org.stagecheck.cuda.compile.ArtifactCache;
+import org.stagecheck.cuda.lower.Kernels;
 import org.stagecheck.backend.BackendOptions;
 import org.stagecheck.backend.MathMode;
 
@@ -18,8 +19,11 @@ import org.stagecheck.backend.MathMode;
  * @param cache         where compiled artifacts are kept, and the compilers
  * @param hostOpt       the host compiler's optimisation level for emulation (0 to 2): the values are
  *                      the same at every level (no contraction, no fast-math); 0 compiles fastest
+ * @param kernels       exact kernels (the reference's accumulation order, the default) or fast ones
+ *                      (split accumulations, judged by the golden tolerances: docs/cuda.md, "Fast kernels")
  */
-public record CudaOptions(Target target, MathMode math, boolean graphs, int segmentStages, ArtifactCache cache, int hostOpt)
+public record CudaOptions(Target target, MathMode math, boolean graphs, int segmentStages, ArtifactCache cache, int hostOpt,
+                          Kernels kernels)
         implements BackendOptions {
     /** Where the kernels run. */
     public enum Target {
@@ -33,6 +37,7 @@ public record CudaOptions(Target target, MathMode math, boolean graphs, int segm
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(math, "math");
         Objects.requireNonNull(cache, "cache");
+        Objects.requireNonNull(kernels, "kernels");
         if (hostOpt < 0 || hostOpt > 2) {
             throw new IllegalArgumentException("the host optimisation level is 0, 1 or 2, not " + hostOpt);
         }
@@ -43,36 +48,40 @@ public record CudaOptions(Target target, MathMode math, boolean graphs, int segm
 
     /** Host emulation, precise math, eager, the standard cache. */
     public static CudaOptions emulation() {
-        return new CudaOptions(Target.EMULATION, MathMode.PRECISE, false, 64, ArtifactCache.standard(), 1);
+        return new CudaOptions(Target.EMULATION, MathMode.PRECISE, false, 64, ArtifactCache.standard(), 1, Kernels.EXACT);
     }
 
     /** The GPU, precise math, eager, the standard cache. */
     public static CudaOptions device() {
-        return new CudaOptions(Target.DEVICE, MathMode.PRECISE, false, 64, ArtifactCache.standard(), 1);
+        return new CudaOptions(Target.DEVICE, MathMode.PRECISE, false, 64, ArtifactCache.standard(), 1, Kernels.EXACT);
     }
 
     public CudaOptions withTarget(Target t) {
-        return new CudaOptions(t, math, graphs, segmentStages, cache, hostOpt);
+        return new CudaOptions(t, math, graphs, segmentStages, cache, hostOpt, kernels);
     }
 
     public CudaOptions withGraphs(boolean g) {
-        return new CudaOptions(target, math, g, segmentStages, cache, hostOpt);
+        return new CudaOptions(target, math, g, segmentStages, cache, hostOpt, kernels);
     }
 
     public CudaOptions withMath(MathMode m) {
-        return new CudaOptions(target, m, graphs, segmentStages, cache, hostOpt);
+        return new CudaOptions(target, m, graphs, segmentStages, cache, hostOpt, kernels);
     }
 
     public CudaOptions withSegmentStages(int n) {
-        return new CudaOptions(target, math, graphs, n, cache, hostOpt);
+        return new CudaOptions(target, math, graphs, n, cache, hostOpt, kernels);
     }
 
     public CudaOptions withCache(ArtifactCache c) {
-        return new CudaOptions(target, math, graphs, segmentStages, c, hostOpt);
+        return new CudaOptions(target, math, graphs, segmentStages, c, hostOpt, kernels);
     }
 
     public CudaOptions withHostOpt(int level) {
-        return new CudaOptions(target, math, graphs, segmentStages, cache, level);
+        return new CudaOptions(target, math, graphs, segmentStages, cache, level, kernels);
+    }
+
+    public CudaOptions withKernels(Kernels k) {
+        return new CudaOptions(target, math, graphs, segmentStages, cache, hostOpt, k);
     }
 
     /** {@code cuda} or {@code cuda-emu}. */

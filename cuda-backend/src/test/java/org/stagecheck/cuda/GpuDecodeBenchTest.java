@@ -11,6 +11,7 @@ import org.stagecheck.author.AuthorOutcome;
 import org.stagecheck.author.Cut;
 import org.stagecheck.author.ModelSpec;
 import org.stagecheck.author.Author;
+import org.stagecheck.cuda.lower.Kernels;
 import org.stagecheck.cuda.runtime.DeviceBench;
 
 /**
@@ -23,9 +24,20 @@ import org.stagecheck.cuda.runtime.DeviceBench;
 class GpuDecodeBenchTest {
     @Test
     void smallDecodeStep() throws Exception {
+        bench(Kernels.EXACT);
+    }
+
+    /** The same with fast kernels (docs/cuda.md, "Fast kernels"): the split matmuls' partial kernels are the figures to read. */
+    @Test
+    void smallDecodeStepWithFastKernels() throws Exception {
+        bench(Kernels.FAST);
+    }
+
+    private static void bench(Kernels kernels) throws Exception {
         GpuTest.needsADriver();
         AuthorOutcome.Authored a = (AuthorOutcome.Authored) Author.author(ModelSpec.small(), Cut.decode(64), AuthorOptions.single());
-        try (CudaSession s = new CudaBackend(GpuTest.device().withSegmentStages(64)).prepare(a.program())) {
+        try (CudaSession s = new CudaBackend(GpuTest.device().withSegmentStages(64).withKernels(kernels)).prepare(a.program())) {
+            System.out.println(kernels.spelling() + " kernels:");
             DeviceBench.Report r = DeviceBench.measure(s.runner(), a.bound(), Map.of("pos", 5L), 20);
             System.out.println(DeviceBench.text(r, 15));
             assertThat(r.kernels()).isNotEmpty();

@@ -17,13 +17,14 @@ import org.stagecheck.author.Cut;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.cuda.compile.Toolchain;
 import org.stagecheck.cuda.lower.CudaSource;
+import org.stagecheck.cuda.lower.Kernels;
 import org.stagecheck.spec.gen.GenOptions;
 import org.stagecheck.spec.gen.RandomPrograms;
 import org.stagecheck.spec.ir.Program;
 
 /**
  * The same generated source compiles with nvcc for sm_90 (brief, "one source, two compilers"):
- * every example, the tiny decode step, a batch of generated programs, and the fast-math header. Skipped, saying why, where nvcc is absent.
+ * every example, the tiny decode step, a batch of generated programs, the fast-math header and fast kernels. Skipped, saying why, where nvcc is absent.
  */
 @Tag("slow")
 class NvccCompileTest {
@@ -33,7 +34,11 @@ class NvccCompileTest {
     }
 
     private static Path cubin(List<Program> programs, MathMode mode) throws Exception {
-        CudaSource source = CudaModule.lower(programs).source();
+        return cubin(programs, mode, Kernels.EXACT);
+    }
+
+    private static Path cubin(List<Program> programs, MathMode mode, Kernels kernels) throws Exception {
+        CudaSource source = CudaModule.lower(programs, kernels).source();
         Path cubin = TestBackends.cache().deviceCubin(source, mode);
         assertThat(Files.size(cubin)).isPositive();
         return cubin;
@@ -68,5 +73,11 @@ class NvccCompileTest {
             programs.add(RandomPrograms.generate(seed, GenOptions.small()));
         }
         cubin(programs, MathMode.PRECISE);
+    }
+
+    @Test
+    void fastKernelsCompileForSm90() throws Exception {
+        cubin(List.of(TinyModelDifferentialTest.author(Cut.decode(16), AuthorOptions.single()).program(),
+                FastKernelsTest.readResource("long-contraction.json")), MathMode.PRECISE, Kernels.FAST);
     }
 }

@@ -5,13 +5,12 @@ import java.util.List;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.ReduceFn;
-import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.rules.OpRules;
 
 /**
  * {@code MatMul}, {@code Reduce} and the layout ops (docs/semantics.md, "Compute(MatMul)",
  * "Compute(Reduce)", "Layout ops"): one thread per output element, each accumulation one
- * sequential chain in the reference's order. MatMul: {@code acc = fma(a[i,k], b[k,j], acc)} for
+ * sequential chain in the reference's order (fast kernels split some: {@link SplitLowering}). MatMul: {@code acc = fma(a[i,k], b[k,j], acc)} for
  * k ascending from the spill (or +0), written back to the spill, then the bias added once in f32
  * and the sum rounded once. Reduce: index order from element 0. Layout ops move elements and
  * convert dtypes by the reference's rule.
@@ -20,7 +19,11 @@ final class ComputeLowering {
     private ComputeLowering() {
     }
 
-    static void matmul(Emit x, ComputeOp.MatMul mm, boolean spillWritten) {
+    /**
+     * The MatMul's kernel: one chain per output element, or with {@code split} (fast kernels) the
+     * partial and combine kernels of {@link SplitLowering} over the scratch region {@code partials}.
+     */
+    static void matmul(Emit x, ComputeOp.MatMul mm, boolean spillWritten, Split split, Placed partials) {
         // the language's rules (rank-2 floating operands, the product's shape, the bias and spill), as the validator checks them
         List<String> ins = x.stage.ins();
         BufferDecl od = x.decl(x.stage.outs().getFirst());
@@ -29,34 +32,73 @@ final class ComputeLowering {
         Placed a = x.in(ins.get(0));
         Placed b = x.in(ins.get(1));
         OpRules.Product product = OpRules.product(a.shape(), b.shape(), mm.transposeA(), mm.transposeB());
+        if (split != null) {
+            SplitLowering.matmul(x, mm, product, spillWritten, split, partials);
+            return;
+        }
         int m = product.m();
         int k = product.k();
         int n = product.n();
-        int[] outDims = {m, n};
-        Placed out = x.out(x.stage.outs().getFirst());
-        long total = Shape.of(outDims).elementCount();
-        x.begin("", total, "out = " + (mm.transposeA() ? "A^T" : "A") + " x " + (mm.transposeB() ? "B^T" : "B")
-                        + (mm.bias() == null ? "" : " + bias '" + mm.bias() + "'") + ", M=" + m + " K=" + k + " N=" + n,
-                mm.spill() == null ? "" : "spill '" + mm.spill() + "': the f32 accumulator, "
-                        + (spillWritten ? "continued from its value" : "not written before in this run, so it starts at +0"));
+        long total = (long) m * n;
+        x.begin("", total, describe(mm, product), spillComment(mm, spillWritten));
         x.pointer("A", a, false);
         x.pointer("B", b, false);
-        x.pointer("out", out, true);
+        matmulOutputs(x, mm);
+        x.open("SC_FOR_EACH(e, n) {");
+        x.line("long long p = e / " + ((long) m * n) + ", i = e / " + n + " % " + m + ", j = e % " + n + "; // batch, row, column");
+        x.line("long long aOff = p * " + ((long) m * k) + ", bOff = 0;");
+        x.line("float acc = " + (mm.spill() != null && spillWritten ? "spill[e]" : "0.0f") + ";");
+        x.open("for (long long kk = 0; kk < " + k + "; kk++) { // k ascending: one chain");
+        x.line("acc = sc_fma(" + CText.read(a.dtype(), "A", "aOff + " + aIndex(mm, product, "kk")) + ", "
+                + CText.read(b.dtype(), "B", "bOff + " + bIndex(mm, product, "kk")) + ", acc);");
+        x.close();
+        finishMatMul(x, mm, product);
+        x.close();
+        x.end();
+    }
+
+    /** The kernel's heading: {@code out = A x B^T + bias 'b', M=.. K=.. N=..}. */
+    static String describe(ComputeOp.MatMul mm, OpRules.Product product) {
+        return "out = " + (mm.transposeA() ? "A^T" : "A") + " x " + (mm.transposeB() ? "B^T" : "B")
+                + (mm.bias() == null ? "" : " + bias '" + mm.bias() + "'") + ", M=" + product.m() + " K=" + product.k() + " N=" + product.n();
+    }
+
+    static String spillComment(ComputeOp.MatMul mm, boolean spillWritten) {
+        return mm.spill() == null ? "" : "spill '" + mm.spill() + "': the f32 accumulator, "
+                + (spillWritten ? "continued from its value" : "not written before in this run, so it starts at +0");
+    }
+
+    /** The index of {@code A[i, kk]} (row {@code i}) under the transpose. */
+    static String aIndex(ComputeOp.MatMul mm, OpRules.Product p, String kk) {
+        return mm.transposeA() ? kk + " * " + p.m() + " + i" : "i * " + p.k() + " + " + kk;
+    }
+
+    /** The index of {@code B[kk, j]} (column {@code j}) under the transpose. */
+    static String bIndex(ComputeOp.MatMul mm, OpRules.Product p, String kk) {
+        return mm.transposeB() ? "j * " + p.k() + " + " + kk : kk + " * " + p.n() + " + j";
+    }
+
+    /**
+     * Declares the output, bias and spill pointers before the loop over elements {@code e}; called
+     * by the kernel that writes them.
+     */
+    static void matmulOutputs(Emit x, ComputeOp.MatMul mm) {
+        x.pointer("out", x.out(x.stage.outs().getFirst()), true);
         if (mm.bias() != null) {
             x.pointer("bias", x.in(mm.bias()), false);
         }
         if (mm.spill() != null) {
             x.pointer("spill", x.out(mm.spill()), true);
         }
-        x.open("SC_FOR_EACH(e, n) {");
-        x.line("long long p = e / " + ((long) m * n) + ", i = e / " + n + " % " + m + ", j = e % " + n + "; // batch, row, column");
-        x.line("long long aOff = p * " + ((long) m * k) + ", bOff = 0;");
-        String ai = mm.transposeA() ? "aOff + kk * " + m + " + i" : "aOff + i * " + k + " + kk";
-        String bi = mm.transposeB() ? "bOff + j * " + k + " + kk" : "bOff + kk * " + n + " + j";
-        x.line("float acc = " + (mm.spill() != null && spillWritten ? "spill[e]" : "0.0f") + ";");
-        x.open("for (long long kk = 0; kk < " + k + "; kk++) { // k ascending: one chain");
-        x.line("acc = sc_fma(" + CText.read(a.dtype(), "A", ai) + ", " + CText.read(b.dtype(), "B", bi) + ", acc);");
-        x.close();
+    }
+
+    /**
+     * The end of element {@code e} of a MatMul whose sum is in {@code acc}: the spill written back,
+     * the bias added once in f32, the output rounded once.
+     */
+    static void finishMatMul(Emit x, ComputeOp.MatMul mm, OpRules.Product product) {
+        Placed out = x.out(x.stage.outs().getFirst());
+        int[] outDims = {product.m(), product.n()};
         if (mm.spill() != null) {
             x.line("spill[e] = acc;");
         }
@@ -70,11 +112,14 @@ final class ComputeLowering {
             x.line("acc = sc_fadd(acc, " + bv + "); // the bias, added once");
         }
         x.line("out[e] = " + CText.fromFloat(out.dtype(), "acc") + ";");
-        x.close();
-        x.end();
     }
 
-    static void reduce(Emit x, ComputeOp.Reduce r) {
+    /**
+     * The Reduce's kernel: one fold per output element in index order, or with {@code split}
+     * (fast kernels) the partial and combine kernels of {@link SplitLowering} over the scratch
+     * regions {@code partials} and (arg-max) {@code indices}.
+     */
+    static void reduce(Emit x, ComputeOp.Reduce r, Split split, Placed partials, Placed indices) {
         Placed in = x.in(x.stage.ins().getFirst());
         Placed out = x.out(x.stage.outs().getFirst());
         LoweringException.throwFirst(OpRules.reduce(r, x.decl(x.stage.ins().getFirst()), x.decl(x.stage.outs().getFirst())));
@@ -88,6 +133,10 @@ final class ComputeLowering {
         long outer = 1;
         for (int a = 0; a < axis; a++) {
             outer *= dims[a];
+        }
+        if (split != null) {
+            SplitLowering.reduce(x, r, outer, len, inner, split, partials, indices);
+            return;
         }
         boolean ints = CText.computesAsInt(in.dtype());
         x.begin("", outer * inner, r.fn().jsonName() + " along axis " + axis + " (" + len + " elements), in index order");

@@ -30,13 +30,19 @@ public final class ProgramLowering {
     private ProgramLowering() {
     }
 
-    /** Lowers {@code program}; kernel names start with {@code prefix}. */
+    /** Lowers {@code program} to exact kernels; kernel names start with {@code prefix}. */
     public static LoweredProgram lower(Program program, String prefix) {
+        return lower(program, prefix, Kernels.EXACT);
+    }
+
+    /** Lowers {@code program} to {@code mode}'s kernels; kernel names start with {@code prefix}. */
+    public static LoweredProgram lower(Program program, String prefix, Kernels mode) {
         Map<String, String> slotOfLoad = new HashMap<>();
         Map<Integer, String> recvSlot = new HashMap<>();
         Map<Integer, String> recvFrom = new HashMap<>();
         Map<Integer, Map<String, String>> staging = new HashMap<>();
         Map<Integer, Boolean> spillWritten = new HashMap<>();
+        Map<Integer, Split> splits = new HashMap<>();
         List<MemoryPlan.Extra> extras = new ArrayList<>();
         Map<String, String> lastDelivery = new HashMap<>();
         Dataflow flow = Dataflow.of(program);
@@ -85,6 +91,9 @@ public final class ProgramLowering {
                 case StageKind.AllReduce a -> { }
                 case StageKind.Scalar s -> { }
             }
+            if (mode == Kernels.FAST) {
+                SplitRegions.plan(i, st, buffers, splits, extras);
+            }
             Map<String, String> staged = new LinkedHashMap<>();
             if (!(st.kind() instanceof StageKind.Scalar)) {
                 // a spill is read and written by the thread of each element alone, so it needs no
@@ -110,6 +119,10 @@ public final class ProgramLowering {
         MemoryPlan plan = MemoryPlan.of(program, extras);
         List<Kernel> kernels = new ArrayList<>();
         StringBuilder src = new StringBuilder();
+        if (mode == Kernels.FAST) {
+            src.append("\n// fast kernels: a MatMul with few rows and a Reduce over a long axis are split into chunks\n")
+                    .append("// (partials, then a combine in chunk order): deterministic, not the reference's order\n");
+        }
         int end = fault == null ? stages.size() : fault.stageIndex();
         for (int i = 0; i < end; i++) {
             Stage st = stages.get(i);
@@ -126,8 +139,10 @@ public final class ProgramLowering {
                     case StageKind.Compute c -> {
                         switch (c.op()) {
                             case ComputeOp.Generic g -> ExprLowering.elementwise(x, g.expr(), "elementwise");
-                            case ComputeOp.MatMul mm -> ComputeLowering.matmul(x, mm, spillWritten.getOrDefault(i, false));
-                            case ComputeOp.Reduce r -> ComputeLowering.reduce(x, r);
+                            case ComputeOp.MatMul mm -> ComputeLowering.matmul(x, mm, spillWritten.getOrDefault(i, false),
+                                    splits.get(i), SplitRegions.partials(plan, i, splits));
+                            case ComputeOp.Reduce r -> ComputeLowering.reduce(x, r, splits.get(i),
+                                    SplitRegions.partials(plan, i, splits), SplitRegions.indices(plan, i, splits, r));
                             case ComputeOp.Reshape r -> ComputeLowering.reshape(x);
                             case ComputeOp.Transpose t -> ComputeLowering.transpose(x, t);
                             case ComputeOp.Slice s -> ComputeLowering.slice(x, s);
