@@ -17,6 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.cuda.runtime.GraphCounters;
+import org.stagecheck.cuda.runtime.SideBranches;
 import org.stagecheck.golden.Golden;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
@@ -173,6 +174,24 @@ class FakeDriverAgreementTest {
             assertThat(c.notes()).singleElement().asString()
                     .startsWith("graph capture of segment 0 failed (CUDA_ERROR_ILLEGAL_STATE: ")
                     .endsWith("graph mode is off for this session; running eagerly");
+        } finally {
+            FakeCuda.reset(false);
+        }
+    }
+
+    @Test
+    void aCallFailingInsideACaptureIsTheCauseTheNoteNamesAndTheFallBackAgrees() throws Exception {
+        Golden.Recorded g = FakeDriverPrograms.golden("tiny-decode");
+        Program p = g.program();
+        assertThat(SideBranches.of(p)).as("the tiny decode step forks a side branch").isNotEmpty();
+        // the fork's cuStreamWaitEvent fails; the driver invalidates the capture, so ending it fails too
+        FakeCuda.fail("cuStreamWaitEvent", 999);
+        try (CudaSession graphs = CudaSession.of(module, indexOf("tiny-decode"), true)) {
+            sameBits("fallen back", reference(p, g.inputs(), g.params()), graphs.step(g.inputs(), g.params()));
+            GraphCounters c = graphs.counters();
+            assertThat(c.graphsDisabled()).isTrue();
+            assertThat(c.eagerFallbacks()).isEqualTo(1);
+            assertThat(c.notes()).singleElement().asString().contains(" failed (CUDA_ERROR_UNKNOWN: cuStreamWaitEvent returned");
         } finally {
             FakeCuda.reset(false);
         }

@@ -29,7 +29,8 @@
  * when the origin stream reaches the join that waits for them (the latest order the events allow,
  * so a missing join shows as stale values).
  *
- * For tests: fake_cuda_fail(symbol, rc) makes every later call of symbol return rc (0 clears),
+ * For tests: fake_cuda_fail(symbol, rc) makes every later call of symbol return rc (0 clears;
+ * during a capture the failure invalidates it, as a failed call does),
  * as does STAGECHECK_FAKE_CUDA_FAIL=symbol=rc[,symbol=rc...] when the library is loaded;
  * fake_cuda_reset(logging) clears the injected failures and the call log and turns logging on or
  * off; fake_cuda_log() returns the log, one line per call. Handles of streams, events and graphs
@@ -143,10 +144,15 @@ static void set_fail(const char *symbol, CUresult rc) {
     }
 }
 
+static int origin;                      /* the stream a capture began on; 0: none */
+static int capture_invalid;
+
+/* An injected failure; like any failed call during a capture, it invalidates the capture. */
 static CUresult injected(const char *symbol) {
     for (int i = 0; i < MAX_FAILS; i++) {
         if (fails[i].symbol[0] && strcmp(fails[i].symbol, symbol) == 0) {
             say("%s injected %d", symbol, fails[i].rc);
+            if (origin && strcmp(symbol, "cuStreamBeginCapture") != 0) capture_invalid = 1;
             return fails[i].rc;
         }
     }
@@ -239,10 +245,8 @@ static int stream_live[MAX_STREAMS];
 static int capturing[MAX_STREAMS];       /* the stream is part of the active capture */
 static long launched[MAX_STREAMS];       /* launches captured on it */
 static long joined[MAX_STREAMS];         /* of those, how many the origin has waited for */
-static int origin;                       /* the stream the capture began on; 0: none */
 static int capture_mode;                 /* 0 global, 1 thread-local, 2 relaxed */
 static pthread_t capture_thread;
-static int capture_invalid;
 static nodes recording;
 
 static struct {
