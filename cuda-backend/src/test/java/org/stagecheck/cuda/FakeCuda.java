@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import org.stagecheck.cuda.compile.FakeDriverLibrary;
+import org.stagecheck.cuda.compile.Toolchain;
 import org.stagecheck.cuda.runtime.CudaDriver;
 import org.stagecheck.cuda.runtime.LaunchException;
 
@@ -31,6 +32,7 @@ final class FakeCuda {
     /** The process's fake driver; the test is skipped, saying why, where no C compiler can build it. */
     static CudaDriver driver() {
         assumeTrue(FakeDriverLibrary.compiler() != null, "no C compiler (cc, gcc or $STAGECHECK_CC): the fake CUDA driver cannot be built");
+        assumeTrue(Toolchain.fromEnvironment().cxx() != null, "no g++: the fake driver's module (the host-emulation library) cannot be built");
         try {
             return CudaDriver.fake();
         } catch (LaunchException e) {

@@ -305,6 +305,69 @@ class FakeDriverCallsTest {
     }
 
     @Test
+    void imagesForAnotherMachineAndLaunchesBeyondTheDeviceLimitsAreRefused() throws Throwable {
+        MethodHandle retain = FakeCuda.entry("cuDevicePrimaryCtxRetain", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+        MethodHandle release = FakeCuda.entry("cuDevicePrimaryCtxRelease", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        MethodHandle setCurrent = FakeCuda.entry("cuCtxSetCurrent", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
+        MethodHandle load = FakeCuda.entry("cuModuleLoadData", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        MethodHandle unload = FakeCuda.entry("cuModuleUnload", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
+        MethodHandle function = FakeCuda.entry("cuModuleGetFunction", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+        MethodHandle stream = FakeCuda.entry("cuStreamCreate", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+        MethodHandle destroy = FakeCuda.entry("cuStreamDestroy", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
+        MethodHandle alloc = FakeCuda.entry("cuMemAlloc", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+        MethodHandle free = FakeCuda.entry("cuMemFree", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
+        MethodHandle launch = FakeCuda.entry("cuLaunchKernel", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT,
+                JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS));
+        // the launcher initialises the driver; this thread then takes the primary context itself
+        try (DriverLauncher l = open(); Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_LONG);
+            assertThat((int) retain.invokeExact(out, 0)).isZero();
+            long ctx = out.get(JAVA_LONG, 0);
+            try {
+                assertThat((int) setCurrent.invokeExact(ctx)).isZero();
+                byte[] image = java.nio.file.Files.readAllBytes(library);
+                MemorySegment img = a.allocate(image.length);
+                MemorySegment.copy(MemorySegment.ofArray(image), 0, img, 0, image.length);
+                // e_machine (offset 18) of another machine: the driver's answer to a cubin for another GPU
+                short machine = img.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 18);
+                img.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 18, (short) 190);
+                assertThat((int) load.invokeExact(out, img)).isEqualTo(209);
+                img.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 18, machine);
+                assertThat((int) load.invokeExact(out, a.allocateFrom("// PTX text"))).isEqualTo(200);
+                assertThat((int) load.invokeExact(out, img)).isZero();
+                long module = out.get(JAVA_LONG, 0);
+                assertThat((int) function.invokeExact(out, module, a.allocateFrom("no_such_kernel"))).isEqualTo(500);
+                assertThat((int) function.invokeExact(out, module, a.allocateFrom(k(0).name()))).isZero();
+                long fn = out.get(JAVA_LONG, 0);
+                assertThat((int) stream.invokeExact(out, 0)).isZero();
+                long s = out.get(JAVA_LONG, 0);
+                assertThat((int) alloc.invokeExact(out, 4096L)).isZero();
+                long mem = out.get(JAVA_LONG, 0);
+                int arity = unit.programs().get(program).memory().chips() + 3;
+                MemorySegment values = a.allocate(JAVA_LONG, arity);
+                MemorySegment params = a.allocate(ADDRESS, arity);
+                for (int i = 0; i < arity; i++) {
+                    values.setAtIndex(JAVA_LONG, i, i == 0 ? 1 : mem);
+                    params.setAtIndex(ADDRESS, i, values.asSlice(8L * i, 8));
+                }
+                // 1025 threads in a block, a z block of 65, grid y and z beyond 65535: refused before anything runs
+                assertThat((int) launch.invokeExact(fn, 1, 1, 1, 1025, 1, 1, 0, s, params, MemorySegment.NULL)).isEqualTo(1);
+                assertThat((int) launch.invokeExact(fn, 1, 1, 1, 1, 1, 65, 0, s, params, MemorySegment.NULL)).isEqualTo(1);
+                assertThat((int) launch.invokeExact(fn, 1, 65536, 1, 128, 1, 1, 0, s, params, MemorySegment.NULL)).isEqualTo(1);
+                assertThat((int) launch.invokeExact(fn, 1, 1, 65536, 128, 1, 1, 0, s, params, MemorySegment.NULL)).isEqualTo(1);
+                assertThat((int) launch.invokeExact(fn, 0, 1, 1, 128, 1, 1, 0, s, params, MemorySegment.NULL)).isEqualTo(1);
+                assertThat((int) launch.invokeExact(fn, 1, 1, 1, 128, 1, 1, 64 * 1024, s, params, MemorySegment.NULL)).isEqualTo(1);
+                assertThat((int) free.invokeExact(mem)).isZero();
+                assertThat((int) destroy.invokeExact(s)).isZero();
+                assertThat((int) unload.invokeExact(module)).isZero();
+            } finally {
+                assertThat((int) setCurrent.invokeExact(0L)).isZero();
+                assertThat((int) release.invokeExact(0)).isZero();
+            }
+        }
+    }
+
+    @Test
     void graphModeOnTheMoeDecodeStepForksTheSharedExpertsAndComputesTheReferencesValues() throws Throwable {
         // the four cuts of MoeGraphModeTest in its order and options: its compiled unit is reused
         List<AuthorOutcome.Authored> cuts = List.of(

@@ -32,7 +32,8 @@ import org.stagecheck.cuda.runtime.CudaDriver.MemoryLayoutList;
  * Every driver call runs on this launcher's own platform thread, which made the context current:
  * the context belongs to an OS thread, and a virtual thread may move between them. Every kernel
  * is resolved when the module is loaded, so a capture never needs a function the driver has not
- * loaded yet. The driver itself is the process's ({@link CudaDriver#system()}), left loaded on close.
+ * loaded yet. The driver itself is the process's ({@link CudaDriver#system()}, or
+ * {@link CudaDriver#fake()}), shared with other launchers and left loaded on close.
  */
 public final class DriverLauncher implements Launcher {
     static final int BLOCK = 128;
