@@ -57,6 +57,15 @@ final class FakeCuda {
         }
     }
 
+    /** Injects the failures of {@code spec}, as {@code STAGECHECK_FAKE_CUDA_FAIL=spec} does when the library loads. */
+    static void failSpec(String spec) {
+        try (Arena a = Arena.ofConfined()) {
+            export("fake_cuda_fail_spec", FunctionDescriptor.ofVoid(ADDRESS)).invokeExact(a.allocateFrom(spec));
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
     /** Clears injected failures and the log; logs every later call when {@code logCalls}. */
     static void reset(boolean logCalls) {
         try {

@@ -290,6 +290,19 @@ class FakeDriverCallsTest {
     }
 
     @Test
+    void theEnvironmentsFailureListInjectsEachFailure() throws Throwable {
+        FakeCuda.failSpec("cuStreamCreate=2,malformed,cuEventCreate=999");
+        assertThatThrownBy(FakeDriverCallsTest::open).isInstanceOf(LaunchException.class)
+                .satisfies(e -> assertThat(((LaunchException) e).errorName()).isEqualTo("CUDA_ERROR_OUT_OF_MEMORY"));
+        FakeCuda.fail("cuStreamCreate", 0);
+        assertThatThrownBy(FakeDriverCallsTest::open).isInstanceOf(LaunchException.class)
+                .satisfies(e -> assertThat(((LaunchException) e).errorName()).isEqualTo("CUDA_ERROR_UNKNOWN"));
+        FakeCuda.fail("cuEventCreate", 0);
+        open().close();
+        assertThat(FakeCuda.log()).contains("cuStreamCreate injected 2", "cuEventCreate injected 999");
+    }
+
+    @Test
     void launchersShareTheOneDriverAndClosingOneLeavesItLoadedForTheOthers() throws Throwable {
         assertThat(CudaDriver.fake()).isSameAs(CudaDriver.fake());
         try (DriverLauncher kept = open(); Arena a = Arena.ofConfined()) {

@@ -31,7 +31,8 @@
  *
  * For tests: fake_cuda_fail(symbol, rc) makes every later call of symbol return rc (0 clears;
  * during a capture the failure invalidates it, as a failed call does),
- * as does STAGECHECK_FAKE_CUDA_FAIL=symbol=rc[,symbol=rc...] when the library is loaded;
+ * as does STAGECHECK_FAKE_CUDA_FAIL=symbol=rc[,symbol=rc...] when the library is loaded (the
+ * parser is fake_cuda_fail_spec);
  * fake_cuda_reset(logging) clears the injected failures and the call log and turns logging on or
  * off; fake_cuda_log() returns the log, one line per call. Handles of streams, events and graphs
  * are the lowest free slot numbers (logged as stream#N, event#N, graph#N).
@@ -165,9 +166,10 @@ static CUresult injected(const char *symbol) {
         if (inj_) return inj_;         \
     } while (0)
 
-__attribute__((constructor)) static void read_env_failures(void) {
-    const char *spec = getenv("STAGECHECK_FAKE_CUDA_FAIL");
+/* Injects the failures of a STAGECHECK_FAKE_CUDA_FAIL value, "symbol=rc[,symbol=rc...]". */
+__attribute__((visibility("default"))) void fake_cuda_fail_spec(const char *spec) {
     if (!spec) return;
+    LOCKED;
     char copy[1024];
     snprintf(copy, sizeof copy, "%s", spec);
     for (char *save = 0, *item = strtok_r(copy, ",", &save); item; item = strtok_r(0, ",", &save)) {
@@ -176,6 +178,10 @@ __attribute__((constructor)) static void read_env_failures(void) {
         *eq = 0;
         set_fail(item, atoi(eq + 1));
     }
+}
+
+__attribute__((constructor)) static void read_env_failures(void) {
+    fake_cuda_fail_spec(getenv("STAGECHECK_FAKE_CUDA_FAIL"));
 }
 
 __attribute__((visibility("default"))) void fake_cuda_fail(const char *symbol, int rc) {
