@@ -421,6 +421,7 @@ static CUresult cuDeviceGetAttribute(int *value, int attribute, int dev) {
         case 6: case 7: *value = 65535; return 0;
         case 36: *value = 1000000; return 0;    /* memory clock, kHz: nominal, this is not a GPU */
         case 37: *value = 64; return 0;         /* memory bus width, bits */
+        case 38: *value = 4 << 20; return 0;    /* L2 cache size, bytes */
         default: return CUDA_ERROR_INVALID_VALUE;
     }
 }
