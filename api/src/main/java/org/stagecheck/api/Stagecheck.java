@@ -80,7 +80,7 @@ public final class Stagecheck {
 
     /**
      * The backend registered as {@code name}, with its default options: {@code interp}, which this
-     * artifact brings; {@code cuda} and {@code cuda-emu} when {@code stagecheck-cuda-backend} is on
+     * artifact brings; {@code cuda}, {@code cuda-emu} and {@code cuda-fake} when {@code stagecheck-cuda-backend} is on
      * the path too; or a user's own, registered as a {@link org.stagecheck.backend.BackendProvider}.
      *
      * @throws StagecheckException no backend of that name is on the class or module path

@@ -23,9 +23,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code stagecheck cuda run}: {@code run}'s inputs, outputs and report ({@link RunIoOptions},
- * {@link RunPipeline}), with the program run by the CUDA backend on the GPU or, with {@code --emulate}, in host emulation. The {@code .npy}
- * files are written exactly as {@code run} writes them, so {@code diff} and golden checks read
- * them the same way. On a machine without a CUDA driver, a run without {@code --emulate} is bad
+ * {@link RunPipeline}), with the program run by the CUDA backend on the GPU, with {@code --emulate}
+ * in host emulation, or with {@code --fake-driver} through the driver API on the fake driver. The
+ * {@code .npy} files are written exactly as {@code run} writes them, so {@code diff} and golden
+ * checks read them the same way. On a machine without a CUDA driver, a run without {@code --emulate} is bad
  * input (exit 2) with one line saying so.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
@@ -40,6 +41,10 @@ final class CudaRunCommand implements Callable<Integer> {
 
     @Option(names = "--emulate", description = "host emulation: the generated source compiled by g++ and run on the CPU")
     boolean emulate;
+
+    @Option(names = "--fake-driver", description = "the device path (the CUDA driver API) on the fake driver, which checks the calls"
+            + " as the driver does and runs the host-emulation kernels: no GPU needed (backend cuda-fake)")
+    boolean fakeDriver;
 
     @Option(names = "--graphs", description = "capture the stages into segment graphs and replay them (counters are printed)")
     boolean graphs;
@@ -58,7 +63,8 @@ final class CudaRunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return new RunPipeline(spec, io, false, (emulate ? "cuda-emu" : "cuda") + ", " + math + " math"
+        String backend = CudaOptions.emulation().withTarget(target()).backendName();
+        return new RunPipeline(spec, io, false, backend + ", " + math + " math"
                 + ("exact".equalsIgnoreCase(kernels) ? "" : ", " + kernels + " kernels") + (graphs ? ", graphs" : ""))
                 .call(new RunPipeline.Execution() {
                     @Override
@@ -81,15 +87,21 @@ final class CudaRunCommand implements Callable<Integer> {
         if (segment < 1) {
             throw new BadInputException("--segment must be at least 1");
         }
-        if (!emulate) {
-            try (CudaDriver driver = CudaDriver.open()) {
-                // the driver is there; the backend opens its own on its driver thread
-            } catch (LaunchException e) {
-                throw new BadInputException(e.getMessage() + "; add --emulate to run in host emulation");
-            }
+        if (emulate && fakeDriver) {
+            throw new BadInputException("--emulate and --fake-driver choose different targets: give one");
         }
-        CudaOptions o = (emulate ? CudaOptions.emulation() : CudaOptions.device())
-                .withMath(mode).withKernels(kernelMode).withGraphs(graphs).withSegmentStages(segment);
+        try {
+            switch (target()) {
+                case DEVICE -> CudaDriver.system();
+                case FAKE_DRIVER -> CudaDriver.fake();
+                case EMULATION -> {
+                    // host emulation needs no driver
+                }
+            }
+        } catch (LaunchException e) {
+            throw new BadInputException(e.getMessage() + "; add --emulate to run in host emulation");
+        }
+        CudaOptions o = CudaOptions.device().withTarget(target()).withMath(mode).withKernels(kernelMode).withGraphs(graphs).withSegmentStages(segment);
         CudaBackend backend = new CudaBackend(o);
         try (CudaSession s = backend.prepare(program)) {
             RunResult r = s.step(bound, params, io.trace);
@@ -102,5 +114,9 @@ final class CudaRunCommand implements Callable<Integer> {
             }
             return r;
         }
+    }
+
+    private CudaOptions.Target target() {
+        return emulate ? CudaOptions.Target.EMULATION : fakeDriver ? CudaOptions.Target.FAKE_DRIVER : CudaOptions.Target.DEVICE;
     }
 }

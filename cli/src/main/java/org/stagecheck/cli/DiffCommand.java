@@ -63,7 +63,7 @@ final class DiffCommand implements Callable<Integer> {
     @Option(names = "--actual", paramLabel = "DIR", description = "with --replay: what the backend wrote (DIR/<tensor>.npy, DIR/trace/...)")
     Path actual;
 
-    @Option(names = "--backend", paramLabel = "NAME", description = "with --replay: the backend to bisect, run on prefixes of the program: interp, cuda or cuda-emu")
+    @Option(names = "--backend", paramLabel = "NAME", description = "with --replay: the backend to bisect, run on prefixes of the program: interp, cuda, cuda-emu or cuda-fake")
     String backend;
 
     @Option(names = "--inputs", paramLabel = "DIR", description = "the run's bound tensors and inputs.json (parameters), or a golden case")

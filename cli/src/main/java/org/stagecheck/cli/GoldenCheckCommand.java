@@ -45,7 +45,7 @@ final class GoldenCheckCommand implements Callable<Integer> {
     @Option(names = "--actual", paramLabel = "DIR", description = "compare the .npy files in DIR instead of running a backend")
     Path actual;
 
-    @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run: interp (default), cuda or cuda-emu")
+    @Option(names = "--backend", paramLabel = "NAME", description = "the backend to run: interp (default), cuda, cuda-emu or cuda-fake")
     String backend;
 
     @Option(names = "--policy", paramLabel = "P", description = "judge every output by P instead of its recorded policy:"

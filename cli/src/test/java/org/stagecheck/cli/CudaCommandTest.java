@@ -3,12 +3,18 @@ package org.stagecheck.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.stagecheck.cuda.compile.FakeDriverLibrary;
 import org.stagecheck.cuda.compile.Toolchain;
 import org.stagecheck.cuda.runtime.CudaDriver;
 import org.stagecheck.cuda.runtime.LaunchException;
@@ -16,14 +22,17 @@ import org.stagecheck.cuda.runtime.LaunchException;
 /**
  * {@code stagecheck cuda run} writes the same files as {@code run} (host emulation, bit for bit on
  * a program without transcendental functions), refuses to run on the GPU where there is none, and
- * {@code cuda emit} writes readable source with a kernel per stage named by its id.
+ * {@code cuda emit} writes readable source with a kernel per stage named by its id. With
+ * {@code --fake-driver} the driver path runs on the fake driver and writes the same files; a
+ * driver error while setting up is one line, exit 2.
  */
 class CudaCommandTest {
     @TempDir
     Path tmp;
 
     private static boolean driverPresent() {
-        try (CudaDriver d = CudaDriver.open()) {
+        try {
+            CudaDriver.system();
             return true;
         } catch (LaunchException e) {
             return false;
@@ -86,6 +95,72 @@ class CudaCommandTest {
         assumeTrue(Toolchain.fromEnvironment().cxx() != null, "no g++: host emulation cannot be built here");
         CliRunner r = CliRunner.run("golden", "check", "../golden/cases/tiled-matmul-multicast", "../golden/cases/fp8-scaled-matmul",
                 "--backend", "cuda-emu");
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+    }
+
+    private static void assumeFakeDriver() {
+        assumeTrue(Toolchain.fromEnvironment().cxx() != null && FakeDriverLibrary.compiler() != null,
+                "no g++ or no C compiler: the fake driver and its module cannot be built here");
+    }
+
+    /** Makes every later call of {@code symbol} in the fake driver return {@code rc} (0 clears). */
+    private static void fakeDriverFails(String symbol, int rc) throws Throwable {
+        SymbolLookup lib = SymbolLookup.libraryLookup(Path.of(CudaDriver.fake().library()), Arena.global());
+        var fail = Linker.nativeLinker().downcallHandle(lib.find("fake_cuda_fail").orElseThrow(),
+                FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+        try (Arena a = Arena.ofConfined()) {
+            fail.invokeExact(a.allocateFrom(symbol), rc);
+        }
+    }
+
+    @Test
+    void cudaRunOnTheFakeDriverWritesWhatRunWrites() throws Exception {
+        assumeFakeDriver();
+        String program = "../examples/tiled-matmul-multicast.json";
+        Path ref = tmp.resolve("ref");
+        Path fake = tmp.resolve("fake");
+        CliRunner a = CliRunner.run("run", program, "--random", "7", "--out", ref.toString());
+        CliRunner b = CliRunner.run("cuda", "run", program, "--random", "7", "--out", fake.toString(), "--fake-driver", "--graphs");
+        assertThat(a.exit()).as(a.err()).isZero();
+        assertThat(b.exit()).as(b.out() + b.err()).isZero();
+        assertThat(b.out()).contains("cuda-fake, precise math, graphs");
+        assertThat(b.err()).contains("graphs: eager launches 0, graph captures 1, replays 1");
+        try (Stream<Path> files = Files.list(ref)) {
+            for (Path f : files.toList()) {
+                assertThat(Files.readAllBytes(fake.resolve(f.getFileName()))).as(f.getFileName().toString()).isEqualTo(Files.readAllBytes(f));
+            }
+        }
+    }
+
+    @Test
+    void theFakeDriverAndEmulationAreDifferentTargets() {
+        CliRunner r = CliRunner.run("cuda", "run", "../examples/elementwise-chain.json", "--random", "7", "--out", tmp.resolve("x").toString(),
+                "--fake-driver", "--emulate");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err().strip()).doesNotContain("\n").contains("--emulate and --fake-driver");
+    }
+
+    @Test
+    void aDriverErrorWhileSettingUpIsOneLineAndExitTwo() throws Throwable {
+        assumeFakeDriver();
+        fakeDriverFails("cuModuleLoadData", 209);
+        try {
+            CliRunner r = CliRunner.run("cuda", "run", "../examples/elementwise-chain.json", "--random", "7", "--out", tmp.resolve("x").toString(),
+                    "--fake-driver");
+            assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(2);
+            assertThat(r.err().strip()).doesNotContain("\n").startsWith("error: ").contains("CUDA_ERROR_NO_BINARY_FOR_GPU")
+                    .doesNotContain("Exception");
+            assertThat(tmp.resolve("x")).doesNotExist();
+        } finally {
+            fakeDriverFails("cuModuleLoadData", 0);
+        }
+    }
+
+    @Test
+    void diffReplaysTheFakeDriverBackendAgainstTheReference() {
+        assumeFakeDriver();
+        CliRunner r = CliRunner.run("diff", "--replay", "--program", "../examples/elementwise-chain.json", "--inputs",
+                "../golden/cases/elementwise-chain", "--backend", "cuda-fake");
         assertThat(r.exit()).as(r.out() + r.err()).isZero();
     }
 }

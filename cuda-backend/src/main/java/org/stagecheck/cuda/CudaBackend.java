@@ -15,11 +15,11 @@ import org.stagecheck.tensor.Tensor;
 
 /**
  * The thin CUDA backend (brief, "CUDA backend"; docs/cuda.md): each stage lowered to one plain
- * CUDA C kernel, run on a GPU through the driver API ({@code cuda}) or on the host in emulation
- * ({@code cuda-emu}), a second implementation of the semantics that the differential tests hold
- * to the reference. A program is validated before anything native happens; an invalid one, bad
- * bindings, a compiler or driver failure, and every data fault are diagnostics in the
- * {@link RunResult}, never exceptions.
+ * CUDA C kernel, run on a GPU through the driver API ({@code cuda}), on the host in emulation
+ * ({@code cuda-emu}), or through the driver API on the fake driver ({@code cuda-fake}): a second
+ * implementation of the semantics that the differential tests hold to the reference. A program is
+ * validated before anything native happens; an invalid one, bad bindings, a compiler or driver
+ * failure, and every data fault are diagnostics in the {@link RunResult}, never exceptions.
  */
 public final class CudaBackend implements Backend {
     private final CudaOptions options;
@@ -29,6 +29,7 @@ public final class CudaBackend implements Backend {
         this(options, switch (options.target()) {
             case DEVICE -> LauncherFactory.device();
             case EMULATION -> LauncherFactory.emulation();
+            case FAKE_DRIVER -> LauncherFactory.fakeDriver();
         });
     }
 

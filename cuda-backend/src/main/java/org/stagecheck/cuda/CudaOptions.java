@@ -9,10 +9,10 @@ import org.stagecheck.backend.MathMode;
 
 /**
  * How the CUDA backend runs (docs/cuda.md): its {@link BackendOptions}, given to
- * {@code Backends.named("cuda", options)} or {@code Backends.named("cuda-emu", options)} (the name
- * chooses the {@link #target}).
+ * {@code Backends.named("cuda", options)}, {@code Backends.named("cuda-emu", options)} or
+ * {@code Backends.named("cuda-fake", options)} (the name chooses the {@link #target}).
  *
- * @param target        on a GPU through the driver, or in host emulation
+ * @param target        on a GPU through the driver, in host emulation, or through the fake driver
  * @param math          how transcendental functions are computed
  * @param graphs        replay captured segment graphs after the first step
  * @param segmentStages stages per graph segment (at least 1)
@@ -30,7 +30,12 @@ public record CudaOptions(Target target, MathMode math, boolean graphs, int segm
         /** A GPU, through the CUDA driver API: backend name {@code cuda}. */
         DEVICE,
         /** The host, through the g++-built emulation library: backend name {@code cuda-emu}. */
-        EMULATION
+        EMULATION,
+        /**
+         * The device path (the driver API, {@code DriverLauncher}) on the fake driver, which runs
+         * the emulation library as its module: backend name {@code cuda-fake} (docs/cuda.md).
+         */
+        FAKE_DRIVER
     }
 
     public CudaOptions {
@@ -84,11 +89,17 @@ public record CudaOptions(Target target, MathMode math, boolean graphs, int segm
         return new CudaOptions(target, math, graphs, segmentStages, cache, hostOpt, k);
     }
 
-    /** {@code cuda} or {@code cuda-emu}. */
+    /** The fake driver, precise math, eager, the standard cache. */
+    public static CudaOptions fakeDriver() {
+        return new CudaOptions(Target.FAKE_DRIVER, MathMode.PRECISE, false, 64, ArtifactCache.standard(), 1, Kernels.EXACT);
+    }
+
+    /** {@code cuda}, {@code cuda-emu} or {@code cuda-fake}. */
     public String backendName() {
         return switch (target) {
             case DEVICE -> "cuda";
             case EMULATION -> "cuda-emu";
+            case FAKE_DRIVER -> "cuda-fake";
         };
     }
 }

@@ -22,14 +22,14 @@ import org.stagecheck.tensor.Tensor;
 class BackendRegistryTest {
     @Test
     void theRegisteredNamesAreTheReferenceFirstThenTheCudaBackends() {
-        assertThat(Backends.names()).containsExactly("interp", "cuda", "cuda-emu");
+        assertThat(Backends.names()).containsExactly("interp", "cuda", "cuda-emu", "cuda-fake");
     }
 
     @Test
     void anUnknownNameIsRefusedNamingTheBackendsThereAre() {
         assertThatThrownBy(() -> Backends.named("cdua"))
                 .isInstanceOf(UnknownBackendException.class)
-                .hasMessage("unknown backend 'cdua'; one of interp, cuda, cuda-emu");
+                .hasMessage("unknown backend 'cdua'; one of interp, cuda, cuda-emu, cuda-fake");
     }
 
     @Test
@@ -38,6 +38,9 @@ class BackendRegistryTest {
         assertThat(emu.name()).isEqualTo("cuda-emu");
         assertThat(((CudaBackend) emu).options().target()).isEqualTo(CudaOptions.Target.EMULATION);
         assertThat(((CudaBackend) emu).options().segmentStages()).isEqualTo(7);
+        Backend fake = Backends.named("cuda-fake", CudaOptions.device());
+        assertThat(fake.name()).isEqualTo("cuda-fake");
+        assertThat(((CudaBackend) fake).options().target()).isEqualTo(CudaOptions.Target.FAKE_DRIVER);
         assertThat(Backends.named("cuda").name()).isEqualTo("cuda");
     }
 

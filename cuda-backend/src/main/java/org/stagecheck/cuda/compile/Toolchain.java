@@ -30,7 +30,7 @@ public record Toolchain(String cxx, String nvcc) {
         return new Toolchain(cxx, nvcc);
     }
 
-    private static String firstExecutable(String... candidates) {
+    static String firstExecutable(String... candidates) {
         for (String c : candidates) {
             if (c == null || c.isBlank()) {
                 continue;

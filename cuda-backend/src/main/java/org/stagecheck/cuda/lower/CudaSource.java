@@ -11,7 +11,10 @@ import java.util.List;
  * The translation unit handed to both compilers: the header include, the kernels of one or more
  * lowered programs, and (host compiler only) {@code sc_host_launch}, the dispatcher that runs a
  * kernel by number over an emulated grid with the same argument array {@code cuLaunchKernel}
- * takes. Several programs share one unit so that a test compiles once for many programs.
+ * takes, with tables of the kernels' names and argument counts ({@code sc_host_kernel_count},
+ * {@code sc_host_kernel_name}, {@code sc_host_kernel_arity}) by which the fake CUDA driver, given
+ * this library as its module image, finds a kernel by name. Several programs share one unit so
+ * that a test compiles once for many programs.
  *
  * @param text    the {@code .cu} source
  * @param kernels every kernel of the unit; a kernel's number is its index here
@@ -70,11 +73,33 @@ public record CudaSource(String text, List<Kernel> kernels) {
             sb.append(i % 8 == 0 ? "\n    " : " ").append("sc_w").append(i).append(",");
         }
         sb.append("\n    0};\n");
+        sb.append("// the kernels' names and argument counts, by number: how a loader (the fake CUDA driver) finds a kernel by name\n");
+        sb.append("static const char* const sc_host_kernel_names[] = {");
+        appendKernelTable(sb, programs, (p, k) -> "\"" + k.name() + "\"");
+        sb.append("static const int sc_host_kernel_arities[] = {");
+        appendKernelTable(sb, programs, (p, k) -> String.valueOf(p.memory().chips() + 3));
+        sb.append("extern \"C\" __attribute__((visibility(\"default\"))) int sc_host_kernel_count(void) { return " + id + "; }\n");
+        sb.append("extern \"C\" __attribute__((visibility(\"default\"))) const char* sc_host_kernel_name(int i) {\n");
+        sb.append("    return i >= 0 && i < " + id + " ? sc_host_kernel_names[i] : 0;\n}\n");
+        sb.append("extern \"C\" __attribute__((visibility(\"default\"))) int sc_host_kernel_arity(int i) {\n");
+        sb.append("    return i >= 0 && i < " + id + " ? sc_host_kernel_arities[i] : -1;\n}\n");
         sb.append("// run kernel number `kernel` over a grid x block launch, one call per (block, thread)\n");
         sb.append("extern \"C\" __attribute__((visibility(\"default\"))) int sc_host_launch(int kernel, unsigned grid, unsigned block, void** a) {\n");
         sb.append("    if (kernel < 0 || kernel >= " + id + ") return -1;\n");
         sb.append("    SC_HOST_GRID(grid, block, sc_host_kernels[kernel](a));\n");
         sb.append("    return 0;\n}\n#endif\n");
         return new CudaSource(sb.toString(), all);
+    }
+
+    /** One entry per kernel, in number order, then a terminating 0 (so an empty unit still compiles). */
+    private static void appendKernelTable(StringBuilder sb, List<LoweredProgram> programs,
+            java.util.function.BiFunction<LoweredProgram, Kernel, String> entry) {
+        int i = 0;
+        for (LoweredProgram p : programs) {
+            for (Kernel k : p.kernels()) {
+                sb.append(i++ % 8 == 0 ? "\n    " : " ").append(entry.apply(p, k)).append(",");
+            }
+        }
+        sb.append("\n    0};\n");
     }
 }

@@ -10,8 +10,13 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.util.HashMap;
+import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.stagecheck.cuda.compile.ArtifactCache;
+import org.stagecheck.cuda.compile.CompileException;
+import org.stagecheck.cuda.compile.FakeDriverLibrary;
 
 /**
  * The CUDA driver API through the Foreign Function & Memory API, no JNI and no binding library
@@ -20,53 +25,106 @@ import java.util.Map;
  * maps names such as {@code cuMemAlloc} to versioned symbols ({@code cuMemAlloc_v2}) and a bare
  * symbol lookup would get the legacy ABI. The caller keeps every call on one platform thread
  * ({@link DriverLauncher} does), which owns the context.
+ *
+ * <p>A driver library is loaded once per process and never unloaded ({@link #system()}, the
+ * machine's {@code libcuda}; {@link #fake()}, the fake driver of docs/cuda.md): launchers share
+ * it, each on its own thread, and closing a launcher leaves it loaded for the others.
  */
-public final class CudaDriver implements AutoCloseable {
+public final class CudaDriver {
     /** The API version the entry points are resolved for: CUDA 12.0's signatures. */
     static final int API_VERSION = 12000;
 
-    private final Arena arena;
+    private final String library;
     private final MethodHandle getProcAddress;
-    private final Map<String, MethodHandle> handles = new HashMap<>();
+    private final Map<String, MethodHandle> handles = new ConcurrentHashMap<>();
     private final Linker linker = Linker.nativeLinker();
 
-    private CudaDriver(Arena arena, MethodHandle getProcAddress) {
-        this.arena = arena;
+    private CudaDriver(String library, MethodHandle getProcAddress) {
+        this.library = library;
         this.getProcAddress = getProcAddress;
     }
 
-    /**
-     * Loads {@code libcuda.so.1} ({@code $STAGECHECK_LIBCUDA} overrides the name). A machine
-     * without the driver gets a {@link LaunchException} {@code NO_CUDA_DRIVER} saying so.
-     */
-    public static CudaDriver open() throws LaunchException {
-        String name = System.getenv("STAGECHECK_LIBCUDA");
-        if (name == null || name.isBlank()) {
-            name = "libcuda.so.1";
+    /** A driver, or why there is none; computed once per process. */
+    private record Loaded(CudaDriver driver, LaunchException failure) {
+        CudaDriver get() throws LaunchException {
+            if (failure != null) {
+                throw failure;
+            }
+            return driver;
         }
-        return open(name);
+
+        static Loaded of(String name) {
+            try {
+                return new Loaded(load(name), null);
+            } catch (LaunchException e) {
+                return new Loaded(null, e);
+            }
+        }
     }
 
-    /** Loads the driver library {@code name} (a file name the loader searches for, or a path): tests load a stand-in. */
-    public static CudaDriver open(String name) throws LaunchException {
-        Arena arena = Arena.ofShared();
+    /** The machine's driver, loaded on first use (the holder idiom: the JVM initialises it once). */
+    private static final class SystemDriver {
+        static final Loaded LOADED = Loaded.of(systemName());
+    }
+
+    /** The fake driver, built and loaded on first use. */
+    private static final class FakeDriver {
+        static final Loaded LOADED = fake(ArtifactCache.defaultRoot());
+
+        private static Loaded fake(Path cacheRoot) {
+            try {
+                return Loaded.of(FakeDriverLibrary.build(cacheRoot).toAbsolutePath().toString());
+            } catch (CompileException e) {
+                return new Loaded(null, new LaunchException("FAKE_DRIVER_BUILD", "the fake CUDA driver cannot be built: " + e.getMessage()));
+            }
+        }
+    }
+
+    /**
+     * The process's CUDA driver: {@code libcuda.so.1} ({@code $STAGECHECK_LIBCUDA} overrides the
+     * name), loaded on the first call. A machine without the driver gets a
+     * {@link LaunchException} {@code NO_CUDA_DRIVER} saying so, on every call.
+     */
+    public static CudaDriver system() throws LaunchException {
+        return SystemDriver.LOADED.get();
+    }
+
+    /**
+     * The fake driver (backend {@code cuda-fake}): {@code libcuda_fake.c} built by the C compiler
+     * into the compile cache's default directory on the first call, then loaded for the rest of
+     * the process; {@code FAKE_DRIVER_BUILD} when it cannot be built.
+     */
+    public static CudaDriver fake() throws LaunchException {
+        return FakeDriver.LOADED.get();
+    }
+
+    private static String systemName() {
+        String name = System.getenv("STAGECHECK_LIBCUDA");
+        return name == null || name.isBlank() ? "libcuda.so.1" : name;
+    }
+
+    /** The library this driver was loaded from (a name the loader searched for, or a path). */
+    public String library() {
+        return library;
+    }
+
+    private static CudaDriver load(String name) throws LaunchException {
         SymbolLookup lib;
         try {
-            lib = SymbolLookup.libraryLookup(name, arena);
+            // the global arena: a driver stays loaded for the life of the process
+            lib = SymbolLookup.libraryLookup(name, Arena.global());
         } catch (IllegalArgumentException e) {
-            arena.close();
             throw new LaunchException("NO_CUDA_DRIVER", "no CUDA driver: " + name + " cannot be loaded on this machine"
                     + " (no GPU, or the NVIDIA driver is not installed); host emulation (cuda-emu, --emulate) needs none");
         }
         MemorySegment gpa = lib.find("cuGetProcAddress_v2").orElse(null);
         if (gpa == null) {
-            arena.close();
             throw new LaunchException("NO_CUDA_DRIVER", "the CUDA driver " + name + " has no cuGetProcAddress_v2: it predates CUDA 12,"
                     + " which this backend needs");
         }
         MethodHandle h = Linker.nativeLinker().downcallHandle(gpa,
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS));
-        return new CudaDriver(arena, h);
+        return new CudaDriver(name, h);
     }
 
     /** The entry point {@code symbol} as a method handle returning the CUresult as an int. */
@@ -132,12 +190,6 @@ public final class CudaDriver implements AutoCloseable {
             // the driver's result codes are an open set of ints: the rest need no more than their name
             default -> "";
         };
-    }
-
-    @Override
-    public void close() {
-        handles.clear();
-        arena.close();
     }
 
     /** The argument layouts of one entry point. */

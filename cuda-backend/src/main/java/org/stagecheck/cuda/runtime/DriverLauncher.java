@@ -30,7 +30,10 @@ import org.stagecheck.cuda.runtime.CudaDriver.MemoryLayoutList;
  * {@code cuStreamWaitEvent}); inside a capture these calls bring the side stream into the graph
  * and back, as the seed's {@code cap_side}, {@code ev_fork} and {@code ev_join} do.
  * Every driver call runs on this launcher's own platform thread, which made the context current:
- * the context belongs to an OS thread, and a virtual thread may move between them.
+ * the context belongs to an OS thread, and a virtual thread may move between them. Every kernel
+ * is resolved when the module is loaded, so a capture never needs a function the driver has not
+ * loaded yet. The driver itself is the process's ({@link CudaDriver#system()}, or
+ * {@link CudaDriver#fake()}), shared with other launchers and left loaded on close.
  */
 public final class DriverLauncher implements Launcher, DeviceTiming {
     static final int BLOCK = 128;
@@ -85,7 +88,11 @@ public final class DriverLauncher implements Launcher, DeviceTiming {
         }
     }
 
-    /** Initialises the driver, makes device 0's primary context current on the driver thread and loads {@code cubin}. */
+    /**
+     * Initialises the driver, makes device 0's primary context current on the driver thread, loads
+     * {@code cubin} and resolves every kernel. A driver error on the way is a LaunchException with
+     * the driver's name for it, after what was set up is released.
+     */
     public static DriverLauncher open(CudaDriver driver, Path cubin, List<Kernel> kernels) throws LaunchException {
         DriverLauncher l = new DriverLauncher(driver, kernels);
         try {
@@ -122,6 +129,14 @@ public final class DriverLauncher implements Launcher, DeviceTiming {
             MemorySegment mod = a.allocate(ADDRESS);
             driver.call("cuModuleLoadData", MemoryLayoutList.of(ADDRESS, ADDRESS), mod, img);
             module = mod.get(JAVA_LONG, 0);
+            // every kernel now, while no capture is active: resolving one later, inside a capture,
+            // fails under lazy loading (CUDA 12.2 and later load a function when it is first asked for)
+            for (int k = 0; k < kernels.size(); k++) {
+                MemorySegment f = a.allocate(ADDRESS);
+                driver.call("cuModuleGetFunction", MemoryLayoutList.of(ADDRESS, JAVA_LONG, ADDRESS), f, module,
+                        a.allocateFrom(kernels.get(k).name()));
+                functions[k] = f.get(JAVA_LONG, 0);
+            }
             MemorySegment s = a.allocate(ADDRESS);
             driver.call("cuStreamCreate", MemoryLayoutList.of(ADDRESS, JAVA_INT), s, 0);
             stream = s.get(JAVA_LONG, 0);
@@ -204,18 +219,6 @@ public final class DriverLauncher implements Launcher, DeviceTiming {
         });
     }
 
-    private long function(int kernel) throws LaunchException {
-        if (functions[kernel] == 0) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment f = a.allocate(ADDRESS);
-                driver.call("cuModuleGetFunction", MemoryLayoutList.of(ADDRESS, JAVA_LONG, ADDRESS), f, module,
-                        a.allocateFrom(kernels.get(kernel).name()));
-                functions[kernel] = f.get(JAVA_LONG, 0);
-            }
-        }
-        return functions[kernel];
-    }
-
     @Override
     public void launch(int kernel, long threads, long[] args, Lane lane) throws LaunchException {
         if (threads <= 0) {
@@ -233,7 +236,7 @@ public final class DriverLauncher implements Launcher, DeviceTiming {
                 }
                 driver.call("cuLaunchKernel", MemoryLayoutList.of(JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
                                 JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS),
-                        function(kernel), (int) grid, 1, 1, BLOCK, 1, 1, 0, switch (lane) {
+                        functions[kernel], (int) grid, 1, 1, BLOCK, 1, 1, 0, switch (lane) {
                             case MAIN -> stream;
                             case SIDE -> side;
                         }, params, MemorySegment.NULL);
@@ -405,9 +408,9 @@ public final class DriverLauncher implements Launcher, DeviceTiming {
         } catch (LaunchException e) {
             // the driver thread is gone already
         } finally {
+            // the driver stays loaded: it is the process's, shared with every other launcher
             thread.shutdownNow();
             arena.close();
-            driver.close();
         }
     }
 }

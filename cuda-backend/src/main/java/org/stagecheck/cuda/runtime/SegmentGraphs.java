@@ -15,7 +15,8 @@ import org.stagecheck.cuda.lower.LoweredProgram;
  * uploads to the parameter array, so a replay stays valid as the position moves. Before a replay
  * the baked addresses are compared with the current ones: a reallocated chip makes the graph
  * stale, and it is destroyed and captured again (counted). A capture that fails turns graph mode
- * off for the rest of the session, the step runs eagerly, and a note says so.
+ * off for the rest of the session, the step runs eagerly, and a note names the call that failed
+ * (not the end of the capture it invalidated); what the driver captured before is released.
  *
  * <p>Side branches ({@link SideBranches}, found from the dataflow): in a capture, the fork event
  * is recorded before the fork stage's first kernel, the side chain's kernels are launched on the
@@ -143,9 +144,11 @@ final class SegmentGraphs {
                     l.join();
                     side[1]++;
                 }
-            } finally {
-                graphs[s] = l.endCapture();
+            } catch (LaunchException e) {
+                abandon(l);
+                throw e;
             }
+            graphs[s] = l.endCapture();
             baked[s] = now;
             captures++;
             sideForks += side[0];
@@ -158,6 +161,19 @@ final class SegmentGraphs {
             notes.add("graph capture of segment " + s + " failed (" + e.errorName() + ": " + e.getMessage()
                     + "): graph mode is off for this session; running eagerly");
             return false;
+        }
+    }
+
+    /**
+     * Ends a capture a failed call broke, so the stream leaves capture mode; a graph the driver
+     * still makes of it is destroyed, never kept. Ending it may fail too (the driver invalidates a
+     * capture a call failed in): the first failure, which the caller reports, is the cause.
+     */
+    private static void abandon(Launcher l) {
+        try {
+            l.destroy(l.endCapture());
+        } catch (LaunchException e) {
+            // invalidated: there is no graph to release
         }
     }
 
