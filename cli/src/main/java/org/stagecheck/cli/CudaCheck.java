@@ -5,6 +5,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
@@ -37,7 +38,7 @@ import org.stagecheck.tensor.Tensor;
  * tiny decode cases eager and with graphs, graph mode's stale-recapture and capture-failure
  * fall-backs, and the device benchmark. Every program is compiled into one module first (one
  * compile); each check then runs on sessions of it, and a check that fails or throws is a failed
- * row, never the end of the others.
+ * row, never the end of the others. One instance runs once.
  */
 final class CudaCheck {
     /** Decode steps of the stale-recapture check; the chip is moved before the last. */
@@ -50,7 +51,7 @@ final class CudaCheck {
     static final long EXAMPLE_SEED = 11;
 
     /** The setup failures that mean there is nothing to run on (bad input, not a failed check): no driver, no GPU. */
-    static final java.util.Set<String> NO_DEVICE = java.util.Set.of("NO_CUDA_DRIVER", "CUDA_ERROR_NO_DEVICE");
+    static final Set<String> NO_DEVICE = Set.of("NO_CUDA_DRIVER", "CUDA_ERROR_NO_DEVICE");
 
     /** The rows, and the benchmark's text when it ran. */
     record Outcome(List<CheckRow> rows, String benchText) {
