@@ -2,6 +2,7 @@
 module org.stagecheck.cli {
     requires org.stagecheck.api;
     requires org.stagecheck.author;
+    requires org.stagecheck.conformance;
     requires org.stagecheck.cuda;
     requires org.stagecheck.interp;
     requires org.stagecheck.reduce;

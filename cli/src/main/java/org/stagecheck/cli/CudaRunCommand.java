@@ -99,7 +99,7 @@ final class CudaRunCommand implements Callable<Integer> {
                 }
             }
         } catch (LaunchException e) {
-            throw new BadInputException(e.getMessage() + "; add --emulate to run in host emulation");
+            throw new BadInputException(e.getMessage() + "; add --emulate to run in host emulation, or --fake-driver for the driver path on the fake driver");
         }
         CudaOptions o = CudaOptions.device().withTarget(target()).withMath(mode).withKernels(kernelMode).withGraphs(graphs).withSegmentStages(segment);
         CudaBackend backend = new CudaBackend(o);

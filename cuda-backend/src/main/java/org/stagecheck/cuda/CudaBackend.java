@@ -48,6 +48,11 @@ public final class CudaBackend implements Backend {
         return options;
     }
 
+    /** What compiles a source for this backend's target and opens its launcher. */
+    public LauncherFactory factory() {
+        return factory;
+    }
+
     @Override
     public RunResult run(Program program, Map<String, Tensor> bound, Map<String, Long> params, boolean trace) {
         List<Diagnostic> invalid = Validation.findings(program);

@@ -5,9 +5,9 @@
  *   nvcc (__CUDACC__ defined): kernels are __global__ functions run on the GPU;
  *   g++  (host emulation):     a kernel is a plain function that the generated sc_host_launch
  *                              calls once per (block, thread) of the launch grid.
- * Generated kernels therefore use no block-level synchronisation, shared memory, atomics or warp
- * operations: every thread computes whole output elements on its own, each reduction in the
- * reference's order.
+ * Generated kernels therefore use no block-level synchronisation, shared memory or warp
+ * operations, and no atomics except the fault record's claim (sc_fault): every thread computes
+ * whole output elements on its own, each reduction in the reference's order.
  *
  * Every floating operation goes through an sc_ helper: on the device the IEEE round-to-nearest
  * intrinsics (never contracted into an fma), on the host the plain operators compiled with
@@ -302,19 +302,47 @@ SC_DEV long long sc_off_term(long long acc, long long c, long long v, int* ovf) 
 
 /* ---- faults --------------------------------------------------------------------------------- */
 
-/* F[0] = faulting stage + 1 (0: none), F[1] = code, F[2], F[3] = details; the first stage wins */
+/*
+ * The fault record: F[0] = faulting stage + 1 (0: none), F[1] = code, F[2], F[3] = details,
+ * F[4] = F[0] again once the details are complete (the control allocation holds 8 words).
+ *
+ * Which fault wins: the first thread to claim the record, and only that thread writes the
+ * details, so the record is always one fault entire (never one thread's code with another's
+ * details). Kernels run in stage order and each returns at once while F[0] is set, so the claim
+ * comes from the first faulting stage; within that stage, from whichever of its faulting threads
+ * claims first (on the GPU unspecified; in host emulation the first in launch order). Stages
+ * that graph mode runs concurrently on the side stream (docs/cuda.md, "Graph mode") are the one
+ * exception: of two such stages faulting at once, the first to claim wins.
+ *
+ * The claim is a compare-and-swap of F[0] from 0 to stage + 1; the claimer writes F[1..3], then
+ * a fence, then F[4]. The host reads the record after the stream is synchronised; F[4] lets a
+ * reader that did not wait tell a claimed record from a complete one.
+ */
 #define SC_FAULT_INDEX_OUT_OF_RANGE 1
 #define SC_FAULT_BLOCK_OUT_OF_BOUNDS 2
 #define SC_FAULT_OFFSET_OVERFLOW 3
 #define SC_FAULT_DIV_BY_ZERO 4
 
 SC_DEV void sc_fault(long long* F, int stage, int code, long long a, long long b) {
-    if (F[0] == 0 || F[0] == stage + 1) {
-        F[0] = stage + 1;
-        F[1] = code;
-        F[2] = a;
-        F[3] = b;
+    unsigned long long key = (unsigned long long)stage + 1ull;
+#ifdef __CUDACC__
+    if (atomicCAS((unsigned long long*)&F[0], 0ull, key) != 0ull) return;
+    volatile long long* v = F;
+    v[1] = code;
+    v[2] = a;
+    v[3] = b;
+    __threadfence();
+    v[4] = (long long)key;
+#else
+    unsigned long long expected = 0ull;
+    if (!__atomic_compare_exchange_n((unsigned long long*)&F[0], &expected, key, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        return;
     }
+    __atomic_store_n(&F[1], (long long)code, __ATOMIC_RELAXED);
+    __atomic_store_n(&F[2], a, __ATOMIC_RELAXED);
+    __atomic_store_n(&F[3], b, __ATOMIC_RELAXED);
+    __atomic_store_n(&F[4], (long long)key, __ATOMIC_RELEASE);
+#endif
 }
 
 #endif

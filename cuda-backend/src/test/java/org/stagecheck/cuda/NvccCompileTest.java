@@ -23,8 +23,11 @@ import org.stagecheck.spec.gen.RandomPrograms;
 import org.stagecheck.spec.ir.Program;
 
 /**
- * The same generated source compiles with nvcc for sm_90 (brief, "one source, two compilers"):
- * every example, the tiny decode step, a batch of generated programs, the fast-math header and fast kernels. Skipped, saying why, where nvcc is absent.
+ * The same generated source compiles with nvcc (brief, "one source, two compilers") into a fatbin
+ * that holds SASS for sm_90 and PTX for compute_90 (so a newer GPU can compile it just in time):
+ * every example, the tiny decode step, a batch of generated programs, the fast-math header and fast kernels.
+ * The entries are read from the fatbin's own headers, so no cuobjdump is needed. Skipped, saying
+ * why, where nvcc is absent.
  */
 @Tag("slow")
 class NvccCompileTest {
@@ -33,15 +36,17 @@ class NvccCompileTest {
         assumeTrue(Toolchain.fromEnvironment().nvcc() != null, "nvcc is not installed (or STAGECHECK_NVCC not set): the device compile test is skipped");
     }
 
+    /** Compiles {@code programs} as one module and requires SASS for sm_90 and PTX for compute_90 in it. */
     private static Path cubin(List<Program> programs, MathMode mode) throws Exception {
         return cubin(programs, mode, Kernels.EXACT);
     }
 
     private static Path cubin(List<Program> programs, MathMode mode, Kernels kernels) throws Exception {
         CudaSource source = CudaModule.lower(programs, kernels).source();
-        Path cubin = TestBackends.cache().deviceCubin(source, mode);
-        assertThat(Files.size(cubin)).isPositive();
-        return cubin;
+        Path fatbin = TestBackends.cache().deviceFatbin(source, mode);
+        assertThat(FatbinEntries.read(Files.readAllBytes(fatbin))).as("the entries of %s", fatbin)
+                .containsExactlyInAnyOrder(new FatbinEntries.Entry(FatbinEntries.Kind.ELF, 90), new FatbinEntries.Entry(FatbinEntries.Kind.PTX, 90));
+        return fatbin;
     }
 
     @Test

@@ -73,20 +73,24 @@ public final class ArtifactCache {
         });
     }
 
-    /** The device cubin of {@code source} for {@link Toolchain#ARCH}, compiled by nvcc if not cached. */
-    public Path deviceCubin(CudaSource source, MathMode mode) throws CompileException {
+    /**
+     * The device module of {@code source}, compiled by nvcc if not cached: a fatbin holding SASS for
+     * {@link Toolchain#ARCH} and PTX for {@link Toolchain#VIRTUAL_ARCH} ({@link Toolchain#GENCODE}),
+     * which {@code cuModuleLoadData} takes as it takes a cubin.
+     */
+    public Path deviceFatbin(CudaSource source, MathMode mode) throws CompileException {
         if (tools.nvcc() == null) {
             throw new CompileException("no nvcc: install the CUDA toolkit or set STAGECHECK_NVCC");
         }
         List<String> flags = new ArrayList<>(Toolchain.DEVICE_FLAGS);
         flags.addAll(defines(mode));
-        flags.add("-arch=" + Toolchain.ARCH);
-        return build(source, tools.nvcc(), flags, "module.cubin", dir -> {
+        flags.addAll(Toolchain.GENCODE);
+        return build(source, tools.nvcc(), flags, "module.fatbin", dir -> {
             List<String> cmd = new ArrayList<>();
             cmd.add(tools.nvcc());
-            cmd.add("-cubin");
+            cmd.add("-fatbin");
             cmd.addAll(flags);
-            cmd.addAll(List.of("program.cu", "-o", "module.cubin"));
+            cmd.addAll(List.of("program.cu", "-o", "module.fatbin"));
             return cmd;
         });
     }

@@ -20,8 +20,16 @@ public record Toolchain(String cxx, String nvcc) {
             "-ffp-contract=off", "-fno-fast-math", "-fvisibility=hidden", "-w");
     /** Device flags: IEEE division and square root, no flush to zero, no fused multiply-add. */
     public static final List<String> DEVICE_FLAGS = List.of("-fmad=false", "-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-w");
-    /** The device architecture the backend targets (Hopper). */
+    /** The device architecture whose machine code (SASS) the module holds (Hopper). */
     public static final String ARCH = "sm_90";
+    /** The virtual architecture whose PTX the module also holds, for the driver to compile on a newer GPU. */
+    public static final String VIRTUAL_ARCH = "compute_90";
+    /**
+     * What nvcc generates: SASS for {@link #ARCH} and PTX for {@link #VIRTUAL_ARCH}, in one fatbin.
+     * The driver runs the SASS on an sm_90 GPU and compiles the PTX just in time on any GPU of
+     * compute capability 9.0 or newer.
+     */
+    public static final List<String> GENCODE = List.of("-gencode", "arch=" + VIRTUAL_ARCH + ",code=[" + ARCH + "," + VIRTUAL_ARCH + "]");
 
     /** The compilers found in the environment (either may be absent: null). */
     public static Toolchain fromEnvironment() {

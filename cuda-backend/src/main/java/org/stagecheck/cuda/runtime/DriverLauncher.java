@@ -21,7 +21,7 @@ import org.stagecheck.cuda.runtime.CudaDriver.MemoryLayoutList;
 
 /**
  * Kernels on a GPU through the driver API (brief, "CUDA backend"): device 0's primary context,
- * the nvcc-built cubin loaded with {@code cuModuleLoadData}, one blocking stream, launches with
+ * the nvcc-built fatbin (or, on the fake driver, the emulation library) loaded with {@code cuModuleLoadData}, one blocking stream, launches with
  * {@code cuLaunchKernel}, graphs by stream capture ({@code cuStreamBeginCapture},
  * {@code cuStreamEndCapture}, {@code cuGraphInstantiateWithFlags}, {@code cuGraphLaunch}).
  * A second stream, the side stream, takes the launches of a side branch: a fork records the fork
@@ -90,13 +90,13 @@ public final class DriverLauncher implements Launcher, DeviceTiming {
 
     /**
      * Initialises the driver, makes device 0's primary context current on the driver thread, loads
-     * {@code cubin} and resolves every kernel. A driver error on the way is a LaunchException with
+     * {@code moduleFile} and resolves every kernel. A driver error on the way is a LaunchException with
      * the driver's name for it, after what was set up is released.
      */
-    public static DriverLauncher open(CudaDriver driver, Path cubin, List<Kernel> kernels) throws LaunchException {
+    public static DriverLauncher open(CudaDriver driver, Path moduleFile, List<Kernel> kernels) throws LaunchException {
         DriverLauncher l = new DriverLauncher(driver, kernels);
         try {
-            byte[] image = Files.readAllBytes(cubin);
+            byte[] image = Files.readAllBytes(moduleFile);
             l.on(() -> {
                 l.init(image);
                 return null;
@@ -104,7 +104,7 @@ public final class DriverLauncher implements Launcher, DeviceTiming {
             return l;
         } catch (IOException e) {
             l.close();
-            throw new LaunchException("CUDA_MODULE", "cannot read the cubin " + cubin + ": " + e.getMessage());
+            throw new LaunchException("CUDA_MODULE", "cannot read the module image " + moduleFile + ": " + e.getMessage());
         } catch (LaunchException e) {
             l.close();
             throw e;

@@ -6,7 +6,7 @@ import org.stagecheck.cuda.lower.CudaSource;
 
 /**
  * Compiles a source for a target and opens the launcher that runs it. The standard factories
- * build the g++ library ({@link #emulation}), the nvcc cubin for the driver ({@link #device}), or
+ * build the g++ library ({@link #emulation}), the nvcc fatbin for the driver ({@link #device}), or
  * the g++ library as the module image of the fake driver ({@link #fakeDriver}); a test may wrap
  * one to inject a failure through the same interface a real failure takes.
  */
@@ -19,11 +19,11 @@ public interface LauncherFactory {
         return (source, o) -> HostLauncher.open(o.cache().hostLibrary(source, o.math(), o.hostOpt()));
     }
 
-    /** The GPU: the driver is opened first (so a machine without one says so before nvcc runs), then the cubin loaded. */
+    /** The GPU: the driver is opened first (so a machine without one says so before nvcc runs), then the fatbin loaded. */
     static LauncherFactory device() {
         return (source, o) -> {
             CudaDriver driver = CudaDriver.system();
-            return DriverLauncher.open(driver, o.cache().deviceCubin(source, o.math()), source.kernels());
+            return DriverLauncher.open(driver, o.cache().deviceFatbin(source, o.math()), source.kernels());
         };
     }
 
