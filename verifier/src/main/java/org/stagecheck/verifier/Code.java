@@ -43,6 +43,7 @@ public enum Code {
     // ---- UnreducedShard against the unsplit parent: the split computes the parent's logical program
     LOGICAL_OUTPUT_DIFFERS(Obligation.UNREDUCED_SHARD, "An output or state tensor of the split does not hold what the unsplit parent's tensor of that logical name holds (another expression, other elements, or none), so the split computes another program."),
     PRECISION_NARROWED(Obligation.UNREDUCED_SHARD, "An output or state tensor of the split is computed through a narrower float format (a buffer, cast or tensor dtype) than the unsplit parent's tensor of that logical name, e.g. f32 partials summed in bf16."),
+    PARAM_RANGE_WIDER(Obligation.UNREDUCED_SHARD, "A parameter of the split is one the unsplit parent does not declare, or its declared range is wider than the parent's, so the comparison with the parent does not cover every run the split promises."),
     LOGICAL_PROGRAM_NOT_CHECKED(Obligation.UNREDUCED_SHARD, "The logical program was required to be checked (verify --require-parent), but no unsplit parent was given to compare the program with."),
     UNSPLIT_PARENT_INVALID(Obligation.UNREDUCED_SHARD, "The unsplit parent given is not well-formed, so the split cannot be compared with it."),
     // ---- buffer remap
