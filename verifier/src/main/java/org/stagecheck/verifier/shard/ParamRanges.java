@@ -13,7 +13,8 @@ import org.stagecheck.verifier.Findings;
  * the comparison of outputs proves the split equal to the parent for every parameter value both
  * promise to stay in, so a split that declares a parameter the parent lacks, or a wider range for
  * one (runs the parent never defined), promises more than was shown. A narrower range is a split
- * specialised for fewer runs, and is accepted.
+ * specialised for fewer runs, and is accepted; so is a parameter the parent lacks whose range
+ * holds one value (it is a constant of the split).
  */
 public final class ParamRanges {
     private ParamRanges() {}
@@ -27,6 +28,9 @@ public final class ParamRanges {
             Param p = mine.get(i);
             Param q = theirs.get(p.name());
             String at = "/params/" + i;
+            if (q == null && p.min() == p.max()) {
+                continue; // one value: a constant of the split (the checker folds it), nothing the parent would have to read
+            }
             if (q == null) {
                 findings.atField(Code.PARAM_RANGE_WIDER, at + "/name", null, "The split declares parameter '" + p.name() + "' ["
                         + p.min() + "," + p.max() + "], which the unsplit parent does not have: the split's outputs may depend on a value the parent never reads.");
