@@ -63,7 +63,7 @@ final class VerifyCommand implements Callable<Integer> {
     Path junit;
 
     @Option(names = "--require-parent",
-            description = "fail (exit 1, LOGICAL_PROGRAM_NOT_CHECKED) when the logical program was not checked: a program on several chips given neither --unsplit nor (for one chip) --remapped-from")
+            description = "fail (exit 1, LOGICAL_PROGRAM_NOT_CHECKED) when the logical program was not checked: no --unsplit given (a --remapped-from parent counts for a one-chip program only)")
     boolean requireParent;
 
     @Override

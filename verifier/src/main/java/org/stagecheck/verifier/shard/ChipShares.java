@@ -65,6 +65,9 @@ final class ChipShares {
 
     /** Records that {@code demoted} is partial {@code p} used as a value, when {@code p} holds part of a share. */
     void demoted(Val.Partial p, Term demoted) {
+        if (p.origin() != null && p.origin().pending() != null) {
+            return; // an all-reduce left it incomplete: that is the finding (ALLREDUCE_GAP), reported at this use
+        }
         for (Family f : p.families().values()) {
             if (f.share() && !f.complete()) {
                 Demotion why = st.terms.demotion(demoted);

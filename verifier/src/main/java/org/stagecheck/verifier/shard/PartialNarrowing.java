@@ -43,6 +43,8 @@ final class PartialNarrowing {
     private final Set<String> narrowed = new HashSet<>();
     /** The parent's {@link #narrowed}, when this analysis is compared with one; else null (nothing is reported). */
     private Set<String> parent;
+    /** False for a program checked alone: nothing would be compared, so nothing is followed. */
+    private boolean on = true;
 
     PartialNarrowing(ShardState st) {
         this.st = st;
@@ -57,8 +59,16 @@ final class PartialNarrowing {
         this.parent = parentAnalysis.narrowed;
     }
 
+    /** Follows nothing from now on (a program checked without a parent). */
+    void off() {
+        on = false;
+    }
+
     /** The current stage of {@code st}, whose outputs are {@code out} (not yet recorded in {@code st.values}). */
     void stage(List<Val> out) {
+        if (!on) {
+            return;
+        }
         Stage s = st.stage;
         List<Double> ins = new ArrayList<>(s.ins().size());
         for (String b : s.ins()) {

@@ -40,7 +40,9 @@ final class UnreducedOutputs {
                 Demotion why = root.why();
                 Stage stage = st.index.program().stages().get(w.stage());
                 List<String> trail = new ArrayList<>(why.trail());
-                trail.add("#" + w.stage() + " " + stage.id() + ": stores it to " + t.role().jsonName() + " tensor " + t.name());
+                if (why.stageIndex() != w.stage()) {
+                    trail.add("#" + w.stage() + " " + stage.id() + ": stores it to " + t.role().jsonName() + " tensor " + t.name());
+                }
                 String buffer = stage.ins().isEmpty() ? null : stage.ins().getFirst();
                 st.findings.atStage(Code.UNREDUCED_OUTPUT, w.stage(), stage, "/ins/0", buffer, "Tensor '" + t.name() + "' (chip " + t.chip()
                         + ") is an " + t.role().jsonName() + ", but what this store writes is computed from this chip's share of a split contraction"
