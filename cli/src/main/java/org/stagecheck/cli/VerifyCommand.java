@@ -24,8 +24,8 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code stagecheck verify}: check a program's certificate; the verifier decides, this command renders. */
 @Command(name = "verify", mixinStandardHelpOptions = true,
         description = {"Check the obligations of a program and its certificate: well-formedness, UnreducedShard,",
-                "buffer remap, multicast and ordering. Trusts no claim of the certificate. --parent is the unsplit program",
-                "(the split must compute it) or the program it was remapped from, as --parent-kind says.",
+                "buffer remap, multicast and ordering. Trusts no claim of the certificate. --unsplit names the program before",
+                "splitting (the split must compute it), --remapped-from the program this one renames; nothing is guessed.",
                 "Exit 0 when every obligation is discharged, 1 with the findings when not, 2 on bad input."})
 final class VerifyCommand implements Callable<Integer> {
     @Spec
@@ -37,13 +37,21 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--cert", paramLabel = "CERT", description = "the certificate (.json)")
     Path certFile;
 
-    @Option(names = "--parent", paramLabel = "PARENT",
-            description = "the program this one came from: its unsplit program (every output is compared with it) or the program it was remapped from")
-    Path parentFile;
+    @Option(names = "--unsplit", paramLabel = "PARENT",
+            description = "the program before splitting: every output and state tensor must hold what PARENT's tensor of that logical name holds")
+    Path unsplitFile;
 
-    @Option(names = "--parent-kind", paramLabel = "KIND", defaultValue = "auto",
-            description = "what --parent is: unsplit, remap, or auto (the default: remap when the certificate has a remap; else unsplit when the parent runs on fewer chips or both run on one chip; else remap)")
-    String parentKind;
+    @Option(names = "--remapped-from", paramLabel = "PARENT",
+            description = "the program this one is, its buffers renamed by the certificate's remap (the identity when it has none)")
+    Path remappedFromFile;
+
+    /** The former option, whose meaning was guessed from chip counts: refused with a sentence naming the two that replace it. */
+    @Option(names = "--parent", paramLabel = "PARENT", hidden = true)
+    Path formerParent;
+
+    /** The former option that said what --parent was: refused likewise. */
+    @Option(names = "--parent-kind", paramLabel = "KIND", hidden = true)
+    String formerParentKind;
 
     @Option(names = "--json", description = "print the verification report (docs/verifier.md, \"JSON report\") instead of text")
     boolean json;
@@ -55,7 +63,7 @@ final class VerifyCommand implements Callable<Integer> {
     Path junit;
 
     @Option(names = "--require-parent",
-            description = "fail (exit 1, LOGICAL_PROGRAM_NOT_CHECKED) when the logical program was not checked: no unsplit program given as --parent")
+            description = "fail (exit 1, LOGICAL_PROGRAM_NOT_CHECKED) when the logical program was not checked: no --unsplit given (a --remapped-from parent counts for a one-chip program only)")
     boolean requireParent;
 
     @Override
@@ -69,10 +77,15 @@ final class VerifyCommand implements Callable<Integer> {
 
     private int verify() throws BadInputException {
         PrintWriter out = spec.commandLine().getOut();
-        ParentKind kind = ParentKind.parse(parentKind);
-        if (kind != ParentKind.AUTO && parentFile == null) {
-            throw new BadInputException("--parent-kind " + parentKind + " goes with --parent");
+        if (formerParent != null || formerParentKind != null) {
+            throw new BadInputException((formerParent != null ? "--parent" : "--parent-kind")
+                    + " is no longer accepted: say what the parent is, --unsplit PARENT (the program before splitting) or --remapped-from PARENT"
+                    + " (the program whose buffers the certificate's remap renames)");
         }
+        if (unsplitFile != null && remappedFromFile != null) {
+            throw new BadInputException("give one parent: --unsplit or --remapped-from, not both");
+        }
+        Path parentFile = unsplitFile != null ? unsplitFile : remappedFromFile;
         // the output is checked before the work: a bad --sarif path fails fast, leaving nothing
         OutputPaths.OutputFile sarifOut = sarif == null ? null : OutputPaths.file("--sarif", sarif);
         OutputPaths.OutputFile junitOut = junit == null ? null : OutputPaths.file("--junit", junit);
@@ -85,7 +98,8 @@ final class VerifyCommand implements Callable<Integer> {
         LoadedProgram lp = Load.program(programFile);
         Program parentProgram = parentFile == null ? null : Load.program(parentFile).program();
         CertificateFile cert = certFile == null ? null : Load.certificate(certFile);
-        Parent parent = kind.parent(lp.program(), cert == null ? null : cert.certificate(), parentProgram);
+        Parent parent = parentProgram == null ? Parent.none()
+                : unsplitFile != null ? Parent.unsplit(parentProgram) : Parent.remap(parentProgram);
         // The verifier decides every obligation, well-formedness included; this command only renders.
         Verification v = cert == null ? lp.verify((Certificate) null, parent) : lp.verify(cert, parent);
         if (requireParent) {
@@ -125,45 +139,8 @@ final class VerifyCommand implements Callable<Integer> {
         boolean split = program.machine().chips() > 1;
         return switch (parent) {
             case Parent.Unsplit _ -> "";
-            case Parent.Remap _ -> split ? " (as a remap of --parent; the logical program was not checked against an unsplit one)" : "";
-            case Parent.None _ -> split ? " (the chips agree; the logical program was NOT checked: give the unsplit program as --parent)" : "";
+            case Parent.Remap _ -> split ? " (a remap of the --remapped-from program; the logical program was not checked against an unsplit one)" : "";
+            case Parent.None _ -> split ? " (the chips agree; the logical program was NOT checked: give the unsplit program as --unsplit)" : "";
         };
-    }
-
-    /**
-     * What {@code --parent} is. {@link #AUTO} keeps the command's meaning from before the choice
-     * was explicit: a remap in the certificate makes it the remap parent; otherwise a parent on
-     * fewer chips is the unsplit program, and so is a one-chip parent of a one-chip program (there
-     * is nothing to remap it from but itself); any other parent is the remap parent.
-     */
-    enum ParentKind {
-        AUTO, UNSPLIT, REMAP;
-
-        static ParentKind parse(String text) throws BadInputException {
-            return switch (text) {
-                case "auto" -> AUTO;
-                case "unsplit" -> UNSPLIT;
-                case "remap" -> REMAP;
-                default -> throw new BadInputException("--parent-kind must be unsplit, remap or auto, not '" + text + "'");
-            };
-        }
-
-        Parent parent(Program program, Certificate certificate, Program parent) {
-            if (parent == null) {
-                return Parent.none();
-            }
-            return switch (this) {
-                case UNSPLIT -> Parent.unsplit(parent);
-                case REMAP -> Parent.remap(parent);
-                case AUTO -> (certificate == null || certificate.remap() == null) && unsplitByChips(program, parent)
-                        ? Parent.unsplit(parent) : Parent.remap(parent);
-            };
-        }
-
-        private static boolean unsplitByChips(Program program, Program parent) {
-            int chips = program.machine().chips();
-            int parentChips = parent.machine().chips();
-            return parentChips < chips || parentChips == 1 && chips == 1;
-        }
     }
 }

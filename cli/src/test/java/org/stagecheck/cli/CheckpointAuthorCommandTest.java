@@ -86,7 +86,7 @@ class CheckpointAuthorCommandTest {
                 Path two = tmp.resolve(kind + ".tp2");
                 authorAndRun(soft, name, ck, cut, 2, two, tmp);
                 CliRunner v = CliRunner.run("verify", two.resolve("program.json").toString(), "--cert", two.resolve("certificate.json").toString(),
-                        "--parent", one.resolve("program.json").toString());
+                        "--unsplit", one.resolve("program.json").toString());
                 soft.assertThat(v.exit()).as("%s %s: verify tp 2 against tp 1\n%s%s", name, kind, v.out(), v.err()).isZero();
                 soft.assertThat(v.out()).as("%s %s: verify", name, kind).contains("unreduced-shard  discharged");
             }

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The second hostile-input sweep, over what {@link HostileInputTest} did not reach: named pipes
  * and devices where a file is read (a pipe with no writer must not hang, {@code /dev/zero} must not
  * be read for ever), link loops and directories where files belong, content and names that are
- * not UTF-8, the options added since ({@code reduce --fails-like}, {@code verify --parent}, the
+ * not UTF-8, the options added since ({@code reduce --fails-like}, {@code verify --unsplit}, the
  * tolerance policies with NaN, negative and huge numbers, every {@code bench} argument), one
  * {@code NAME=VALUE} key given twice, parameters that are not numbers or overflow, outputs under a
  * file, in a place where nothing can be created, or in a directory that already holds files.
@@ -47,7 +47,7 @@ class HostileInputSiblingsTest {
         List<Arguments> rows = new ArrayList<>();
         // a named pipe with no writer, a device that never ends: refused before they are opened
         for (String pipe : List.of("validate $/fifo.json", "run $/fifo.json --random 1 --out OUT", "verify $/tp.json --cert $/fifo.json",
-                "verify $/tp.json --cert $/cert.json --parent $/fifo.json", "golden record $/fifo.json --random 1 --out OUT",
+                "verify $/tp.json --cert $/cert.json --unsplit $/fifo.json", "golden record $/fifo.json --random 1 --out OUT",
                 "cuda emit $/fifo.json --out OUT", "reduce $/p.json --inputs $/case --fails-like $/fifo.json --out OUT",
                 "reduce $/fifo.json --inputs $/case --test true --out OUT", "diff $/trace $/trace --program $/fifo.json",
                 "author --model $/fifo.json --cut decode --ctx 4 --out OUT", "bench decode --model $/fifo.json",
@@ -59,15 +59,15 @@ class HostileInputSiblingsTest {
             rows.add(row(2, pipe));
         }
         // link loops and directories where a file belongs
-        for (String odd : List.of("validate $/loop.json", "verify $/tp.json --cert $/cert.json --parent $/loop.json",
-                "verify $/tp.json --cert $/cert.json --parent $/dir.json", "reduce $/p.json --inputs $/case --fails-like $/dir.json --out OUT",
+        for (String odd : List.of("validate $/loop.json", "verify $/tp.json --cert $/cert.json --unsplit $/loop.json",
+                "verify $/tp.json --cert $/cert.json --unsplit $/dir.json", "reduce $/p.json --inputs $/case --fails-like $/dir.json --out OUT",
                 "reduce $/p.json --inputs $/case --fails-like $/loop.json --out OUT", "author --model $/dir.json --cut decode --ctx 4 --out OUT",
                 "run $/p.json --inputs $/loopdir --out OUT", "golden check $/loopdir", "run $/p.json --random 1 --out $/loopdir",
                 "cuda emit $/p.json --out $/loopdir", "run $/p.json --random 1 --bind x=$/dir.json --out OUT")) {
             rows.add(row(2, odd));
         }
         // content that is not UTF-8; names Java cannot open (a NUL, bytes the JVM decoded to U+FFFD)
-        for (String bytes : List.of("validate $/bad8.json", "verify $/tp.json --cert $/bad8.json", "verify $/tp.json --cert $/cert.json --parent $/bad8.json",
+        for (String bytes : List.of("validate $/bad8.json", "verify $/tp.json --cert $/bad8.json", "verify $/tp.json --cert $/cert.json --unsplit $/bad8.json",
                 "reduce $/p.json --inputs $/case --fails-like $/bad8.json --out OUT", "validate $/n\u0000.json", "validate $/n\uFFFD.json",
                 "run $/p.json --random 1 --out $/n\uFFFD", "verify $/tp.json --sarif $/n\u0000.sarif")) {
             rows.add(row(2, bytes));
@@ -79,11 +79,11 @@ class HostileInputSiblingsTest {
         rows.add(row(2, "reduce $/p.json --inputs $/case --fails-like $/rep-pass.json --test true --out OUT"));
         rows.add(row(2, "reduce $/p.json --inputs $/case --fails-like $/rep-pass.json --backend no-such-backend --out OUT"));
         rows.add(row(2, "reduce $/p.json --inputs $/case --out OUT"));
-        // verify --parent: a program that is not the parent is a finding; a malformed one is bad input
-        rows.add(row(1, "verify $/tp.json --cert $/cert.json --parent $/p.json"));
-        rows.add(row(0, "verify $/tp.json --cert $/cert.json --parent $/parent.json"));
-        rows.add(row(2, "verify $/tp.json --cert $/cert.json --parent $/truncated.json"));
-        rows.add(row(2, "verify $/tp.json --cert $/cert.json --parent $/missing.json"));
+        // verify --unsplit: a program that is not the parent is a finding; a malformed one is bad input
+        rows.add(row(1, "verify $/tp.json --cert $/cert.json --unsplit $/p.json"));
+        rows.add(row(0, "verify $/tp.json --cert $/cert.json --unsplit $/parent.json"));
+        rows.add(row(2, "verify $/tp.json --cert $/cert.json --unsplit $/truncated.json"));
+        rows.add(row(2, "verify $/tp.json --cert $/cert.json --unsplit $/missing.json"));
         // one NAME=VALUE key given twice: never "the last one wins" without a word
         rows.add(row(2, "run $/kv.json --random 1 --param pos=1 --param pos=2 --out OUT"));
         rows.add(row(2, "run $/p.json --random 1 --bind x=$/x.npy --bind x=$/x.npy --out OUT"));

@@ -62,7 +62,7 @@ class MoeAuthorCommandTest {
                 Path two = tmp.resolve(kind + ".tp2." + split);
                 authorAndRun(soft, name, source, cut, List.of("--tp", "2", "--expert-split", split), two, tmp);
                 CliRunner v = CliRunner.run("verify", two.resolve("program.json").toString(), "--cert",
-                        two.resolve("certificate.json").toString(), "--parent", one.resolve("program.json").toString(), "--require-parent");
+                        two.resolve("certificate.json").toString(), "--unsplit", one.resolve("program.json").toString(), "--require-parent");
                 soft.assertThat(v.exit()).as("%s %s %s: verify tp 2 against tp 1\n%s%s", name, kind, split, v.out(), v.err()).isZero();
             }
         }

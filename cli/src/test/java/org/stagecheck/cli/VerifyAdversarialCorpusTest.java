@@ -25,7 +25,7 @@ import org.stagecheck.verifier.VerifyReport;
 /**
  * {@code stagecheck verify} on the verifier's adversarial corpus (docs/verifier.md, "Adversarial
  * corpus") and on hostile certificates and parents: text and {@code --json}, with and without
- * {@code --parent}, give the library's verdict and codes, exit 0 when it holds, 1 when not, 2 on
+ * {@code --unsplit}, give the library's verdict and codes, exit 0 when it holds, 1 when not, 2 on
  * bad input, one JSON document on every outcome and never a stack trace.
  */
 @Tag("slow")
@@ -55,7 +55,7 @@ class VerifyAdversarialCorpusTest {
             VerifyReport expected = new Verifier().verify(program, cert, withParent ? Parent.unsplit(parent) : Parent.none());
             List<String> args = new ArrayList<>(List.of("verify", dir.resolve("program.json").toString(), "--cert", dir.resolve("certificate.json").toString()));
             if (withParent) {
-                args.addAll(List.of("--parent", dir.resolve("parent.json").toString()));
+                args.addAll(List.of("--unsplit", dir.resolve("parent.json").toString()));
             }
             CliRunner text = CliRunner.run(args.toArray(String[]::new));
             args.add("--json");
@@ -106,18 +106,18 @@ class VerifyAdversarialCorpusTest {
                 new Hostile(2, null, "verify", program.toString(), "--cert", empty.toString()),
                 new Hostile(2, null, "verify", program.toString(), "--cert", program.toString()),
                 new Hostile(2, null, "verify", program.toString(), "--cert", tmp.resolve("missing.json").toString()),
-                new Hostile(2, null, "verify", program.toString(), "--cert", cert.toString(), "--parent", tmp.resolve("missing.json").toString()),
-                new Hostile(2, null, "verify", program.toString(), "--cert", cert.toString(), "--parent", cert.toString()),
-                new Hostile(2, null, "verify", program.toString(), "--cert", cert.toString(), "--parent", garbled.toString()),
+                new Hostile(2, null, "verify", program.toString(), "--cert", cert.toString(), "--unsplit", tmp.resolve("missing.json").toString()),
+                new Hostile(2, null, "verify", program.toString(), "--cert", cert.toString(), "--unsplit", cert.toString()),
+                new Hostile(2, null, "verify", program.toString(), "--cert", cert.toString(), "--unsplit", garbled.toString()),
                 // a certificate for another program: its shards name tensors this program does not have
                 new Hostile(1, "SHARD_DECL_UNKNOWN_TENSOR", "verify", otherProgram.toString(), "--cert", cert.toString()),
-                new Hostile(1, "SHARD_DECL_UNKNOWN_TENSOR", "verify", otherProgram.toString(), "--cert", cert.toString(), "--parent", parent.toString()),
+                new Hostile(1, "SHARD_DECL_UNKNOWN_TENSOR", "verify", otherProgram.toString(), "--cert", cert.toString(), "--unsplit", parent.toString()),
                 // a remap to a buffer this program does not declare, with no parent to compare
                 new Hostile(1, "REMAP_DECLS_DIFFER", "verify", program.toString(), "--cert", remapNowhere.toString()),
                 // a parent whose tensors are not the split's: y has no unsplit counterpart
-                new Hostile(1, "LOGICAL_OUTPUT_DIFFERS", "verify", program.toString(), "--cert", cert.toString(), "--parent", parentWithoutY.toString()),
-                // a parent on as many chips is a remap parent: another program is not this one renamed
-                new Hostile(1, "REMAP_DECLS_DIFFER", "verify", program.toString(), "--cert", cert.toString(), "--parent", otherProgram.toString()));
+                new Hostile(1, "LOGICAL_OUTPUT_DIFFERS", "verify", program.toString(), "--cert", cert.toString(), "--unsplit", parentWithoutY.toString()),
+                // another program given as the one this was remapped from: it is not this one renamed
+                new Hostile(1, "REMAP_DECLS_DIFFER", "verify", program.toString(), "--cert", cert.toString(), "--remapped-from", otherProgram.toString()));
         for (Hostile h : rows) {
             String what = String.join(" ", h.args());
             CliRunner text = CliRunner.run(h.args());

@@ -60,12 +60,12 @@ class VerifyGateTest {
     void requireParentFailsASplitVerifiedAloneAndSaysWhy() {
         CliRunner alone = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--require-parent");
         assertThat(alone.exit()).as(alone.out() + alone.err()).isEqualTo(1);
-        assertThat(alone.out()).contains("LOGICAL_PROGRAM_NOT_CHECKED").contains("The logical program was NOT checked: give the unsplit program as --parent")
+        assertThat(alone.out()).contains("LOGICAL_PROGRAM_NOT_CHECKED").contains("The logical program was NOT checked: give the unsplit program as --unsplit")
                 .endsWith("NOT verified, 1 finding(s)" + System.lineSeparator());
         CliRunner json = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--require-parent", "--json");
         assertThat(json.exit()).isEqualTo(1);
         assertThat(json.out()).contains("\"holds\" : false").contains("\"exitCode\" : 1").contains("\"code\" : \"LOGICAL_PROGRAM_NOT_CHECKED\"");
-        CliRunner withParent = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--parent", UNSPLIT, "--require-parent");
+        CliRunner withParent = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--unsplit", UNSPLIT, "--require-parent");
         assertThat(withParent.exit()).as(withParent.out()).isZero();
         assertThat(withParent.out()).endsWith(": verified" + System.lineSeparator());
         // without the option, today's verdict: verified, saying what was not checked
@@ -74,9 +74,9 @@ class VerifyGateTest {
 
     @Test
     void requireParentIsNotSatisfiedByARemapParentOfASplit() {
-        CliRunner r = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--parent", PROGRAM, "--require-parent");
+        CliRunner r = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--remapped-from", PROGRAM, "--require-parent");
         assertThat(r.exit()).as(r.out()).isEqualTo(1);
-        assertThat(r.out()).contains("LOGICAL_PROGRAM_NOT_CHECKED").contains("--parent-kind unsplit");
+        assertThat(r.out()).contains("LOGICAL_PROGRAM_NOT_CHECKED").contains("give its unsplit program as --unsplit");
     }
 
     @Test
@@ -108,7 +108,7 @@ class VerifyGateTest {
     @Test
     void junitOfAVerifiedProgramHasNoFailure() throws Exception {
         Path xml = authored.resolve("verify-ok.xml");
-        CliRunner r = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--parent", UNSPLIT, "--junit", xml.toString());
+        CliRunner r = CliRunner.run("verify", PROGRAM, "--cert", CERT, "--unsplit", UNSPLIT, "--junit", xml.toString());
         assertThat(r.exit()).isZero();
         assertThat(Files.readString(xml)).contains("tests=\"4\" failures=\"0\" errors=\"0\"").doesNotContain("<failure");
     }

@@ -30,6 +30,7 @@ public enum Code {
     LOAD_UNWRITTEN_REGION(Obligation.UNREDUCED_SHARD, "A load reads a region of a scratch or output tensor that no store wrote, though other regions of it were written."),
     OUTPUT_CHIPS_DIFFER(Obligation.UNREDUCED_SHARD, "Tensors declared to hold parts of one logical output or state tensor end up holding different logical values on different chips."),
     OUTPUT_WINDOWS_GAP(Obligation.UNREDUCED_SHARD, "The tensors declared windows of one logical output or state tensor leave part of it held by no chip."),
+    UNREDUCED_OUTPUT(Obligation.UNREDUCED_SHARD, "An output or state tensor holds a value computed from a chip's own share of a split contraction (a declared row-parallel window) taken as a value before it was reduced, whether or not another chip's output is compared with it."),
     STORE_FULL_AS_PARTIAL(Obligation.UNREDUCED_SHARD, "A full value is stored to a tensor declared to hold a partial, so a later reduce counts it once per shard."),
     REDUCE_OF_FULL(Obligation.UNREDUCED_SHARD, "An all-reduce takes a value that is not a partial: a full value under a sum (counted once per chip), or a shard under any pool (unrelated slices combined)."),
     ALLREDUCE_OVERLAP(Obligation.UNREDUCED_SHARD, "The inputs of an all-reduce hold overlapping slices of the contraction axis (a slice is counted twice)."),
@@ -42,7 +43,9 @@ public enum Code {
     GUARDED_BLOCK_OUT_OF_BOUNDS(Obligation.UNREDUCED_SHARD, "A block read at an offset a guarded index arithmetic gives (an owned expert's local index) can leave its tensor for some value the index can take."),
     // ---- UnreducedShard against the unsplit parent: the split computes the parent's logical program
     LOGICAL_OUTPUT_DIFFERS(Obligation.UNREDUCED_SHARD, "An output or state tensor of the split does not hold what the unsplit parent's tensor of that logical name holds (another expression, other elements, or none), so the split computes another program."),
+    PARTIAL_RANGE_NARROWED(Obligation.UNREDUCED_SHARD, "A partial is rounded to a float format whose finite range it can exceed (f16 overflows past 65504, e4m3 saturates at 448) where the unsplit parent does not round it, so the sum of the rounded partials is not the rounded sum."),
     PRECISION_NARROWED(Obligation.UNREDUCED_SHARD, "An output or state tensor of the split is computed through a narrower float format (a buffer, cast or tensor dtype) than the unsplit parent's tensor of that logical name, e.g. f32 partials summed in bf16."),
+    PARAM_RANGE_WIDER(Obligation.UNREDUCED_SHARD, "A parameter of the split is one the unsplit parent does not declare, or its declared range is wider than the parent's, so the comparison with the parent does not cover every run the split promises."),
     LOGICAL_PROGRAM_NOT_CHECKED(Obligation.UNREDUCED_SHARD, "The logical program was required to be checked (verify --require-parent), but no unsplit parent was given to compare the program with."),
     UNSPLIT_PARENT_INVALID(Obligation.UNREDUCED_SHARD, "The unsplit parent given is not well-formed, so the split cannot be compared with it."),
     // ---- buffer remap

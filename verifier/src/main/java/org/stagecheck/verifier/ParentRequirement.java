@@ -34,9 +34,10 @@ public final class ParentRequirement {
             return report;
         }
         String message = switch (parent) {
-            case Parent.Remap _ -> "The logical program was NOT checked: --parent was taken as the program this one was remapped from,"
-                    + " not as its unsplit program (give the unsplit program, or --parent-kind unsplit); --require-parent makes that a failure.";
-            case Parent.Unsplit _, Parent.None _ -> "The logical program was NOT checked: give the unsplit program as --parent;"
+            case Parent.Remap _ -> "The logical program was NOT checked: the parent was given as the program this one was remapped from"
+                    + " (--remapped-from), and this program runs on several chips; give its unsplit program as --unsplit;"
+                    + " --require-parent makes that a failure.";
+            case Parent.Unsplit _, Parent.None _ -> "The logical program was NOT checked: give the unsplit program as --unsplit;"
                     + " --require-parent makes that a failure.";
         };
         Diagnostic finding = new Diagnostic(Code.LOGICAL_PROGRAM_NOT_CHECKED.name(), -1, null, null, null, message, List.of());

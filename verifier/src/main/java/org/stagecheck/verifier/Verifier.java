@@ -14,6 +14,7 @@ import org.stagecheck.verifier.flow.FlowChecker;
 import org.stagecheck.verifier.remap.ReferenceRoles;
 import org.stagecheck.verifier.remap.RemapChecker;
 import org.stagecheck.verifier.shard.ShardChecker;
+import org.stagecheck.verifier.shard.ParamRanges;
 import org.stagecheck.verifier.shard.ShardDecls;
 
 /**
@@ -81,6 +82,7 @@ public final class Verifier {
             }
             if (against != null) {
                 ShardDecls.checkAgainstParent(cert.shards(), index, against, findings);
+                ParamRanges.checkAgainstParent(program, against, findings);
             }
             compared[0] = against != null;
             remarks.addAll(new ShardChecker(index, decls, findings, against).run());

@@ -112,7 +112,8 @@ final class ContractionRules {
                 return Val.TAINTED;
             }
             Term generic = d == null ? null : mm(ea.term(), eb.term(), m, ka, kb, d, "*");
-            Family f = new Family(t, Slices.of(wa.constant(), wa.constant() + k), lo, hi, false, generic, d == null ? 0 : d);
+            Family f = new Family(t, Slices.of(wa.constant(), wa.constant() + k), lo, hi, false, generic, d == null ? 0 : d, null, null,
+                    st.shares.declaredShare(ea.term(), ka) || st.shares.declaredShare(eb.term(), kb));
             SortedMap<Integer, Family> fams = new TreeMap<>();
             fams.put(f.key(), f);
             return new Val.Partial(ReducePool.SUM, fams, region,

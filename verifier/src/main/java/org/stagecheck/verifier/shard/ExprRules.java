@@ -231,7 +231,7 @@ final class ExprRules {
         Slices held = zeroElse ? admitted : admitted.gapsIn(values[1]);
         Term t = v.term();
         Term tag = st.terms.of("by(" + t.id() + ";" + g.var() + ")", t::text, t.label(), t.lo(), t.hi(), t);
-        Family f = new Family(t, held, 0, values[1], false, null, 0, g.var(), tag);
+        Family f = new Family(t, held, 0, values[1], false, null, 0, g.var(), tag, false);
         SortedMap<Integer, Family> m = new TreeMap<>();
         m.put(f.key(), f);
         return new Lin(ReducePool.SUM, m, st.step(() -> "select keeps " + f.describe() + " (a mask by " + g.var() + ")", null));
@@ -335,7 +335,7 @@ final class ExprRules {
                 m.remove(f.key());
                 Family twice = had.by() == null ? had.withTerm(op("add", List.of(had.term(), f.term())))
                         : new Family(op("add", List.of(had.term(), f.term())), had.slices(), had.lo(), had.hi(), false, null, 0, had.by(),
-                                op("add", List.of(had.tag(), f.tag())));
+                                op("add", List.of(had.tag(), f.tag())), false);
                 m.put(twice.key(), twice);
             } else if (disjoint && had.slices().overlaps(f.slices())) {
                 throw new Refuted(Code.PARTIAL_OVERLAP, "add adds " + f.describe() + " to a partial that already holds " + had.describe(), b.origin());

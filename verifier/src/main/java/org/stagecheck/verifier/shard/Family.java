@@ -6,7 +6,7 @@ package org.stagecheck.verifier.shard;
  * {@code [lo, hi)}). A value added on one chip only (a bias or residual) is a <em>whole</em>
  * family: domain {@code [0,1)}, held entirely or not at all (docs/verifier.md, "Partials").
  */
-record Family(Term term, Slices slices, long lo, long hi, boolean whole, Term generic, long shift, String by, Term tag) {
+record Family(Term term, Slices slices, long lo, long hi, boolean whole, Term generic, long shift, String by, Term tag, boolean share) {
 
     /**
      * A family; {@code generic} (nullable) is the same contraction with the distance between its
@@ -22,12 +22,17 @@ record Family(Term term, Slices slices, long lo, long hi, boolean whole, Term ge
      * each once. {@code by} names the index (its element's key) and {@code tag} is the term
      * that keys the family, built from {@code term} and the index, so two masks of one value by
      * different indices are different summands.
+     *
+     * <p>{@code share} marks a chip's share of a split contraction: one of its operands is a
+     * bound tensor the certificate declares a window of a logical tensor on the axis contracted
+     * here (a row-parallel weight's rows), so the family is meant to be completed by an
+     * all-reduce, never used as a value (docs/verifier.md, "Unreduced outputs").
      */
     Family {
     }
 
     Family(Term term, Slices slices, long lo, long hi, boolean whole, Term generic, long shift) {
-        this(term, slices, lo, hi, whole, generic, shift, null, null);
+        this(term, slices, lo, hi, whole, generic, shift, null, null, false);
     }
 
     Family(Term term, Slices slices, long lo, long hi, boolean whole) {
@@ -41,7 +46,7 @@ record Family(Term term, Slices slices, long lo, long hi, boolean whole, Term ge
     /** The family with {@code f} applied to its term (and to its generic form). */
     Family map(java.util.function.UnaryOperator<Term> f) {
         return new Family(f.apply(term), slices, lo, hi, whole, generic == null ? null : f.apply(generic), shift, by,
-                tag == null ? null : f.apply(tag));
+                tag == null ? null : f.apply(tag), share);
     }
 
     /**
@@ -54,7 +59,7 @@ record Family(Term term, Slices slices, long lo, long hi, boolean whole, Term ge
 
     /** The same family holding {@code s}. */
     Family withSlices(Slices s) {
-        return new Family(term, s, lo, hi, whole, generic, shift, by, tag);
+        return new Family(term, s, lo, hi, whole, generic, shift, by, tag, share);
     }
 
     boolean complete() {
@@ -62,7 +67,7 @@ record Family(Term term, Slices slices, long lo, long hi, boolean whole, Term ge
     }
 
     Family withTerm(Term t) {
-        return new Family(t, slices, lo, hi, whole, null, 0);
+        return new Family(t, slices, lo, hi, whole, null, 0, null, null, share);
     }
 
     /** {@code w2 over [0,4)}, or {@code b2 (whole)}, or {@code experts_down.l0 for index values [4,8) of [0,8)}. */

@@ -35,6 +35,7 @@ public final class ShardChecker {
     private final ContractionRules contractions;
     private final LayoutRules layout;
     private final AllReduceRule allReduce;
+    private final PartialNarrowing narrowing;
     private final Program unsplit;
 
     /** The check of a program alone: every chip computes its part of one logical program. */
@@ -59,6 +60,7 @@ public final class ShardChecker {
         this.contractions = new ContractionRules(st, exprs);
         this.layout = new LayoutRules(st);
         this.allReduce = new AllReduceRule(st, exprs);
+        this.narrowing = new PartialNarrowing(st);
         this.unsplit = unsplit;
     }
 
@@ -68,14 +70,19 @@ public final class ShardChecker {
         if (unsplit != null) {
             Findings own = new Findings();
             parent = new ShardState(ProgramIndex.of(unsplit), ShardDecls.none(), own, st.terms, Terms.PARENT);
-            new ShardChecker(parent, null).pass();
+            ShardChecker parentChecker = new ShardChecker(parent, null);
+            parentChecker.pass();
+            narrowing.compareWith(parentChecker.narrowing);
             if (!own.all().isEmpty()) {
                 st.notes.add("The unsplit parent has " + own.all().size() + " UnreducedShard finding(s) of its own (first: "
                         + own.all().getFirst().code() + "); the comparison uses what it computes.");
             }
+        } else {
+            narrowing.off();
         }
         pass();
         outputsAgree();
+        UnreducedOutputs.check(st);
         if (parent != null) {
             st.notes.addAll(new UnsplitOutputs(parent, st).check());
             Precision.compare(unsplit, st.index.program(), st.decls, st.findings);
@@ -101,6 +108,7 @@ public final class ShardChecker {
                         "The expression of this stage nests too deeply for the checker's stack, so its use of partial values is not checked; flatten it or run with a larger -Xss.");
                 out = List.of(Val.TAINTED);
             }
+            narrowing.stage(out);
             for (int k = 0; k < st.stage.outs().size(); k++) {
                 Val v = out.isEmpty() ? null : out.get(Math.min(k, out.size() - 1));
                 if (v == null) {

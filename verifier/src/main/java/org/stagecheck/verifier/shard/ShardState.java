@@ -48,6 +48,8 @@ final class ShardState {
     final Guards guards = new Guards();
     /** Remarks that are not findings (a combine folded in another order), for the obligation's note. */
     final List<String> notes = new ArrayList<>();
+    /** Which values are a chip's own share of a split contraction taken as a value (docs/verifier.md, "Unreduced outputs"). */
+    final ChipShares shares = new ChipShares(this);
     int stageIndex;
     Stage stage;
 
@@ -311,6 +313,7 @@ final class ShardState {
         }
         Term plain = demote(p.pool(), p.families(), p.region().rank(), p.origin(), code, field, buffer, what);
         if (contractions != 1 || windowed.slices().ranges() != 1) {
+            shares.demoted(p, plain);
             return new Val.Exact(plain, p.region());
         }
         long start = windowed.slices().start();
@@ -324,6 +327,7 @@ final class ShardState {
             }
         }
         Term t = terms.demoted(key.append(')').toString(), "the " + p.describe(), plain.label(), plain.lo(), plain.hi(), terms.demotion(plain), plain);
+        shares.demoted(p, t);
         return new Val.Exact(t, p.region(), new Val.Hidden(Sym.of(start), width, shift));
     }
 
