@@ -95,13 +95,28 @@ final class VerifyCommand implements Callable<Integer> {
             }
         }
         InputOverlap.distinct(sarifOut, junitOut);
-        LoadedProgram lp = Load.program(programFile);
-        Program parentProgram = parentFile == null ? null : Load.program(parentFile).program();
-        CertificateFile cert = certFile == null ? null : Load.certificate(certFile);
-        Parent parent = parentProgram == null ? Parent.none()
-                : unsplitFile != null ? Parent.unsplit(parentProgram) : Parent.remap(parentProgram);
-        // The verifier decides every obligation, well-formedness included; this command only renders.
-        Verification v = cert == null ? lp.verify((Certificate) null, parent) : lp.verify(cert, parent);
+        Verification v;
+        LoadedProgram lp;
+        Parent parent;
+        // a phase line each, then one every few seconds while it runs: a program of millions of stages takes a while
+        try (var progress = ProgressLines.to(spec.commandLine().getErr(), "verify", json)) {
+            progress.phase("reading " + programFile, 0);
+            lp = Load.program(programFile);
+            if (parentFile != null) {
+                progress.phase("reading " + parentFile, 0);
+            }
+            Program parentProgram = parentFile == null ? null : Load.program(parentFile).program();
+            if (certFile != null) {
+                progress.phase("reading " + certFile, 0);
+            }
+            CertificateFile cert = certFile == null ? null : Load.certificate(certFile);
+            parent = parentProgram == null ? Parent.none()
+                    : unsplitFile != null ? Parent.unsplit(parentProgram) : Parent.remap(parentProgram);
+            progress.phase(String.format(java.util.Locale.ROOT, "checking %,d stages on %d chip(s)%s", lp.program().stages().size(),
+                    lp.program().machine().chips(), parentProgram == null ? "" : " against " + parentFile), 0);
+            // The verifier decides every obligation, well-formedness included; this command only renders.
+            v = cert == null ? lp.verify((Certificate) null, parent) : lp.verify(cert, parent);
+        }
         if (requireParent) {
             v = new Verification(ParentRequirement.apply(v.report(), lp.program(), parent), v.sources());
         }

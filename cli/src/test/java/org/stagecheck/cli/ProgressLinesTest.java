@@ -59,4 +59,24 @@ class ProgressLinesTest {
         assertThat(log.exit()).as(log.err()).isZero();
         assertThat(log.err()).as("stderr is a pipe here").doesNotContain("bench verifier [");
     }
+
+    @Test
+    void verifySaysWhatItReadsAndChecksWhenAsked() throws Exception {
+        String program = "examples/tp2-matmul-allreduce.json";
+        java.nio.file.Path root = java.nio.file.Path.of(System.getProperty("user.dir")).getParent();
+        String p = root.resolve(program).toString();
+        String cert = root.resolve("examples/certificates/tp2-matmul-allreduce.json").toString();
+        Ran asked = bench("1", "verify", p, "--cert", cert);
+        assertThat(asked.exit()).as(asked.err()).isZero();
+        assertThat(asked.err()).contains("verify [").contains("reading " + p).contains("reading " + cert)
+                .contains("checking 13 stages on 2 chip(s)");
+        assertThat(asked.out()).contains("verified").doesNotContain("verify [");
+
+        Ran json = bench("1", "verify", p, "--cert", cert, "--json");
+        assertThat(json.exit()).as(json.err()).isZero();
+        assertThat(json.err()).doesNotContain("verify [");
+
+        Ran log = bench(null, "verify", p, "--cert", cert);
+        assertThat(log.err()).as("stderr is a pipe here").doesNotContain("verify [");
+    }
 }
