@@ -157,6 +157,13 @@ final class ContractionRules {
     }
 
     private Term mm(Term ta, Term tb, ComputeOp.MatMul m, int ka, int kb, Long d, String dKey) {
+        if (!m.transposeA() && ta.rank() == 2) {
+            // a row scale of the left operand leaves the product (docs/verifier.md, "Monotone functions and rescaled maxima")
+            Term out = st.ops.identities().outOfMatmul(ta, inner -> mm(inner, tb, m, ka, kb, d, dKey));
+            if (out != null) {
+                return out;
+            }
+        }
         long[] lo = {ta.rank() == 2 ? ta.lo()[1 - ka] : Long.MIN_VALUE, tb.rank() == 2 ? tb.lo()[1 - kb] : Long.MIN_VALUE};
         long[] hi = {ta.rank() == 2 ? ta.hi()[1 - ka] : Long.MAX_VALUE, tb.rank() == 2 ? tb.hi()[1 - kb] : Long.MAX_VALUE};
         String label = !tb.label().isEmpty() ? tb.label() : ta.label();
@@ -259,6 +266,13 @@ final class ContractionRules {
     }
 
     private Term reduced(ReduceFn fn, Term t, int ax, String window) {
+        if (window.isEmpty() && fn != ReduceFn.ARGMAX) {
+            // what does not vary along the axis leaves the reduction (docs/verifier.md, "Monotone functions and rescaled maxima")
+            Term out = st.ops.identities().outOfReduction(fn.jsonName(), t, ax, (f, inner) -> reduced(ReduceFn.valueOf(f.toUpperCase(java.util.Locale.ROOT)), inner, ax, ""));
+            if (out != null) {
+                return out;
+            }
+        }
         long[] lo = t.lo().clone();
         long[] hi = t.hi().clone();
         if (ax < lo.length) {

@@ -10,9 +10,16 @@ import java.util.List;
  */
 final class Ops {
     private final Terms terms;
+    private final Identities identities;
 
     Ops(Terms terms) {
         this.terms = terms;
+        this.identities = new Identities(terms, this);
+    }
+
+    /** The identities beyond canonical sums (reductions and products taking out what does not vary, rescale factors). */
+    Identities identities() {
+        return identities;
     }
 
     /**
@@ -39,7 +46,10 @@ final class Ops {
                 }
                 yield t;
             }
-            case "mul" -> args.size() == 2 && args.get(1).id() < args.get(0).id() ? plainOp(name, List.of(args.get(1), args.get(0))) : plainOp(name, args);
+            case "mul" -> {
+                Term rescaled = args.size() == 2 ? identities.product(args.get(0), args.get(1)) : null;
+                yield rescaled != null ? rescaled : args.size() == 2 ? plainMul(args.get(0), args.get(1)) : plainOp(name, args);
+            }
             // an operator name is an open string (every Fn, cast and layout op): the rest are plain terms
             default -> plainOp(name, args);
         };
@@ -70,6 +80,11 @@ final class Ops {
         return t;
     }
 
+    /** {@code a * b} in one order of its factors, without the identities of {@link Identities#product}. */
+    Term plainMul(Term a, Term b) {
+        return b.id() < a.id() ? plainOp("mul", List.of(b, a)) : plainOp("mul", List.of(a, b));
+    }
+
     private static boolean isZero(Term t) {
         return t.key().equals("cf:0.0") || t.key().equals("cf:-0.0");
     }
@@ -96,7 +111,9 @@ final class Ops {
                 hi[a + lead] = Math.min(hi[a + lead], t.hi()[a]);
             }
         }
-        return terms.of(key.append(')').toString(), () -> text(name, sources), label, lo, hi, sources);
+        Term t = terms.of(key.append(')').toString(), () -> text(name, sources), label, lo, hi, sources);
+        identities.record(t, name, args);
+        return t;
     }
 
     /** {@code name(a, b, ...)}, the arguments' texts while the text is short. */
