@@ -114,6 +114,17 @@ final class SplitText {
         return compute(chip, out, "{\"type\": \"matmul\", \"transposeA\": " + transposeA + ", \"transposeB\": " + transposeB + "}", a, b);
     }
 
+    /** The parts side by side along {@code axis}. */
+    SplitText concat(int chip, String out, int axis, String... parts) {
+        int[] shape = dims.get(parts[0]).clone();
+        shape[axis] = 0;
+        for (String p : parts) {
+            shape[axis] += dims.get(p)[axis];
+        }
+        buffer(out, dtypes.get(parts[0]), chip, shape);
+        return compute(chip, out, "{\"type\": \"concat\", \"axis\": " + axis + "}", parts);
+    }
+
     /** An all-reduce of {@code ins} (one per chip, in chip order) into new buffers {@code outs}, folded in order. */
     SplitText allReduce(String id, String pool, String tensor, List<String> ins, List<String> outs) {
         String fn = switch (pool) {
