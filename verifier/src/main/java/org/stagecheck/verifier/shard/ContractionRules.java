@@ -219,11 +219,15 @@ final class ContractionRules {
         if (r.fn() == ReduceFn.ARGMAX || !from.isConstant() || !t.bounded(ax)) {
             // the reduction of this window only: a term that names the window, so chips holding other windows differ
             if (r.fn() == ReduceFn.ARGMAX && st.index.program().machine().chips() > 1 && t.bounded(ax)) {
-                st.report(Code.SHARD_LOCAL_ARGMAX, "/kind/op/fn", st.stage.ins().getFirst(),
-                        "Reduce argmax runs over window " + from + ":+" + ext + " of axis " + ax + " of " + t + " (whose axis is ["
-                                + t.lo()[ax] + "," + t.hi()[ax] + ")), so it gives the index of the maximum within this chip's window only.",
-                        null, null);
-                return Val.TAINTED;
+                String message = "Reduce argmax runs over window " + from + ":+" + ext + " of axis " + ax + " of " + t + " (whose axis is ["
+                        + t.lo()[ax] + "," + t.hi()[ax] + ")), so it gives the index of the maximum within this chip's window only.";
+                if (!from.isConstant()) {
+                    st.report(Code.SHARD_LOCAL_ARGMAX, "/kind/op/fn", st.stage.ins().getFirst(), message, null, null);
+                    return Val.TAINTED;
+                }
+                // a local arg-max: a finding unless a vocabulary-parallel combine takes it (VocabArgmax)
+                return exprs.vocab().local(t, outRegion, from.constant(), ext, reduced(ReduceFn.MAX, t, ax, ""), reduced(ReduceFn.ARGMAX, t, ax, ""),
+                        t.lo()[ax], t.hi()[ax], message);
             }
             return e.with(reduced(r.fn(), t, ax, "@" + from.key() + ":+" + ext), outRegion);
         }

@@ -40,11 +40,18 @@ final class ExprRules {
     }
 
     private final MonotonePartials monotone;
+    private final VocabArgmax vocab;
 
     ExprRules(ShardState st) {
         this.st = st;
         this.align = new Align(st.terms, st.ops);
         this.monotone = new MonotonePartials(st, this);
+        this.vocab = new VocabArgmax(st);
+    }
+
+    /** The local arg-maxes and their combines (docs/verifier.md, "Vocabulary-parallel arg-max"). */
+    VocabArgmax vocab() {
+        return vocab;
     }
 
     // ------------------------------------------------------------------ Generic
@@ -204,6 +211,10 @@ final class ExprRules {
                 if (mask != null) {
                     yield mask;
                 }
+                AV argmax = a.fn() == Fn.SELECT ? vocab.candidate(a, x -> eval(x, args, frame, rank)) : null;
+                if (argmax != null) {
+                    yield argmax;
+                }
                 List<AV> vs = new ArrayList<>(a.args().size());
                 for (Expr x : a.args()) {
                     vs.add(eval(x, args, frame, rank));
@@ -272,7 +283,9 @@ final class ExprRules {
             }
         }
         if (!anyLin) {
-            return new Ex(op(fn.spelling(), ts), false);
+            Term t = op(fn.spelling(), ts);
+            vocab.derived(t, fn, ts);
+            return new Ex(t, false);
         }
         Lin first = firstLin(vs);
         return switch (fn) {

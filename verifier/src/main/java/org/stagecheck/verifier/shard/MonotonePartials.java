@@ -31,13 +31,13 @@ final class MonotonePartials {
     }
 
     /**
-     * How a max or min partial of one family, read in one frame, enters a value: {@code key} names
+     * How a max or min partial of one family ({@code base}, its term as the partial holds it), read in one frame, enters a value: {@code key} names
      * the family, the chip's slices and where it was read (per axis the shift from the frame, or
      * {@code b} for an axis the reduction left one element wide); the value is affine in the local
      * extreme with {@code coefficient} while {@code affine}; {@code mixed} when another non-constant
      * value was added to it.
      */
-    record Rescale(String key, String text, int rank, long constantAxes, String buffer, double coefficient, boolean affine, boolean mixed) {
+    record Rescale(Term base, String key, String text, int rank, long constantAxes, String buffer, double coefficient, boolean affine, boolean mixed) {
 
         /** For a max or min partial of one contraction family, the rescale of its value as read in {@code frame}; else null. */
         static Rescale of(Val.Partial p, Sym[] frame, int rank, String buffer) {
@@ -68,19 +68,19 @@ final class MonotonePartials {
                 key.append(d != null ? Long.toString(d) : p.region().origin(ai).key() + "|" + frame[a].key()).append(',');
             }
             String text = "the local " + p.pool().jsonName() + " of " + f.describe() + " less its completion";
-            return new Rescale(key.toString(), text, rank, constant, buffer, 1.0, true, false);
+            return new Rescale(t, key.toString(), text, rank, constant, buffer, 1.0, true, false);
         }
 
         Rescale times(double c) {
-            return new Rescale(key, text, rank, constantAxes, buffer, coefficient * c, affine, mixed);
+            return new Rescale(base, key, text, rank, constantAxes, buffer, coefficient * c, affine, mixed);
         }
 
         Rescale plus(Term added) {
-            return new Rescale(key, text, rank, constantAxes, buffer, coefficient, affine, mixed || !Identities.isConstant(added));
+            return new Rescale(base, key, text, rank, constantAxes, buffer, coefficient, affine, mixed || !Identities.isConstant(added));
         }
 
         Rescale notAffine() {
-            return new Rescale(key, text, rank, constantAxes, buffer, coefficient, false, mixed);
+            return new Rescale(base, key, text, rank, constantAxes, buffer, coefficient, false, mixed);
         }
     }
 

@@ -75,6 +75,7 @@ public final class ShardChecker {
             }
         }
         pass();
+        exprs.vocab().reportUncombined();
         outputsAgree();
         if (parent != null) {
             st.notes.addAll(new UnsplitOutputs(parent, st).check());

@@ -100,6 +100,12 @@ final class SplitText {
         return compute(chip, out, "{\"type\": \"generic\", \"expr\": \"" + expr + "\"}", ins);
     }
 
+    /** {@code out = expr(ins)} into a new buffer of another dtype (an integer index). */
+    SplitText generic(int chip, String out, String dtype, int[] shape, String expr, String... ins) {
+        buffer(out, dtype, chip, shape);
+        return compute(chip, out, "{\"type\": \"generic\", \"expr\": \"" + expr + "\"}", ins);
+    }
+
     SplitText reduce(int chip, String out, String fn, int axis, String in) {
         int[] shape = dims.get(in).clone();
         shape[axis] = 1;
