@@ -33,11 +33,12 @@ final class MonotonePartials {
     /**
      * How a max or min partial of one family ({@code base}, its term as the partial holds it), read in one frame, enters a value: {@code key} names
      * the family, the chip's slices and where it was read (per axis the shift from the frame, or
-     * {@code b} for an axis the reduction left one element wide); the value is affine in the local
+     * {@code b} for an axis the reduction left one element wide; {@code unshifted} when every shift is 0); the value is affine in the local
      * extreme with {@code coefficient} while {@code affine}; {@code mixed} when another non-constant
      * value was added to it.
      */
-    record Rescale(Term base, String key, String text, int rank, long constantAxes, String buffer, double coefficient, boolean affine, boolean mixed) {
+    record Rescale(Term base, String key, boolean unshifted, String text, int rank, long constantAxes, String buffer, double coefficient, boolean affine,
+                   boolean mixed) {
 
         /** For a max or min partial of one contraction family, the rescale of its value as read in {@code frame}; else null. */
         static Rescale of(Val.Partial p, Sym[] frame, int rank, String buffer) {
@@ -52,6 +53,7 @@ final class MonotonePartials {
             int lead = rank - p.region().rank();
             StringBuilder key = new StringBuilder(p.pool().name()).append(':').append(t.id()).append(';').append(f.slices()).append(';');
             long constant = 0;
+            boolean unshifted = true;
             for (int a = 0; a < rank; a++) {
                 if (a < lead) {
                     constant |= 1L << a;
@@ -65,22 +67,23 @@ final class MonotonePartials {
                     continue;
                 }
                 Long d = p.region().origin(ai).minus(frame[a]);
+                unshifted &= d != null && d == 0;
                 key.append(d != null ? Long.toString(d) : p.region().origin(ai).key() + "|" + frame[a].key()).append(',');
             }
             String text = "the local " + p.pool().jsonName() + " of " + f.describe() + " less its completion";
-            return new Rescale(t, key.toString(), text, rank, constant, buffer, 1.0, true, false);
+            return new Rescale(t, key.toString(), unshifted, text, rank, constant, buffer, 1.0, true, false);
         }
 
         Rescale times(double c) {
-            return new Rescale(base, key, text, rank, constantAxes, buffer, coefficient * c, affine, mixed);
+            return new Rescale(base, key, unshifted, text, rank, constantAxes, buffer, coefficient * c, affine, mixed);
         }
 
         Rescale plus(Term added) {
-            return new Rescale(base, key, text, rank, constantAxes, buffer, coefficient, affine, mixed || !Identities.isConstant(added));
+            return new Rescale(base, key, unshifted, text, rank, constantAxes, buffer, coefficient, affine, mixed || !Identities.isConstant(added));
         }
 
         Rescale notAffine() {
-            return new Rescale(base, key, text, rank, constantAxes, buffer, coefficient, false, mixed);
+            return new Rescale(base, key, unshifted, text, rank, constantAxes, buffer, coefficient, false, mixed);
         }
     }
 
@@ -131,7 +134,7 @@ final class MonotonePartials {
     /** {@code l * c}, {@code c * l} or {@code l / c} for a constant {@code c}: increasing when it is positive, decreasing when negative. */
     ExprRules.AV scaled(Fn fn, ExprRules.Lin l, Term other, boolean partialFirst) {
         double c = other.key().startsWith("cf:") ? Double.parseDouble(other.key().substring(3)) : Double.NaN;
-        if (Double.isNaN(c) || c == 0.0 || (fn == Fn.DIV && !partialFirst)) {
+        if (Double.isNaN(c) || Double.isInfinite(c) || c == 0.0 || (fn == Fn.DIV && !partialFirst)) {
             return ExprRules.fail(Code.PARTIAL_NONLINEAR, fn.spelling() + " meets the " + ExprRules.describe(l)
                     + (Double.isNaN(c) ? " and a value of unknown sign (not monotone)" : ""), l);
         }

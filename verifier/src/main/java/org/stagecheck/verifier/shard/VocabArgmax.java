@@ -90,7 +90,8 @@ final class VocabArgmax {
         ExprRules.AV right = eval.apply(test.args().get(1));
         ExprRules.Lin m = left instanceof ExprRules.Lin l ? l : test.fn() == Fn.EQ && right instanceof ExprRules.Lin l ? l : null;
         ExprRules.AV other = m == left ? right : left;
-        if (m == null || m.pool() != ReducePool.MAX || m.families().size() != 1 || m.rescale() == null || !(other instanceof ExprRules.Ex completed)) {
+        if (m == null || m.pool() != ReducePool.MAX || m.families().size() != 1 || m.rescale() == null || !m.rescale().unshifted()
+                || !(other instanceof ExprRules.Ex completed)) {
             return null;
         }
         Family f = m.families().values().iterator().next();
