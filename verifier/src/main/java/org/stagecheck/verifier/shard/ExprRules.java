@@ -178,6 +178,17 @@ final class ExprRules {
         };
     }
 
+    /**
+     * {@code index(axis)} in a frame whose origin on the axis is the constant {@code origin}: the
+     * position in the values' coordinates (the logical index, the same term on every chip) less
+     * the origin, so a chip that adds its window's start back gets the logical index
+     * (docs/verifier.md, "Vocabulary-parallel arg-max").
+     */
+    private Term position(int axis, long origin, int rank) {
+        Term logical = st.terms.unbounded("pos:" + axis, "position(" + axis + ")", rank);
+        return origin == 0 ? logical : op("add", List.of(logical, st.terms.unbounded("ci:" + (-origin), Long.toString(-origin), rank)));
+    }
+
     private static String firstPartialPort(List<Val> ins, List<String> names) {
         for (int p = 0; p < ins.size() && p < names.size(); p++) {
             if (ins.get(p) instanceof Val.Partial) {
@@ -203,8 +214,10 @@ final class ExprRules {
             case Expr.FloatConst c -> new Ex(st.terms.unbounded("cf:" + c.value(), Expr.print(c), rank), c.value() == 0.0);
             case Expr.IntConst c -> new Ex(st.terms.unbounded("ci:" + c.value(), Expr.print(c), rank), c.value() == 0);
             case Expr.ParamRef p -> new Ex(st.terms.unbounded("p:" + p.name(), p.name(), rank), false);
-            case Expr.Index ix -> new Ex(st.terms.unbounded("ix:" + ix.axis() + "@" + (ix.axis() < frame.length ? frame[ix.axis()].key() : "?"),
-                    "index(" + ix.axis() + ")", rank), false);
+            case Expr.Index ix -> ix.axis() < frame.length && frame[ix.axis()].isConstant()
+                    ? new Ex(position(ix.axis(), frame[ix.axis()].constant(), rank), false)
+                    : new Ex(st.terms.unbounded("ix:" + ix.axis() + "@" + (ix.axis() < frame.length ? frame[ix.axis()].key() : "?"),
+                            "index(" + ix.axis() + ")", rank), false);
             case Expr.Cast c -> cast(c, eval(c.arg(), args, frame, rank));
             case Expr.Apply a -> {
                 AV mask = a.fn() == Fn.SELECT ? indexMask(a, args, frame, rank) : null;

@@ -36,6 +36,10 @@ final class Ops {
             case "max", "min" -> flat(name, args);
             case "sub" -> args.size() == 2 ? flat("sum", List.of(args.get(0), op("neg", List.of(args.get(1))))) : plainOp(name, args);
             case "neg" -> {
+                Term constant = args.size() == 1 ? negatedConstant(args.getFirst()) : null;
+                if (constant != null) {
+                    yield constant;
+                }
                 Term inner = args.size() == 1 ? terms.negationOf(args.getFirst()) : null;
                 if (inner != null) {
                     yield inner;
@@ -55,6 +59,23 @@ final class Ops {
         };
     }
 
+    /** {@code -c} for an integer constant {@code c} (exact: integers negate without rounding); else null. */
+    private Term negatedConstant(Term t) {
+        Long c = integerConstant(t);
+        return c == null || c == Integer.MIN_VALUE ? null : terms.unbounded("ci:" + (-c), Long.toString(-c), t.rank());
+    }
+
+    private static Long integerConstant(Term t) {
+        if (!t.key().startsWith("ci:")) {
+            return null;
+        }
+        try {
+            return Long.parseLong(t.key().substring(3));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
     /** {@code op} (sum, max or min) over its operands flattened, zeros dropped from a sum, sorted by id. */
     private Term flat(String op, List<Term> args) {
         List<Term> parts = new ArrayList<>();
@@ -67,6 +88,9 @@ final class Ops {
             } else if (!(op.equals("sum") && isZero(t))) {
                 parts.add(t);
             }
+        }
+        if (op.equals("sum")) {
+            parts = foldedIntegers(parts, rank);
         }
         if (parts.isEmpty()) {
             return terms.unbounded("cf:0.0", "0.0", rank);
@@ -83,6 +107,32 @@ final class Ops {
     /** {@code a * b} in one order of its factors, without the identities of {@link Identities#product}. */
     Term plainMul(Term a, Term b) {
         return b.id() < a.id() ? plainOp("mul", List.of(b, a)) : plainOp("mul", List.of(a, b));
+    }
+
+    /**
+     * The integer constants of a sum added into one, dropped when it is 0 (exact, also in 32-bit
+     * integers while the constants and their sum fit: {@code index(1) - 4 + 4} is {@code index(1)}).
+     */
+    private List<Term> foldedIntegers(List<Term> parts, int rank) {
+        long sum = 0;
+        int constants = 0;
+        List<Term> rest = new ArrayList<>();
+        for (Term t : parts) {
+            Long c = integerConstant(t);
+            if (c != null && c >= Integer.MIN_VALUE && c <= Integer.MAX_VALUE) {
+                sum += c;
+                constants++;
+            } else {
+                rest.add(t);
+            }
+        }
+        if (constants < 2 && !(constants == 1 && sum == 0) || sum < Integer.MIN_VALUE || sum > Integer.MAX_VALUE) {
+            return parts;
+        }
+        if (sum != 0) {
+            rest.add(terms.unbounded("ci:" + sum, Long.toString(sum), rank));
+        }
+        return rest;
     }
 
     private static boolean isZero(Term t) {
