@@ -54,10 +54,10 @@ final class Align {
             return ops.identities().reapply(t, term(inner, r, frame, outExt));
         }
         int lead = frame.length - r.rank();
-        Term core = ops.identities().rescaledCore(t);
-        if (core != null && lead == 0 && t.rank() == r.rank() && keepsRows(r, frame, outExt, ops.identities().rescaleConstantAxes(t))) {
+        Term core = ops.rescales().rescaledCore(t);
+        if (core != null && lead == 0 && t.rank() == r.rank() && keepsRows(r, frame, outExt, ops.rescales().rescaleConstantAxes(t))) {
             // a value times rescale factors read where the factors' rows are not moved: the value read there, times them
-            return ops.identities().withFactorsOf(t, term(core, r, frame, outExt));
+            return ops.rescales().withFactorsOf(t, term(core, r, frame, outExt));
         }
         if (lead < 0 || t.rank() != r.rank()) {
             return terms.of("opaque-align:" + t.id() + r.key() + frameKey(frame), () -> t.text(), t.label(),

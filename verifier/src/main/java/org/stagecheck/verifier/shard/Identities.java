@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
@@ -23,7 +22,7 @@ import java.util.function.UnaryOperator;
  *   <li>{@code exp} of a sum in which a term and its negation cancel is {@code exp} of the rest
  *       ({@code exp(m - m) = 1});</li>
  *   <li>rescale factors {@code exp(a * (m_c - M))} (a chip's local maximum against the completed one,
- *       {@link #kappa}) multiply by adding their powers, and cancel at power 0:
+ *       {@link RescaleFactors}) multiply by adding their powers, and cancel at power 0:
  *       {@code exp(x - m_c) * exp(m_c - M) = exp(x - M)}.</li>
  * </ul>
  *
@@ -33,12 +32,9 @@ import java.util.function.UnaryOperator;
 final class Identities {
     private final Terms terms;
     private final Ops ops;
+    private final RescaleFactors factors;
     /** The operation and arguments of the terms of {@link #RECORDED} operations, by id. */
     private final Map<Integer, Applied> applied = new HashMap<>();
-    /** Products carrying rescale factors: their factor without them, and the factors' powers by rescale key. */
-    private final Map<Integer, Rescaled> rescaled = new HashMap<>();
-    /** Per rescale key: the factor at power 1's rank, constant axes and its first term (a source for demotion). */
-    private final Map<String, Term> kappaBase = new HashMap<>();
 
     static final java.util.Set<String> RECORDED = java.util.Set.of("exp", "tanh", "sigmoid", "mul", "div");
     /** Increasing on the whole real line, and monotone after rounding (docs/verifier.md). */
@@ -46,12 +42,10 @@ final class Identities {
 
     record Applied(String name, List<Term> args) {}
 
-    /** {@code core} (null: 1) times {@code exp(power * delta)} for each rescale key. */
-    private record Rescaled(Term core, TreeMap<String, Double> powers) {}
-
-    Identities(Terms terms, Ops ops) {
+    Identities(Terms terms, Ops ops, RescaleFactors factors) {
         this.terms = terms;
         this.ops = ops;
+        this.factors = factors;
     }
 
     void record(Term t, String name, List<Term> args) {
@@ -73,92 +67,6 @@ final class Identities {
     Term reapply(Term t, Term arg) {
         Applied a = applied.get(t.id());
         return ops.op(a != null && INCREASING.contains(a.name()) ? a.name() : "neg", List.of(arg));
-    }
-
-    // ------------------------------------------------------------------ rescale factors
-
-    /**
-     * The factor {@code exp(power * (m_c - M))}: chip c's local extreme {@code m_c} of a family against
-     * the family's completed value {@code M}, named by {@code key} (the family, the slices the chip
-     * holds, and where the value was read). It differs from chip to chip, so it is demoted: used in
-     * any way but cancelled by its inverse, it is the chip's share taken as a value.
-     */
-    Term kappa(String key, double power, int rank, long constantAxes, String text, Demotion why) {
-        Term base = kappaBase.get(key);
-        if (base == null) {
-            base = terms.demoted("kappa(" + key + ")", "exp(" + text + ")", "", Terms.unboundedLo(rank), Terms.unboundedHi(rank), why);
-            terms.constantAxes(base, constantAxes);
-            kappaBase.put(key, base);
-        }
-        TreeMap<String, Double> powers = new TreeMap<>();
-        powers.put(key, power);
-        return attach(null, powers, rank);
-    }
-
-    private Term kappaPower(String key, double power) {
-        Term base = kappaBase.get(key);
-        if (power == 1.0) {
-            return base;
-        }
-        Term t = terms.of("kappa(" + key + ")^" + power, () -> base.text() + "^" + power, "", base.lo(), base.hi(), base);
-        terms.constantAxes(t, terms.constantAxes(base));
-        return t;
-    }
-
-    /** {@code core} times the factors, built in one order (by key), remembered so a later product can cancel them. */
-    private Term attach(Term core, TreeMap<String, Double> powers, int rank) {
-        Term t = core;
-        for (Map.Entry<String, Double> e : powers.entrySet()) {
-            Term k = kappaPower(e.getKey(), e.getValue());
-            t = t == null ? k : ops.plainMul(t, k);
-        }
-        if (t == null) {
-            return terms.unbounded("cf:1.0", "1.0", rank);
-        }
-        if (!powers.isEmpty()) {
-            rescaled.putIfAbsent(t.id(), new Rescaled(core, powers));
-        }
-        return t;
-    }
-
-    /** The factor of {@code t} without its rescale factors, when it has any and another factor; else null. */
-    Term rescaledCore(Term t) {
-        Rescaled r = rescaled.get(t.id());
-        return r == null ? null : r.core();
-    }
-
-    /** The axes along which every rescale factor of {@code t} is constant. */
-    long rescaleConstantAxes(Term t) {
-        long mask = -1L;
-        for (String k : rescaled.get(t.id()).powers().keySet()) {
-            mask &= terms.constantAxes(kappaBase.get(k));
-        }
-        return mask;
-    }
-
-    /** {@code core} times the rescale factors of {@code t}. */
-    Term withFactorsOf(Term t, Term core) {
-        Rescaled r = rescaled.get(t.id());
-        return attach(core, r.powers(), Math.max(t.rank(), core.rank()));
-    }
-
-    private Rescaled decompose(Term t) {
-        Rescaled r = rescaled.get(t.id());
-        return r != null ? r : new Rescaled(isOne(t) ? null : t, new TreeMap<>());
-    }
-
-    /** {@code a * b}, rescale factors' powers added and cancelled at 0; null when neither carries one (a plain product). */
-    Term product(Term a, Term b) {
-        Rescaled ra = decompose(a);
-        Rescaled rb = decompose(b);
-        if (ra.powers().isEmpty() && rb.powers().isEmpty()) {
-            return null;
-        }
-        TreeMap<String, Double> powers = new TreeMap<>(ra.powers());
-        rb.powers().forEach((k, p) -> powers.merge(k, p, Double::sum));
-        powers.values().removeIf(p -> p == 0.0);
-        Term core = ra.core() == null ? rb.core() : rb.core() == null ? ra.core() : ops.op("mul", List.of(ra.core(), rb.core()));
-        return attach(core, powers, Math.max(a.rank(), b.rank()));
     }
 
     // ------------------------------------------------------------------ exp
@@ -218,9 +126,9 @@ final class Identities {
      * building the reduction of what is left; null when nothing comes out.
      */
     Term outOfReduction(String fn, Term t, int ax, BiFunction<String, Term, Term> reduce) {
-        Rescaled r = rescaled.get(t.id());
-        if (fn.equals("sum") && r != null && r.core() != null && constantAlongAll(r.powers(), ax)) {
-            return attach(reduce.apply(fn, r.core()), r.powers(), t.rank());
+        Term out = fn.equals("sum") ? factors.outOf(t, ax, this, inner -> reduce.apply(fn, inner)) : null;
+        if (out != null) {
+            return out;
         }
         Applied a = applied.get(t.id());
         if (fn.equals("sum") && a != null && a.args().size() == 2 && (a.name().equals("mul") || a.name().equals("div"))) {
@@ -256,9 +164,9 @@ final class Identities {
      * taken out, {@code multiply} building the product of what is left; null when there is none.
      */
     Term outOfMatmul(Term t, UnaryOperator<Term> multiply) {
-        Rescaled r = rescaled.get(t.id());
-        if (r != null && r.core() != null && constantAlongAll(r.powers(), 1)) {
-            return attach(multiply.apply(r.core()), r.powers(), 2);
+        Term out = factors.outOf(t, 1, this, multiply);
+        if (out != null) {
+            return out;
         }
         Applied a = applied.get(t.id());
         if (a != null && a.args().size() == 2 && (a.name().equals("mul") || a.name().equals("div"))) {
@@ -282,15 +190,6 @@ final class Identities {
         return ops.op(a.name(), List.of(inner.apply(x), y));
     }
 
-    private boolean constantAlongAll(Map<String, Double> powers, int ax) {
-        for (String k : powers.keySet()) {
-            if (!constantAlong(kappaBase.get(k), ax)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** Whether {@code t} has the same value at every position of axis {@code ax} (a broadcast, a constant, a parameter). */
     boolean constantAlong(Term t, int ax) {
         return isConstant(t) || t.key().startsWith("p:") || (ax < 64 && (terms.constantAxes(t) >> ax & 1) != 0);
@@ -300,7 +199,4 @@ final class Identities {
         return t.key().startsWith("cf:") || t.key().startsWith("ci:");
     }
 
-    private static boolean isOne(Term t) {
-        return t.key().equals("cf:1.0");
-    }
 }

@@ -111,10 +111,10 @@ final class MonotonePartials {
         }
         trail.add("#" + st.stageIndex + " " + st.stage.id() + ": exp takes " + r.text() + " (a factor that differs from chip to chip)");
         Demotion why = new Demotion(Code.PARTIAL_NONLINEAR, st.stageIndex, st.stage, "/kind/op/expr", r.buffer(),
-                "exp takes the " + ExprRules.describe(l) + " as a value, and the factor exp(m_c - M) this leaves on each chip (its local "
-                        + l.pool().jsonName() + " m_c against the completed M) is never cancelled by a rescale with exp(m_c - M), so the chips' values do not combine.",
+                "exp takes " + r.text() + " (m_c - M, this chip's m_c against the completed M), and the factor exp(m_c - M) this leaves "
+                        + "differs from chip to chip and is never cancelled by a rescale with exp(m_c - M), so the chips' values do not combine.",
                 trail);
-        Term factor = st.ops.identities().kappa(r.key(), r.coefficient(), r.rank(), r.constantAxes(), r.text(), why);
+        Term factor = st.ops.rescales().kappa(r.key(), r.coefficient(), r.rank(), r.constantAxes(), r.text(), why);
         return new ExprRules.Ex(exprs.op("mul", List.of(atCompletion, factor)), false);
     }
 

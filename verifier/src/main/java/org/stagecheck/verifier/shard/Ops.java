@@ -11,10 +11,17 @@ import java.util.List;
 final class Ops {
     private final Terms terms;
     private final Identities identities;
+    private final RescaleFactors rescales;
 
     Ops(Terms terms) {
         this.terms = terms;
-        this.identities = new Identities(terms, this);
+        this.rescales = new RescaleFactors(terms, this);
+        this.identities = new Identities(terms, this, rescales);
+    }
+
+    /** The rescale factors of this analysis' products (docs/verifier.md, "Monotone functions and rescaled maxima"). */
+    RescaleFactors rescales() {
+        return rescales;
     }
 
     /** The identities beyond canonical sums (reductions and products taking out what does not vary, rescale factors). */
@@ -51,7 +58,7 @@ final class Ops {
                 yield t;
             }
             case "mul" -> {
-                Term rescaled = args.size() == 2 ? identities.product(args.get(0), args.get(1)) : null;
+                Term rescaled = args.size() == 2 ? rescales.product(args.get(0), args.get(1)) : null;
                 yield rescaled != null ? rescaled : args.size() == 2 ? plainMul(args.get(0), args.get(1)) : plainOp(name, args);
             }
             // an operator name is an open string (every Fn, cast and layout op): the rest are plain terms
@@ -104,7 +111,7 @@ final class Ops {
         return t;
     }
 
-    /** {@code a * b} in one order of its factors, without the identities of {@link Identities#product}. */
+    /** {@code a * b} in one order of its factors, without the identities of {@link RescaleFactors#product}. */
     Term plainMul(Term a, Term b) {
         return b.id() < a.id() ? plainOp("mul", List.of(b, a)) : plainOp("mul", List.of(a, b));
     }
