@@ -14,9 +14,11 @@ import java.util.TreeMap;
  */
 final class Align {
     private final Terms terms;
+    private final Ops ops;
 
-    Align(Terms terms) {
+    Align(Terms terms, Ops ops) {
         this.terms = terms;
+        this.ops = ops;
     }
 
     /** The frame of an op writing {@code outExt}: per axis the origin of the first input not broadcast there. */
@@ -44,7 +46,19 @@ final class Align {
 
     /** {@code t} (held over {@code r}) as seen from {@code frame}. */
     Term term(Term t, Region r, Sym[] frame, long[] outExt) {
+        Term inner = ops.identities().elementwiseArgument(t);
+        if (inner != null && inner.rank() == t.rank()) {
+            // an elementwise function read elsewhere is the function of its argument read there, so
+            // exp(max(x)) is one term whether exp was applied before or after the read (docs/verifier.md,
+            // "Monotone functions and rescaled maxima")
+            return ops.identities().reapply(t, term(inner, r, frame, outExt));
+        }
         int lead = frame.length - r.rank();
+        Term core = ops.rescales().rescaledCore(t);
+        if (core != null && lead == 0 && t.rank() == r.rank() && keepsRows(r, frame, outExt, ops.rescales().rescaleConstantAxes(t))) {
+            // a value times rescale factors read where the factors' rows are not moved: the value read there, times them
+            return ops.rescales().withFactorsOf(t, term(core, r, frame, outExt));
+        }
         if (lead < 0 || t.rank() != r.rank()) {
             return terms.of("opaque-align:" + t.id() + r.key() + frameKey(frame), () -> t.text(), t.label(),
                     Terms.unboundedLo(frame.length), Terms.unboundedHi(frame.length), t);
@@ -94,6 +108,20 @@ final class Align {
         Term aligned = terms.of("al(" + t.id() + spec + ")", () -> t.text(), t.label(), lo, hi, t);
         terms.constantAxes(aligned, madeConstant);
         return aligned;
+    }
+
+    /** Whether reading {@code r} in {@code frame} neither shifts nor broadcasts any axis outside {@code constantAxes}. */
+    private static boolean keepsRows(Region r, Sym[] frame, long[] outExt, long constantAxes) {
+        for (int a = 0; a < r.rank(); a++) {
+            if (a < 64 && (constantAxes >> a & 1) != 0) {
+                continue;
+            }
+            Long d = r.origin(a).minus(frame[a]);
+            if (d == null || d != 0 || (r.extent(a) == 1 && outExt[a] != 1)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     SortedMap<Integer, Family> families(Map<Integer, Family> fams, Region r, Sym[] frame, long[] outExt) {

@@ -197,6 +197,17 @@ final class AllReduceRule {
                 p.families().values().stream().filter(f -> f.whole() && !onEveryInput(f, vals)).forEach(f -> involved.add(f.term()));
             }
         }
+        List<Term> rescaled = new ArrayList<>();
+        for (Val v : vals) {
+            if (v instanceof Val.Partial p) {
+                // a partial still carrying a chip's rescale factor (exp(x - m_c) never multiplied by exp(m_c - M)):
+                // the exp that took the local maximum is the finding (docs/verifier.md, "Monotone functions and rescaled maxima")
+                p.families().values().stream().map(f -> st.ops.rescales().rescaleFactorOf(f.term())).filter(java.util.Objects::nonNull).forEach(rescaled::add);
+            }
+        }
+        if (code != Code.ALLREDUCE_POOL && st.reportDemotions(rescaled, null)) {
+            return Val.TAINTED;
+        }
         if (blameDemotions && code != Code.ALLREDUCE_POOL && st.reportDemotions(involved, null)) {
             return Val.TAINTED; // a chip used its partial as a plain value earlier: that is the finding
         }

@@ -158,6 +158,13 @@ final class ContractionRules {
     }
 
     private Term mm(Term ta, Term tb, ComputeOp.MatMul m, int ka, int kb, Long d, String dKey) {
+        if (!m.transposeA() && ta.rank() == 2) {
+            // a row scale of the left operand leaves the product (docs/verifier.md, "Monotone functions and rescaled maxima")
+            Term out = st.ops.identities().outOfMatmul(ta, inner -> mm(inner, tb, m, ka, kb, d, dKey));
+            if (out != null) {
+                return out;
+            }
+        }
         long[] lo = {ta.rank() == 2 ? ta.lo()[1 - ka] : Long.MIN_VALUE, tb.rank() == 2 ? tb.lo()[1 - kb] : Long.MIN_VALUE};
         long[] hi = {ta.rank() == 2 ? ta.hi()[1 - ka] : Long.MAX_VALUE, tb.rank() == 2 ? tb.hi()[1 - kb] : Long.MAX_VALUE};
         String label = !tb.label().isEmpty() ? tb.label() : ta.label();
@@ -213,11 +220,15 @@ final class ContractionRules {
         if (r.fn() == ReduceFn.ARGMAX || !from.isConstant() || !t.bounded(ax)) {
             // the reduction of this window only: a term that names the window, so chips holding other windows differ
             if (r.fn() == ReduceFn.ARGMAX && st.index.program().machine().chips() > 1 && t.bounded(ax)) {
-                st.report(Code.SHARD_LOCAL_ARGMAX, "/kind/op/fn", st.stage.ins().getFirst(),
-                        "Reduce argmax runs over window " + from + ":+" + ext + " of axis " + ax + " of " + t + " (whose axis is ["
-                                + t.lo()[ax] + "," + t.hi()[ax] + ")), so it gives the index of the maximum within this chip's window only.",
-                        null, null);
-                return Val.TAINTED;
+                String message = "Reduce argmax runs over window " + from + ":+" + ext + " of axis " + ax + " of " + t + " (whose axis is ["
+                        + t.lo()[ax] + "," + t.hi()[ax] + ")), so it gives the index of the maximum within this chip's window only.";
+                if (!from.isConstant()) {
+                    st.report(Code.SHARD_LOCAL_ARGMAX, "/kind/op/fn", st.stage.ins().getFirst(), message, null, null);
+                    return Val.TAINTED;
+                }
+                // a local arg-max: a finding unless a vocabulary-parallel combine takes it (VocabArgmax)
+                return exprs.vocab().local(t, outRegion, from.constant(), ext, reduced(ReduceFn.MAX, t, ax, ""), reduced(ReduceFn.ARGMAX, t, ax, ""),
+                        t.lo()[ax], t.hi()[ax], message);
             }
             return e.with(reduced(r.fn(), t, ax, "@" + from.key() + ":+" + ext), outRegion);
         }
@@ -260,6 +271,13 @@ final class ContractionRules {
     }
 
     private Term reduced(ReduceFn fn, Term t, int ax, String window) {
+        if (window.isEmpty() && fn != ReduceFn.ARGMAX) {
+            // what does not vary along the axis leaves the reduction (docs/verifier.md, "Monotone functions and rescaled maxima")
+            Term out = st.ops.identities().outOfReduction(fn.jsonName(), t, ax, (f, inner) -> reduced(ReduceFn.valueOf(f.toUpperCase(java.util.Locale.ROOT)), inner, ax, ""));
+            if (out != null) {
+                return out;
+            }
+        }
         long[] lo = t.lo().clone();
         long[] hi = t.hi().clone();
         if (ax < lo.length) {

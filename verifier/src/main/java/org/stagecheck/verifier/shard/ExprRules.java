@@ -28,12 +28,30 @@ final class ExprRules {
     /** A term; {@code zero} when it is the constant 0 (adding it changes nothing). */
     record Ex(Term term, boolean zero) implements AV {}
 
-    /** A partial: {@code pool} over the families' held slices. */
-    record Lin(ReducePool pool, SortedMap<Integer, Family> families, Origin origin) implements AV {}
+    /**
+     * A partial: {@code pool} over the families' held slices. {@code rescale} (nullable) says, for a
+     * max or min partial of one family, how the value depends on the chip's local extreme
+     * ({@link MonotonePartials.Rescale}).
+     */
+    record Lin(ReducePool pool, SortedMap<Integer, Family> families, Origin origin, MonotonePartials.Rescale rescale) implements AV {
+        Lin(ReducePool pool, SortedMap<Integer, Family> families, Origin origin) {
+            this(pool, families, origin, null);
+        }
+    }
+
+    private final MonotonePartials monotone;
+    private final VocabArgmax vocab;
 
     ExprRules(ShardState st) {
         this.st = st;
-        this.align = new Align(st.terms);
+        this.align = new Align(st.terms, st.ops);
+        this.monotone = new MonotonePartials(st, this);
+        this.vocab = new VocabArgmax(st);
+    }
+
+    /** The local arg-maxes and their combines (docs/verifier.md, "Vocabulary-parallel arg-max"). */
+    VocabArgmax vocab() {
+        return vocab;
     }
 
     // ------------------------------------------------------------------ Generic
@@ -146,7 +164,8 @@ final class ExprRules {
             Val v = ins.get(p);
             args.add(switch (v) {
                 case Val.Exact e -> new Ex(align.term(e.term(), e.region(), frame, out), false);
-                case Val.Partial pa -> new Lin(pa.pool(), align.families(pa.families(), pa.region(), frame, out), pa.origin());
+                case Val.Partial pa -> new Lin(pa.pool(), align.families(pa.families(), pa.region(), frame, out), pa.origin(),
+                        MonotonePartials.Rescale.of(pa, frame, out.length, st.stage.ins().size() > p ? st.stage.ins().get(p) : null));
                 case Val.Tainted t -> throw new IllegalStateException("tainted inputs are filtered out");
                 case null -> new Ex(st.terms.unbounded("unwritten-read:" + st.here() + ":" + p, "unwritten", out.length), false);
             });
@@ -157,6 +176,17 @@ final class ExprRules {
             case Ex e -> new Val.Exact(e.term(), region, hidden);
             case Lin l -> new Val.Partial(l.pool(), l.families(), region, st.step(() -> "elementwise op keeps the partial", l.origin()));
         };
+    }
+
+    /**
+     * {@code index(axis)} in a frame whose origin on the axis is the constant {@code origin}: the
+     * position in the values' coordinates (the logical index, the same term on every chip) less
+     * the origin, so a chip that adds its window's start back gets the logical index
+     * (docs/verifier.md, "Vocabulary-parallel arg-max").
+     */
+    private Term position(int axis, long origin, int rank) {
+        Term logical = st.terms.unbounded("pos:" + axis, "position(" + axis + ")", rank);
+        return origin == 0 ? logical : op("add", List.of(logical, st.terms.unbounded("ci:" + (-origin), Long.toString(-origin), rank)));
     }
 
     private static String firstPartialPort(List<Val> ins, List<String> names) {
@@ -184,13 +214,19 @@ final class ExprRules {
             case Expr.FloatConst c -> new Ex(st.terms.unbounded("cf:" + c.value(), Expr.print(c), rank), c.value() == 0.0);
             case Expr.IntConst c -> new Ex(st.terms.unbounded("ci:" + c.value(), Expr.print(c), rank), c.value() == 0);
             case Expr.ParamRef p -> new Ex(st.terms.unbounded("p:" + p.name(), p.name(), rank), false);
-            case Expr.Index ix -> new Ex(st.terms.unbounded("ix:" + ix.axis() + "@" + (ix.axis() < frame.length ? frame[ix.axis()].key() : "?"),
-                    "index(" + ix.axis() + ")", rank), false);
+            case Expr.Index ix -> ix.axis() < frame.length && frame[ix.axis()].isConstant()
+                    ? new Ex(position(ix.axis(), frame[ix.axis()].constant(), rank), false)
+                    : new Ex(st.terms.unbounded("ix:" + ix.axis() + "@" + (ix.axis() < frame.length ? frame[ix.axis()].key() : "?"),
+                            "index(" + ix.axis() + ")", rank), false);
             case Expr.Cast c -> cast(c, eval(c.arg(), args, frame, rank));
             case Expr.Apply a -> {
                 AV mask = a.fn() == Fn.SELECT ? indexMask(a, args, frame, rank) : null;
                 if (mask != null) {
                     yield mask;
+                }
+                AV argmax = a.fn() == Fn.SELECT ? vocab.candidate(a, x -> eval(x, args, frame, rank)) : null;
+                if (argmax != null) {
+                    yield argmax;
                 }
                 List<AV> vs = new ArrayList<>(a.args().size());
                 for (Expr x : a.args()) {
@@ -260,7 +296,9 @@ final class ExprRules {
             }
         }
         if (!anyLin) {
-            return new Ex(op(fn.spelling(), ts), false);
+            Term t = op(fn.spelling(), ts);
+            vocab.derived(t, fn, ts);
+            return new Ex(t, false);
         }
         Lin first = firstLin(vs);
         return switch (fn) {
@@ -273,7 +311,10 @@ final class ExprRules {
                     : scale(fn, vs.get(0), vs.get(1));
             case MAX, MIN -> extreme(fn, vs.get(0), vs.get(1));
             case SELECT -> select(vs.get(0), vs.get(1), vs.get(2));
-            case REM, ABS, EXP, LOG, SQRT, RSQRT, TANH, SIGMOID, RECIP, SIN, COS, EQ, NE, LT, LE, GT, GE, AND, OR, NOT ->
+            case EXP, TANH, SIGMOID -> first.pool() == ReducePool.SUM
+                    ? fail(Code.PARTIAL_NONLINEAR, fn.spelling() + " meets the " + describe(first), first)
+                    : monotone.increasing(fn, first);
+            case REM, ABS, LOG, SQRT, RSQRT, RECIP, SIN, COS, EQ, NE, LT, LE, GT, GE, AND, OR, NOT ->
                     fail(Code.PARTIAL_NONLINEAR, fn.spelling() + " meets the " + describe(first), first);
         };
     }
@@ -287,7 +328,7 @@ final class ExprRules {
         throw new IllegalStateException("no partial among the arguments");
     }
 
-    private static AV fail(Code code, String what, Lin l) {
+    static AV fail(Code code, String what, Lin l) {
         throw new Refuted(code, what, l.origin());
     }
 
@@ -306,7 +347,10 @@ final class ExprRules {
         Lin lb = b instanceof Lin l ? l : null;
         Lin any = la != null ? la : lb;
         if (any.pool() != ReducePool.SUM) {
-            return fail(Code.PARTIAL_NONLINEAR, "add meets the " + describe(any), any);
+            if (la != null && lb != null) {
+                return fail(Code.PARTIAL_NONLINEAR, "add meets the " + describe(la) + " and the " + describe(lb), any);
+            }
+            return monotone.plus(any, la != null ? (Ex) b : (Ex) a, la != null);
         }
         Lin l1 = la != null ? la : wholeOf((Ex) a, ReducePool.SUM, lb.origin());
         Lin l2 = lb != null ? lb : wholeOf((Ex) b, ReducePool.SUM, la.origin());
@@ -350,7 +394,7 @@ final class ExprRules {
         return switch (v) {
             case Ex x -> x.zero() ? x : new Ex(op("neg", List.of(x.term())), false);
             case Lin l when l.pool() == ReducePool.SUM -> new Lin(l.pool(), mapTerms(l, t -> op("neg", List.of(t))), l.origin());
-            case Lin l -> fail(Code.PARTIAL_NONLINEAR, "neg meets the " + describe(l), l);
+            case Lin l -> monotone.negated(l);
         };
     }
 
@@ -365,7 +409,7 @@ final class ExprRules {
         Lin l = a instanceof Lin la ? la : (Lin) b;
         Term other = a instanceof Ex x ? x.term() : ((Ex) b).term();
         if (l.pool() != ReducePool.SUM) {
-            return fail(Code.PARTIAL_NONLINEAR, fn.spelling() + " meets the " + describe(l), l);
+            return monotone.scaled(fn, l, other, a instanceof Lin);
         }
         if (other.key().equals("cf:1.0") && (fn == Fn.MUL || a instanceof Lin)) {
             return l; // times or over one: the same partial
@@ -415,7 +459,7 @@ final class ExprRules {
         };
     }
 
-    private SortedMap<Integer, Family> mapTerms(Lin l, java.util.function.UnaryOperator<Term> f) {
+    static SortedMap<Integer, Family> mapTerms(Lin l, java.util.function.UnaryOperator<Term> f) {
         SortedMap<Integer, Family> m = new TreeMap<>();
         for (Family fam : l.families().values()) {
             Family g = fam.map(f);

@@ -184,6 +184,10 @@ final class LayoutRules {
         }
         ins = baked;
         if (!anyPartial) {
+            Val gathered = Gathers.padded(st, c.axis(), ins, out);
+            if (gathered != null) {
+                return gathered;
+            }
             Val placed = placedSideBySide(c.axis(), ins, out);
             if (placed != null) {
                 return placed;

@@ -10,9 +10,23 @@ import java.util.List;
  */
 final class Ops {
     private final Terms terms;
+    private final Identities identities;
+    private final RescaleFactors rescales;
 
     Ops(Terms terms) {
         this.terms = terms;
+        this.rescales = new RescaleFactors(terms, this);
+        this.identities = new Identities(terms, this, rescales);
+    }
+
+    /** The rescale factors of this analysis' products (docs/verifier.md, "Monotone functions and rescaled maxima"). */
+    RescaleFactors rescales() {
+        return rescales;
+    }
+
+    /** The identities beyond canonical sums (reductions and products taking out what does not vary, rescale factors). */
+    Identities identities() {
+        return identities;
     }
 
     /**
@@ -29,6 +43,10 @@ final class Ops {
             case "max", "min" -> flat(name, args);
             case "sub" -> args.size() == 2 ? flat("sum", List.of(args.get(0), op("neg", List.of(args.get(1))))) : plainOp(name, args);
             case "neg" -> {
+                Term constant = args.size() == 1 ? negatedConstant(args.getFirst()) : null;
+                if (constant != null) {
+                    yield constant;
+                }
                 Term inner = args.size() == 1 ? terms.negationOf(args.getFirst()) : null;
                 if (inner != null) {
                     yield inner;
@@ -39,10 +57,30 @@ final class Ops {
                 }
                 yield t;
             }
-            case "mul" -> args.size() == 2 && args.get(1).id() < args.get(0).id() ? plainOp(name, List.of(args.get(1), args.get(0))) : plainOp(name, args);
+            case "mul" -> {
+                Term rescaled = args.size() == 2 ? rescales.product(args.get(0), args.get(1)) : null;
+                yield rescaled != null ? rescaled : args.size() == 2 ? plainMul(args.get(0), args.get(1)) : plainOp(name, args);
+            }
             // an operator name is an open string (every Fn, cast and layout op): the rest are plain terms
             default -> plainOp(name, args);
         };
+    }
+
+    /** {@code -c} for an integer constant {@code c} (exact: integers negate without rounding); else null. */
+    private Term negatedConstant(Term t) {
+        Long c = integerConstant(t);
+        return c == null || c == Integer.MIN_VALUE ? null : terms.unbounded("ci:" + (-c), Long.toString(-c), t.rank());
+    }
+
+    private static Long integerConstant(Term t) {
+        if (!t.key().startsWith("ci:")) {
+            return null;
+        }
+        try {
+            return Long.parseLong(t.key().substring(3));
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     /** {@code op} (sum, max or min) over its operands flattened, zeros dropped from a sum, sorted by id. */
@@ -58,6 +96,9 @@ final class Ops {
                 parts.add(t);
             }
         }
+        if (op.equals("sum")) {
+            parts = foldedIntegers(parts, rank);
+        }
         if (parts.isEmpty()) {
             return terms.unbounded("cf:0.0", "0.0", rank);
         }
@@ -68,6 +109,37 @@ final class Ops {
         Term t = plainOp(op, parts);
         terms.flat(t, new Terms.Flat(op, List.copyOf(parts)));
         return t;
+    }
+
+    /** {@code a * b} in one order of its factors, without the identities of {@link RescaleFactors#product}. */
+    Term plainMul(Term a, Term b) {
+        return b.id() < a.id() ? plainOp("mul", List.of(b, a)) : plainOp("mul", List.of(a, b));
+    }
+
+    /**
+     * The integer constants of a sum added into one, dropped when it is 0 (exact, also in 32-bit
+     * integers while the constants and their sum fit: {@code index(1) - 4 + 4} is {@code index(1)}).
+     */
+    private List<Term> foldedIntegers(List<Term> parts, int rank) {
+        long sum = 0;
+        int constants = 0;
+        List<Term> rest = new ArrayList<>();
+        for (Term t : parts) {
+            Long c = integerConstant(t);
+            if (c != null && c >= Integer.MIN_VALUE && c <= Integer.MAX_VALUE) {
+                sum += c;
+                constants++;
+            } else {
+                rest.add(t);
+            }
+        }
+        if (constants < 2 && !(constants == 1 && sum == 0) || sum < Integer.MIN_VALUE || sum > Integer.MAX_VALUE) {
+            return parts;
+        }
+        if (sum != 0) {
+            rest.add(terms.unbounded("ci:" + sum, Long.toString(sum), rank));
+        }
+        return rest;
     }
 
     private static boolean isZero(Term t) {
@@ -96,7 +168,9 @@ final class Ops {
                 hi[a + lead] = Math.min(hi[a + lead], t.hi()[a]);
             }
         }
-        return terms.of(key.append(')').toString(), () -> text(name, sources), label, lo, hi, sources);
+        Term t = terms.of(key.append(')').toString(), () -> text(name, sources), label, lo, hi, sources);
+        identities.record(t, name, args);
+        return t;
     }
 
     /** {@code name(a, b, ...)}, the arguments' texts while the text is short. */

@@ -81,6 +81,7 @@ public final class ShardChecker {
             narrowing.off();
         }
         pass();
+        exprs.vocab().reportUncombined();
         outputsAgree();
         UnreducedOutputs.check(st);
         if (parent != null) {

@@ -14,7 +14,7 @@ import org.stagecheck.spec.json.ProgramCodec;
  * split program, its certificate, and the unsplit parent it claims to compute (absent when the
  * case has none). The files are written by {@code generate.py} beside them.
  */
-record CorpusCase(String name, Path dir, Program program, Certificate certificate, Program parent) {
+public record CorpusCase(String name, Path dir, Program program, Certificate certificate, Program parent) {
     static final Path ROOT = Path.of("src", "test", "resources", "adversarial");
 
     static CorpusCase load(String name) throws IOException, JsonFormatException {

@@ -26,18 +26,18 @@ import org.stagecheck.tensor.Tensor;
  * contraction's sum of at most 8 terms of magnitude below 4: a few f32 roundoffs; a bf16 partial
  * is off by about 2^-9 relative, far above).
  */
-final class CorpusRuns {
+public final class CorpusRuns {
     static final double RELATIVE_TOLERANCE = 1e-5;
 
-    enum Verdict { AGREES, DIFFERS, NOT_BINDABLE }
+    public enum Verdict { AGREES, DIFFERS, NOT_BINDABLE }
 
-    record Judgement(Verdict verdict, String detail) {}
+    public record Judgement(Verdict verdict, String detail) {}
 
     private static final Interpreter INTERPRETER = new Interpreter(RunOptions.defaults().withThreads(1));
 
     private CorpusRuns() {}
 
-    static Judgement judge(CorpusCase c) {
+    public static Judgement judge(CorpusCase c) {
         Map<String, ShardDecl> decls = new LinkedHashMap<>();
         c.certificate().shards().forEach(d -> decls.putIfAbsent(d.tensor(), d));
         for (Map<String, Long> params : paramValues(c.program())) {

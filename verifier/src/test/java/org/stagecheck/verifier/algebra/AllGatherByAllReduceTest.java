@@ -1,0 +1,92 @@
+package org.stagecheck.verifier.algebra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An all-gather written as an all-reduce (docs/verifier.md, "All-gathers built from
+ * all-reduces"): the parent computes {@code y = tanh(x w)} ({@code [2, 8]}); each chip computes
+ * its 4 columns (w's columns {@code [4c, 4c+4)}), lays them beside padding in a buffer as wide as
+ * {@code y}, and an all-reduce gives every chip all of {@code y}.
+ */
+class AllGatherByAllReduceTest {
+
+    private static SplitText parent() {
+        return new SplitText("column-parallel", 1).input("x", 0, 2, 8).input("w", 0, 8, 8).matmul(0, "h", "x", "w", false, false)
+                .generic(0, "y", new int[] {2, 8}, "tanh(in0)", "h").output("y", 0, "y");
+    }
+
+    /**
+     * Chip c's columns are w's {@code [columns[c], columns[c] + 4)}, laid at {@code [placed[c], placed[c] + 4)}
+     * beside {@code padding} (a constant fill); all-reduced with {@code pool}.
+     */
+    private static SplitText split(int[] columns, int[] placed, String padding, String pool) {
+        SplitText s = new SplitText("all-gather", 2);
+        for (int c = 0; c < 2; c++) {
+            s.input("x." + c, c, 2, 8).shard("x." + c, "x", 0, 0, 2, 2);
+            s.input("w." + c, c, 8, 4).shard("w." + c, "w", 1, columns[c], columns[c] + 4, 8);
+            s.matmul(c, "h." + c, "x." + c, "w." + c, false, false).generic(c, "a." + c, new int[] {2, 4}, "tanh(in0)", "h." + c);
+            s.generic(c, "pad." + c, new int[] {2, 4}, padding, "a." + c);
+            if (placed[c] == 0) {
+                s.concat(c, "g." + c, 1, "a." + c, "pad." + c);
+            } else {
+                s.concat(c, "g." + c, 1, "pad." + c, "a." + c);
+            }
+        }
+        s.allReduce("gather", pool, "y", List.of("g.0", "g.1"), List.of("y.0", "y.1"));
+        for (int c = 0; c < 2; c++) {
+            s.output("y." + c, c, "y." + c).shard("y." + c, "y", 0, 0, 2, 2);
+        }
+        return s;
+    }
+
+    private static final int[] OWN = {0, 4};
+    private static final String ZEROS = "0.0";
+
+    private static void accepted(SplitText.Judged j) {
+        assertThat(j.agrees()).as(j.toString()).isTrue();
+        assertThat(j.alone().codes()).as(j.toString()).isEmpty();
+        assertThat(j.withParent().codes()).as(j.toString()).isEmpty();
+    }
+
+    @Test
+    void columns_padded_with_zeros_under_a_sum_all_reduce_are_an_all_gather() {
+        accepted(split(OWN, OWN, ZEROS, "sum").judge(parent()));
+    }
+
+    @Test
+    void columns_padded_with_minus_infinity_under_a_max_all_reduce_are_an_all_gather() {
+        accepted(split(OWN, OWN, "-inf", "max").judge(parent()));
+    }
+
+    @Test
+    void columns_laid_at_another_chips_place_are_rejected() {
+        // chip 1 lays its columns [4, 8) at [0, 4): the chips' buffers are different windows of y
+        SplitText.Judged j = split(OWN, new int[] {0, 0}, ZEROS, "sum").judge(parent());
+        assertThat(j.agrees()).as(j.toString()).isFalse();
+        assertThat(j.alone().codes()).as(j.toString()).containsExactly("ALLREDUCE_VIEW_MISMATCH");
+        assertThat(j.alone().diagnostics().getFirst().stageId()).isEqualTo("gather");
+    }
+
+    @Test
+    void overlapping_columns_are_rejected() {
+        // both chips compute columns [0, 4) and lay them there: counted twice, [4, 8) never
+        SplitText.Judged j = split(new int[] {0, 0}, new int[] {0, 0}, ZEROS, "sum").judge(parent());
+        assertThat(j.agrees()).as(j.toString()).isFalse();
+        assertThat(j.alone().codes()).as(j.toString()).containsExactly("ALLREDUCE_OVERLAP");
+    }
+
+    @Test
+    void padding_the_pool_does_not_ignore_is_rejected() {
+        // zeros under a max: max(tanh(v), 0) is not tanh(v) where it is negative
+        SplitText.Judged j = split(OWN, OWN, ZEROS, "max").judge(parent());
+        assertThat(j.agrees()).as(j.toString()).isFalse();
+        assertThat(j.alone().codes()).as(j.toString()).containsExactly("ALLREDUCE_POOL");
+        // ones under a sum: no padding at all
+        SplitText.Judged ones = split(OWN, OWN, "1.0", "sum").judge(parent());
+        assertThat(ones.agrees()).as(ones.toString()).isFalse();
+        assertThat(ones.alone().holds()).as(ones.toString()).isFalse();
+    }
+}

@@ -1,0 +1,203 @@
+package org.stagecheck.verifier.algebra;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.stagecheck.spec.cert.Certificate;
+import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.json.CertificateCodec;
+import org.stagecheck.spec.json.ProgramCodec;
+import org.stagecheck.verifier.Parent;
+import org.stagecheck.verifier.Verifier;
+import org.stagecheck.verifier.VerifyReport;
+import org.stagecheck.verifier.adversarial.CorpusCase;
+import org.stagecheck.verifier.adversarial.CorpusRuns;
+
+/**
+ * A program written stage by stage in the JSON format (docs/format.md), one core per chip, with
+ * its certificate's shard declarations: small enough that a split pattern reads as its stages.
+ * Buffers holding a tensor's whole value are named like the tensor.
+ */
+final class SplitText {
+    private final String name;
+    private final int chips;
+    private final List<String> tensors = new ArrayList<>();
+    private final List<String> buffers = new ArrayList<>();
+    private final List<String> stages = new ArrayList<>();
+    private final List<String> shards = new ArrayList<>();
+    private final Map<String, int[]> dims = new HashMap<>();
+    private final Map<String, String> dtypes = new HashMap<>();
+
+    SplitText(String name, int chips) {
+        this.name = name;
+        this.chips = chips;
+    }
+
+    private static String list(int... v) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < v.length; i++) {
+            sb.append(i == 0 ? "" : ", ").append(v[i]);
+        }
+        return sb.append(']').toString();
+    }
+
+    private static String names(List<String> v) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < v.size(); i++) {
+            sb.append(i == 0 ? "" : ", ").append('"').append(v.get(i)).append('"');
+        }
+        return sb.append(']').toString();
+    }
+
+    private static String site(int chip) {
+        return "[" + chip + ", 0, 0]";
+    }
+
+    SplitText buffer(String b, int chip, int... shape) {
+        return buffer(b, "f32", chip, shape);
+    }
+
+    SplitText buffer(String b, String dtype, int chip, int... shape) {
+        buffers.add("{\"name\": \"" + b + "\", \"dtype\": \"" + dtype + "\", \"shape\": " + list(shape) + ", \"site\": " + site(chip) + "}");
+        dims.put(b, shape);
+        dtypes.put(b, dtype);
+        return this;
+    }
+
+    /** An input (or weight) tensor and its whole load into a buffer of the same name. */
+    SplitText input(String t, int chip, int... shape) {
+        return input(t, "f32", chip, shape);
+    }
+
+    SplitText input(String t, String dtype, int chip, int... shape) {
+        tensors.add("{\"name\": \"" + t + "\", \"dtype\": \"" + dtype + "\", \"shape\": " + list(shape) + ", \"chip\": " + chip + ", \"role\": \"input\"}");
+        buffer(t, dtype, chip, shape);
+        stages.add("{\"id\": \"load_" + t + "\", \"site\": " + site(chip) + ", \"ins\": [], \"outs\": [\"" + t + "\"], \"kind\": {\"type\": \"Load\", \"tensor\": \""
+                + t + "\", \"pattern\": {\"type\": \"block\", \"origin\": " + list(new int[shape.length]) + ", \"block\": " + list(shape) + "}, \"numBlocks\": 1}}");
+        return this;
+    }
+
+    /** An output tensor of buffer {@code b}'s shape, and the store of {@code b} into it. */
+    SplitText output(String t, int chip, String b) {
+        int[] shape = dims.get(b);
+        tensors.add("{\"name\": \"" + t + "\", \"dtype\": \"" + dtypes.get(b) + "\", \"shape\": " + list(shape) + ", \"chip\": " + chip + ", \"role\": \"output\"}");
+        stages.add("{\"id\": \"store_" + t + "\", \"site\": " + site(chip) + ", \"ins\": [\"" + b + "\"], \"outs\": [], \"kind\": {\"type\": \"Store\", \"tensor\": \""
+                + t + "\", \"pattern\": {\"type\": \"block\", \"origin\": " + list(new int[shape.length]) + ", \"block\": " + list(shape) + "}, \"subBlocks\": " + list(shape) + "}}");
+        return this;
+    }
+
+    private SplitText compute(int chip, String out, String op, String... ins) {
+        stages.add("{\"id\": \"make_" + out + "\", \"site\": " + site(chip) + ", \"ins\": " + names(List.of(ins)) + ", \"outs\": [\"" + out
+                + "\"], \"kind\": {\"type\": \"Compute\", \"op\": " + op + "}}");
+        return this;
+    }
+
+    /** {@code out = expr(ins)}, a new buffer of the given shape. */
+    SplitText generic(int chip, String out, int[] shape, String expr, String... ins) {
+        buffer(out, chip, shape);
+        return compute(chip, out, "{\"type\": \"generic\", \"expr\": \"" + expr + "\"}", ins);
+    }
+
+    /** {@code out = expr(ins)} into a new buffer of another dtype (an integer index). */
+    SplitText generic(int chip, String out, String dtype, int[] shape, String expr, String... ins) {
+        buffer(out, dtype, chip, shape);
+        return compute(chip, out, "{\"type\": \"generic\", \"expr\": \"" + expr + "\"}", ins);
+    }
+
+    SplitText reduce(int chip, String out, String fn, int axis, String in) {
+        int[] shape = dims.get(in).clone();
+        shape[axis] = 1;
+        buffer(out, fn.equals("argmax") ? "i32" : dtypes.get(in), chip, shape);
+        return compute(chip, out, "{\"type\": \"reduce\", \"fn\": \"" + fn + "\", \"axis\": " + axis + "}", in);
+    }
+
+    SplitText matmul(int chip, String out, String a, String b, boolean transposeA, boolean transposeB) {
+        int[] da = dims.get(a);
+        int[] db = dims.get(b);
+        buffer(out, chip, da[transposeA ? 1 : 0], db[transposeB ? 0 : 1]);
+        return compute(chip, out, "{\"type\": \"matmul\", \"transposeA\": " + transposeA + ", \"transposeB\": " + transposeB + "}", a, b);
+    }
+
+    /** The parts side by side along {@code axis}. */
+    SplitText concat(int chip, String out, int axis, String... parts) {
+        int[] shape = dims.get(parts[0]).clone();
+        shape[axis] = 0;
+        for (String p : parts) {
+            shape[axis] += dims.get(p)[axis];
+        }
+        buffer(out, dtypes.get(parts[0]), chip, shape);
+        return compute(chip, out, "{\"type\": \"concat\", \"axis\": " + axis + "}", parts);
+    }
+
+    /** An all-reduce of {@code ins} (one per chip, in chip order) into new buffers {@code outs}, folded in order. */
+    SplitText allReduce(String id, String pool, String tensor, List<String> ins, List<String> outs) {
+        String fn = switch (pool) {
+            case "sum" -> "add";
+            default -> pool;
+        };
+        String combine = "in0";
+        for (int i = 1; i < ins.size(); i++) {
+            combine = fn + "(" + combine + ", in" + i + ")";
+        }
+        for (int i = 0; i < outs.size(); i++) {
+            buffer(outs.get(i), dtypes.get(ins.get(i)), i, dims.get(ins.get(i)));
+        }
+        stages.add("{\"id\": \"" + id + "\", \"site\": " + site(0) + ", \"ins\": " + names(ins) + ", \"outs\": " + names(outs)
+                + ", \"kind\": {\"type\": \"AllReduce\", \"pool\": \"" + pool + "\", \"tensor\": \"" + tensor + "\", \"combine\": \"" + combine + "\"}}");
+        return this;
+    }
+
+    /** Tensor {@code t} is {@code [start, end)} on {@code axis} of logical tensor {@code logical} (extent {@code extent} there). */
+    SplitText shard(String t, String logical, int axis, int start, int end, int extent) {
+        shards.add("{\"tensor\": \"" + t + "\", \"logical\": \"" + logical + "\", \"axis\": " + axis + ", \"start\": " + start + ", \"end\": " + end
+                + ", \"extent\": " + extent + "}");
+        return this;
+    }
+
+    String programJson() {
+        return "{\"format\": \"stagecheck-program\", \"version\": 1, \"name\": \"" + name + "\", \"machine\": {\"chips\": " + chips
+                + ", \"width\": 1, \"height\": 1}, \"params\": [], \"tensors\": [" + String.join(", ", tensors) + "], \"buffers\": ["
+                + String.join(", ", buffers) + "], \"groups\": [], \"stages\": [" + String.join(", ", stages) + "]}";
+    }
+
+    Program program() {
+        try {
+            return new ProgramCodec().read(programJson());
+        } catch (Exception e) {
+            throw new IllegalStateException(name + ": " + e.getMessage() + "\n" + programJson(), e);
+        }
+    }
+
+    Certificate certificate() {
+        try {
+            return new CertificateCodec().read("{\"format\": \"stagecheck-certificate\", \"version\": 1, \"shards\": [" + String.join(", ", shards)
+                    + "], \"claims\": [\"well-formed\", \"unreduced-shard\", \"multicast\"]}");
+        } catch (Exception e) {
+            throw new IllegalStateException(name + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** This split judged against {@code parent}: the checker's verdict alone and given the parent, and the evaluator's. */
+    Judged judge(SplitText parent) {
+        Program p = program();
+        Certificate c = certificate();
+        Program u = parent.program();
+        VerifyReport alone = new Verifier().verify(p, c, Parent.none());
+        VerifyReport withParent = new Verifier().verify(p, c, Parent.unsplit(u));
+        CorpusRuns.Judgement run = CorpusRuns.judge(new CorpusCase(name, Path.of(name), p, c, u));
+        return new Judged(alone, withParent, run);
+    }
+
+    record Judged(VerifyReport alone, VerifyReport withParent, CorpusRuns.Judgement run) {
+        boolean agrees() {
+            return run.verdict() == CorpusRuns.Verdict.AGREES;
+        }
+
+        @Override
+        public String toString() {
+            return "alone " + alone.diagnostics() + "; with the parent " + withParent.diagnostics() + "; evaluator " + run;
+        }
+    }
+}
