@@ -70,7 +70,7 @@ final class Gathers {
         origins[axis] = Sym.of(windowStart);
         Region wide = new Region(origins, out);
         Term tag = st.terms.of("gather(" + t.id() + ";" + axis + ")", t::text, t.label(), t.lo(), t.hi(), t);
-        Family f = new Family(t, Slices.of(start, start + r.extent(axis)), windowStart, windowStart + out[axis], false, null, 0, null, tag);
+        Family f = new Family(t, Slices.of(start, start + r.extent(axis)), windowStart, windowStart + out[axis], false, null, 0, null, tag, false);
         SortedMap<Integer, Family> fams = new TreeMap<>();
         fams.put(f.key(), f);
         return new Val.Partial(pool, fams, wide, st.step(() -> "concat with " + (pool == ReducePool.SUM ? "zeros" : pool == ReducePool.MAX ? "-inf" : "+inf")
