@@ -133,14 +133,14 @@ public final class ScaleBench {
         try {
             fileValid = new Validator().validate(ProgramFile.read(programFile).program()).isEmpty();
         } catch (JsonFormatException e) {
-            throw new IOException("the bench could not read back its own program: " + e.getMessage(), e);
+            throw new IOException(e.getMessage(), e);
         }
         long t4 = System.nanoTime();
         VerifyReport fromFile;
         try {
             fromFile = verifier.verify(ProgramFile.read(programFile).program(), CertificateFile.read(certFile).certificate(), Parent.none());
         } catch (JsonFormatException e) {
-            throw new IOException("the bench could not read back its own program: " + e.getMessage(), e);
+            throw new IOException(e.getMessage(), e);
         }
         long t5 = System.nanoTime();
         long peak = Math.max(memoryPeak, heap.peakMb());
