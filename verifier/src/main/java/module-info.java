@@ -3,6 +3,7 @@
 module org.stagecheck.verifier {
     requires transitive org.stagecheck.spec;
     requires com.fasterxml.jackson.core;
+    requires java.management; // the bench reads the heap's peak
 
     exports org.stagecheck.verifier;
     exports org.stagecheck.verifier.report;

@@ -52,10 +52,11 @@ public final class Dataflow {
     private final List<Stage> stages;
     private final List<List<Read>> reads;
     private final List<Integer> groupLoad;
-    private final List<List<Integer>> storesBefore;
+    /** For a {@code Load}: how many stores into its tensor come before it (a prefix of {@link #storesInto}); copying them was quadratic. */
+    private final int[] storesBefore;
     private final Map<String, List<Integer>> storesInto;
 
-    private Dataflow(List<Stage> stages, List<List<Read>> reads, List<Integer> groupLoad, List<List<Integer>> storesBefore,
+    private Dataflow(List<Stage> stages, List<List<Read>> reads, List<Integer> groupLoad, int[] storesBefore,
                      Map<String, List<Integer>> storesInto) {
         this.stages = stages;
         this.reads = reads;
@@ -77,7 +78,7 @@ public final class Dataflow {
         Map<String, List<Integer>> stores = new HashMap<>();
         List<List<Read>> reads = new ArrayList<>();
         List<Integer> groupLoad = new ArrayList<>();
-        List<List<Integer>> storesBefore = new ArrayList<>();
+        int[] storesBefore = new int[list.size()];
         for (int i = 0; i < list.size(); i++) {
             Stage st = list.get(i);
             List<Read> r = new ArrayList<>();
@@ -91,27 +92,22 @@ public final class Dataflow {
             switch (st.kind()) {
                 case StageKind.Load l -> {
                     groupLoad.add(NONE);
-                    storesBefore.add(List.copyOf(stores.getOrDefault(l.tensor(), List.of())));
+                    storesBefore[i] = stores.getOrDefault(l.tensor(), List.of()).size();
                 }
                 case StageKind.Recv rv -> {
                     groupLoad.add(lastGroupLoad.getOrDefault(rv.group(), NONE));
-                    storesBefore.add(List.of());
                 }
                 case StageKind.Store s -> {
                     groupLoad.add(NONE);
-                    storesBefore.add(List.of());
                 }
                 case StageKind.AllReduce a -> {
                     groupLoad.add(NONE);
-                    storesBefore.add(List.of());
                 }
                 case StageKind.Compute c -> {
                     groupLoad.add(NONE);
-                    storesBefore.add(List.of());
                 }
                 case StageKind.Scalar s -> {
                     groupLoad.add(NONE);
-                    storesBefore.add(List.of());
                 }
             }
             for (String b : st.buffersWritten()) {
@@ -132,7 +128,7 @@ public final class Dataflow {
         }
         Map<String, List<Integer>> storesInto = new HashMap<>();
         stores.forEach((t, s) -> storesInto.put(t, List.copyOf(s)));
-        return new Dataflow(list, List.copyOf(reads), List.copyOf(groupLoad), List.copyOf(storesBefore), Map.copyOf(storesInto));
+        return new Dataflow(list, List.copyOf(reads), List.copyOf(groupLoad), storesBefore, Map.copyOf(storesInto));
     }
 
     /** The stages, in reference order. */
@@ -168,7 +164,7 @@ public final class Dataflow {
 
     /** For a {@code Load}: the earlier {@code Store}s into its tensor, ascending; otherwise empty. */
     public List<Integer> storesBefore(int i) {
-        return storesBefore.get(i);
+        return stages.get(i).kind() instanceof StageKind.Load l ? storesInto(l.tensor()).subList(0, storesBefore[i]) : List.of();
     }
 
     /** Every {@code Store} stage into {@code tensor}, ascending. */
@@ -188,7 +184,7 @@ public final class Dataflow {
                 prod.set(r.writer());
             }
         }
-        storesBefore.get(i).forEach(prod::set);
+        storesBefore(i).forEach(prod::set);
         if (groupLoad.get(i) != NONE) {
             prod.set(groupLoad.get(i));
         }

@@ -108,8 +108,11 @@ public sealed interface StageKind {
         return switch (this) {
             case Load l -> patternRefs(l.pattern());
             case Store s -> patternRefs(s.pattern());
-            case Compute c -> c.op().internalRefs().stream()
-                    .map(r -> new InternalRef(r.role(), "op/" + r.field(), r.buffer())).toList();
+            case Compute c -> {
+                List<InternalRef> refs = c.op().internalRefs();
+                // most ops name no buffer beyond their ports: no stream for those (this runs per stage, per check)
+                yield refs.isEmpty() ? List.of() : refs.stream().map(r -> new InternalRef(r.role(), "op/" + r.field(), r.buffer())).toList();
+            }
             case Recv r -> List.of();
             case AllReduce a -> List.of();
             case Scalar s -> List.of();

@@ -69,7 +69,8 @@ public final class ExprTyper {
         for (int i = 0; i < t.length; i++) {
             t[i] = type(a.args().get(i));
         }
-        String where = Expr.print(a);
+        // printed only for a message: printing every node of a nest was quadratic in its depth
+        Where where = new Where(a);
         return switch (fn.kind()) {
             case ARITH -> {
                 numeric(t[0], where);
@@ -109,13 +110,21 @@ public final class ExprTyper {
         };
     }
 
-    private static void numeric(ValueType t, String where) throws TypeError {
+    /** The expression a message names, printed when the message is made. */
+    private record Where(Expr.Apply at) {
+        @Override
+        public String toString() {
+            return Expr.print(at);
+        }
+    }
+
+    private static void numeric(ValueType t, Where where) throws TypeError {
         if (t == ValueType.BOOL) {
             throw new TypeError("a BOOL is not a number in " + where + " (cast with i32(...) or f32(...))");
         }
     }
 
-    private static void same(ValueType a, ValueType b, String where) throws TypeError {
+    private static void same(ValueType a, ValueType b, Where where) throws TypeError {
         if (a != b) {
             throw new TypeError("operands of different types " + a + " and " + b + " in " + where + " (write an explicit cast)");
         }

@@ -1,6 +1,9 @@
 package org.stagecheck.verifier.bench;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.stagecheck.spec.cert.Certificate;
@@ -21,54 +24,129 @@ import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
 import org.stagecheck.spec.ir.TensorRole;
+import org.stagecheck.spec.json.CertificateCodec;
+import org.stagecheck.spec.json.CertificateFile;
+import org.stagecheck.spec.json.JsonFormatException;
+import org.stagecheck.spec.json.ProgramCodec;
+import org.stagecheck.spec.json.ProgramFile;
+import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.verifier.VerifyReport;
 import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.Verifier;
 
 /**
- * The verifier's scaling benchmark: generates tensor-parallel programs of 10^3 .. 10^6
- * stages, verifies each, and prints size, time and time per stage. A constant ns/stage across
- * sizes shows the check is linear. Run as {@code stagecheck bench verifier} or
+ * The verifier's scaling benchmark ({@code stagecheck bench verifier}, docs/bench.md "Verifier
+ * scaling"): for every size and every {@link Shapes shape}, a generated program of exactly that
+ * many stages is validated (the spec validator alone) and verified, both from memory and from
+ * its JSON files (read, then checked), in the same JVM, and the table gives the times, the ratio
+ * verifier / validator, the heap and the verdict. The same ns/stage at every size shows the
+ * check is linear in the program. Run as {@code stagecheck bench verifier} or
  * {@code java -cp ... org.stagecheck.verifier.bench.ScaleBench [sizes...]}.
  *
- * <p>The program: {@code tp} chips; per layer, every chip loads its row shard of a weight,
- * multiplies (a partial), one sum all-reduce, every chip adds a bias and feeds the next layer.
- * Buffers and tensors are reused across layers, so memory grows with the stage list only.
+ * <p>{@link #generate} is the {@code split} shape: {@code tp} chips; per layer, every chip loads
+ * its row shard of a weight, multiplies (a partial), one sum all-reduce, every chip adds a bias
+ * and feeds the next layer. Buffers and tensors are reused across layers, so memory grows with
+ * the stage list only.
  */
 public final class ScaleBench {
     private static final int TP = 2;
     private static final int WIDTH = 8;
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws IOException {
         List<Integer> sizes = new ArrayList<>();
         for (String a : args) {
             sizes.add(Integer.parseInt(a));
         }
         if (sizes.isEmpty()) {
-            sizes = List.of(1_000, 10_000, 100_000, 1_000_000);
+            sizes = List.of(100_000, 1_000_000);
         }
         run(sizes, System.out);
     }
 
-    /** Verifies one program per size (after a warm-up) and prints a table; returns ns per stage for each size. */
-    public static double[] run(List<Integer> sizes, PrintStream out) {
-        Verifier verifier = new Verifier();
-        Generated warm = generate(20_000);
-        verifier.verify(warm.program(), warm.certificate(), Parent.none());
-        out.printf("%10s %12s %12s %10s %s%n", "stages", "generate ms", "verify ms", "ns/stage", "verdict");
-        double[] nsPerStage = new double[sizes.size()];
-        for (int i = 0; i < sizes.size(); i++) {
-            int n = sizes.get(i);
-            long t0 = System.nanoTime();
-            Generated g = generate(n);
-            long t1 = System.nanoTime();
-            VerifyReport r = verifier.verify(g.program(), g.certificate(), Parent.none());
-            long t2 = System.nanoTime();
-            nsPerStage[i] = (t2 - t1) / (double) n;
-            out.printf("%10d %12.1f %12.1f %10.1f %s%n", n, (t1 - t0) / 1e6, (t2 - t1) / 1e6, nsPerStage[i],
-                    r.holds() ? "holds" : r.diagnostics().size() + " finding(s)");
+    /** One row of the table: the times of one shape at one size. */
+    public record Row(String shape, int stages, double validateMs, double verifyMs, double fileValidateMs, double fileVerifyMs,
+                      long peakHeapMb, String verdict) {
+        /** verify / validate, from memory. */
+        public double ratio() {
+            return verifyMs / validateMs;
         }
-        return nsPerStage;
+
+        /** The same, from the files. */
+        public double fileRatio() {
+            return fileVerifyMs / fileValidateMs;
+        }
+    }
+
+    /**
+     * Measures every shape at every size (after a warm-up on small programs of every shape),
+     * printing one line per row as it is measured; returns the rows. Files are written to a
+     * temporary directory that is deleted afterwards.
+     */
+    public static List<Row> run(List<Integer> sizes, PrintStream out) throws IOException {
+        HeapPeak heap = new HeapPeak();
+        Path dir = Files.createTempDirectory("stagecheck-bench-verifier");
+        try {
+            for (Shapes shape : Shapes.values()) {
+                measure(shape, 20_000, dir, heap);
+            }
+            out.printf("%-7s %9s %12s %10s %6s %9s %12s %12s %6s %8s %s%n", "shape", "stages", "validate ms", "verify ms", "ratio", "ns/stage",
+                    "file val ms", "file ver ms", "ratio", "heap MB", "verdict");
+            List<Row> rows = new ArrayList<>();
+            for (int n : sizes) {
+                for (Shapes shape : Shapes.values()) {
+                    Row r = measure(shape, n, dir, heap);
+                    rows.add(r);
+                    out.printf("%-7s %9d %12.1f %10.1f %6.2f %9.1f %12.1f %12.1f %6.2f %8d %s%n", r.shape(), r.stages(), r.validateMs(), r.verifyMs(),
+                            r.ratio(), r.verifyMs() * 1e6 / r.stages(), r.fileValidateMs(), r.fileVerifyMs(), r.fileRatio(), r.peakHeapMb(), r.verdict());
+                    out.flush();
+                }
+            }
+            return rows;
+        } finally {
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    private static Row measure(Shapes shape, int n, Path dir, HeapPeak heap) throws IOException {
+        Generated g = shape.generate(n);
+        Path programFile = dir.resolve("program.json");
+        Path certFile = dir.resolve("cert.json");
+        Files.write(programFile, new ProgramCodec().write(g.program()));
+        Files.write(certFile, new CertificateCodec().write(g.certificate()));
+        Verifier verifier = new Verifier();
+        heap.reset();
+        long t0 = System.nanoTime();
+        boolean valid = new Validator().validate(g.program()).isEmpty();
+        long t1 = System.nanoTime();
+        VerifyReport r = verifier.verify(g.program(), g.certificate(), Parent.none());
+        long t2 = System.nanoTime();
+        long memoryPeak = heap.peakMb();
+        g = null; // the in-memory program is not needed while the files are read
+        heap.reset();
+        long t3 = System.nanoTime();
+        boolean fileValid;
+        try {
+            fileValid = new Validator().validate(ProgramFile.read(programFile).program()).isEmpty();
+        } catch (JsonFormatException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        long t4 = System.nanoTime();
+        VerifyReport fromFile;
+        try {
+            fromFile = verifier.verify(ProgramFile.read(programFile).program(), CertificateFile.read(certFile).certificate(), Parent.none());
+        } catch (JsonFormatException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        long t5 = System.nanoTime();
+        long peak = Math.max(memoryPeak, heap.peakMb());
+        String verdict = !valid || !fileValid ? "invalid" : r.holds() && fromFile.holds() ? "holds"
+                : r.diagnostics().size() + "/" + fromFile.diagnostics().size() + " finding(s)";
+        return new Row(shape.label(), n, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t4 - t3) / 1e6, (t5 - t4) / 1e6, peak, verdict);
     }
 
     /** A program and its certificate. */
@@ -134,6 +212,12 @@ public final class ScaleBench {
         }
         // pad with elementwise stages (full values) so the count is exact
         int pad = 0;
+        if ((stages - tail - list.size()) % TP != 0) {
+            // every chip scales alike; what is left over reloads chip 0's bias, which changes nothing
+            for (int k = (stages - tail - list.size()) % TP; k > 0; k--) {
+                list.add(new Stage("ld_b.pad." + k, new Site(0, 0, 0), List.of(), List.of("b.0"), new StageKind.Load("b.0", rowBlock, 1, null)));
+            }
+        }
         while (list.size() + tail < stages) {
             int c = pad++ % TP;
             list.add(new Stage("scale." + pad, new Site(c, 0, 0), List.of("x." + c), List.of("x." + c),

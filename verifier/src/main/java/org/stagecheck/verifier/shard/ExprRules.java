@@ -211,9 +211,9 @@ final class ExprRules {
         return switch (e) {
             case Expr.In in -> in.index() < args.size() ? args.get(in.index())
                     : new Ex(st.terms.unbounded("missing-port:" + in.index(), "in" + in.index(), rank), false);
-            case Expr.FloatConst c -> new Ex(st.terms.unbounded("cf:" + c.value(), Expr.print(c), rank), c.value() == 0.0);
-            case Expr.IntConst c -> new Ex(st.terms.unbounded("ci:" + c.value(), Expr.print(c), rank), c.value() == 0);
-            case Expr.ParamRef p -> new Ex(st.terms.unbounded("p:" + p.name(), p.name(), rank), false);
+            case Expr.FloatConst c -> new Ex(leaf(c, rank), c.value() == 0.0);
+            case Expr.IntConst c -> new Ex(leaf(c, rank), c.value() == 0);
+            case Expr.ParamRef p -> new Ex(leaf(p, rank), false);
             case Expr.Index ix -> ix.axis() < frame.length && frame[ix.axis()].isConstant()
                     ? new Ex(position(ix.axis(), frame[ix.axis()].constant(), rank), false)
                     : new Ex(st.terms.unbounded("ix:" + ix.axis() + "@" + (ix.axis() < frame.length ? frame[ix.axis()].key() : "?"),
@@ -235,6 +235,27 @@ final class ExprRules {
                 yield apply(a.fn(), vs);
             }
         };
+    }
+
+    /** The terms of constants and parameters met so far, by expression (the same term for equal ones, at any rank). */
+    private final java.util.Map<Expr, Term> leaves = new java.util.HashMap<>();
+
+    /** The term of a constant or parameter: its key names its value, so it is one term wherever it appears. */
+    private Term leaf(Expr e, int rank) {
+        Term t = leaves.get(e);
+        if (t == null) {
+            t = switch (e) {
+                case Expr.FloatConst c -> st.terms.unbounded("cf:" + c.value(), Expr.print(c), rank);
+                case Expr.IntConst c -> st.terms.unbounded("ci:" + c.value(), Expr.print(c), rank);
+                case Expr.ParamRef p -> st.terms.unbounded("p:" + p.name(), p.name(), rank);
+                case Expr.In in -> throw new IllegalArgumentException("an input is no leaf");
+                case Expr.Index ix -> throw new IllegalArgumentException("an index is no leaf");
+                case Expr.Cast c -> throw new IllegalArgumentException("a cast is no leaf");
+                case Expr.Apply a -> throw new IllegalArgumentException("an application is no leaf");
+            };
+            leaves.put(e, t);
+        }
+        return t;
     }
 
     /**

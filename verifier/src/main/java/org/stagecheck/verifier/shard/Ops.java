@@ -1,7 +1,9 @@
 package org.stagecheck.verifier.shard;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import org.stagecheck.spec.ir.Expr;
 
 /**
  * Builds the terms of operations (docs/verifier.md, "Canonical sums"), in the canonical form of
@@ -66,8 +68,15 @@ final class Ops {
         };
     }
 
-    /** {@code -c} for an integer constant {@code c} (exact: integers negate without rounding); else null. */
+    /**
+     * {@code -c} for a constant {@code c} (exact: a float or an integer negates without rounding;
+     * not the smallest 32-bit integer, whose negation wraps); else null.
+     */
     private Term negatedConstant(Term t) {
+        if (t.key().startsWith("cf:")) {
+            double d = -Double.parseDouble(t.key().substring(3));
+            return terms.unbounded("cf:" + d, Expr.print(new Expr.FloatConst(d)), t.rank());
+        }
         Long c = integerConstant(t);
         return c == null || c == Integer.MIN_VALUE ? null : terms.unbounded("ci:" + (-c), Long.toString(-c), t.rank());
     }
@@ -83,32 +92,143 @@ final class Ops {
         }
     }
 
-    /** {@code op} (sum, max or min) over its operands flattened, zeros dropped from a sum, sorted by id. */
+    /**
+     * {@code op} (sum, max or min) over its operands flattened into one counted multiset
+     * ({@link Summands}), zeros dropped from a sum and its constants folded into one where the
+     * folded value is exact. The operands of the largest flattened argument are shared, not
+     * copied, so a chain that adds one operand per stage costs O(1) per stage. An operand count
+     * that would overflow keeps the operation as a plain term of its arguments (no canonical form,
+     * so it equals only itself).
+     */
     private Term flat(String op, List<Term> args) {
-        List<Term> parts = new ArrayList<>();
         int rank = 0;
         for (Term t : args) {
             rank = Math.max(rank, t.rank());
-            Terms.Flat f = terms.flat(t);
-            if (f != null && f.op().equals(op)) {
-                parts.addAll(f.parts());
-            } else if (!(op.equals("sum") && isZero(t))) {
-                parts.add(t);
+        }
+        boolean sum = op.equals("sum");
+        if (args.size() == 2 && args.get(1).flatOp() == null && op.equals(args.get(0).flatOp()) || args.size() == 2 && args.get(0).flatOp() == null
+                && op.equals(args.get(1).flatOp())) {
+            Term of = op.equals(args.get(0).flatOp()) ? args.get(0) : args.get(1);
+            Term plus = of == args.get(0) ? args.get(1) : args.get(0);
+            Term known = of.step(op, plus);
+            if (known != null && known.rank() == rank) {
+                return known;
+            }
+            Term t = flatOf(op, args, rank, sum);
+            of.step(op, plus, t);
+            return t;
+        }
+        return flatOf(op, args, rank, sum);
+    }
+
+    private Term flatOf(String op, List<Term> args, int rank, boolean sum) {
+        // the largest flattened argument is the base; the others' operands are added to it
+        Term base = null;
+        int baseAt = -1;
+        for (int i = 0; i < args.size(); i++) {
+            Term t = args.get(i);
+            if (op.equals(t.flatOp()) && (base == null || t.operands().nodes() > base.operands().nodes())) {
+                base = t;
+                baseAt = i;
             }
         }
-        if (op.equals("sum")) {
-            parts = foldedIntegers(parts, rank);
+        Summands parts = base == null ? Summands.empty() : base.operands();
+        // the constants among the operands: the one met while it is the only one, their exact sum once there are more
+        Term onlyConstant = base == null ? null : base.constant();
+        BigDecimal constant = null;
+        // integer constants (an index's offsets) fold into an integer, float ones into a float
+        boolean integers = onlyConstant == null || onlyConstant.key().startsWith("ci:");
+        try {
+            for (int i = 0; i < args.size(); i++) {
+                Term t = args.get(i);
+                if (i == baseAt) {
+                    continue;
+                }
+                Term c = op.equals(t.flatOp()) ? t.constant() : sum && !isZero(t) && finiteConstant(t) ? t : null;
+                if (c != null) {
+                    integers &= c.key().startsWith("ci:");
+                }
+                if (c != null && onlyConstant == null && constant == null) {
+                    onlyConstant = c;
+                } else if (c != null) {
+                    constant = plus(plus(constant, onlyConstant == null ? null : exact(onlyConstant)), exact(c));
+                    onlyConstant = null;
+                }
+                if (op.equals(t.flatOp())) {
+                    parts = parts.plusAll(t.operands(), 1);
+                } else if (sum && isZero(t) || c != null) {
+                    continue;
+                } else {
+                    parts = parts.plus(t, 1);
+                }
+            }
+        } catch (ArithmeticException overflow) {
+            return plainOp(op, args);
         }
-        if (parts.isEmpty()) {
+        Term folded = onlyConstant;
+        if (constant != null) {
+            if (integers) {
+                if (constant.compareTo(BigDecimal.valueOf(Integer.MIN_VALUE)) < 0 || constant.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE)) > 0) {
+                    // the integers' sum wraps in 32 bits: no canonical form (the sum equals only itself)
+                    return plainOp(op, args);
+                }
+                long v = constant.longValueExact();
+                folded = v == 0 ? null : terms.unbounded("ci:" + v, Long.toString(v), rank);
+            } else {
+                double d = constant.doubleValue();
+                if (new BigDecimal(d).compareTo(constant) != 0) {
+                    // the constants' sum is no double: no canonical form (the sum equals only itself)
+                    return plainOp(op, args);
+                }
+                folded = d == 0.0 ? null : terms.unbounded("cf:" + d, Expr.print(new Expr.FloatConst(d)), rank);
+            }
+        }
+        if (parts.total == 0 && folded == null) {
             return terms.unbounded("cf:0.0", "0.0", rank);
         }
-        if (parts.size() == 1 && parts.getFirst().rank() == rank) {
-            return parts.getFirst();
+        Term single = folded == null ? parts.single() : parts.total == 0 ? folded : null;
+        if (single != null && single.rank() == rank) {
+            return single;
         }
-        parts.sort(java.util.Comparator.comparingInt(Term::id));
-        Term t = plainOp(op, parts);
-        terms.flat(t, new Terms.Flat(op, List.copyOf(parts)));
-        return t;
+        long[] lo = Terms.unboundedLo(rank);
+        long[] hi = Terms.unboundedHi(rank);
+        List<Term> sources = new ArrayList<>();
+        for (Term t : args) {
+            intersect(lo, hi, rank, t);
+            if (!(sum && isZero(t))) {
+                sources.add(t);
+            }
+        }
+        sources.sort(java.util.Comparator.comparingInt(Term::id));
+        Summands operands = parts;
+        Term c = folded;
+        return terms.flat(op, operands, c, () -> text(op, operands, c), lo, hi, sources.toArray(Term[]::new));
+    }
+
+    /** A finite float constant, or a 32-bit integer constant (an index's offset). */
+    private static boolean finiteConstant(Term t) {
+        if (t.key().startsWith("cf:")) {
+            return Double.isFinite(Double.parseDouble(t.key().substring(3)));
+        }
+        Long c = integerConstant(t);
+        return c != null && c >= Integer.MIN_VALUE && c <= Integer.MAX_VALUE;
+    }
+
+    /** The exact value of a finite float or integer constant term. */
+    private static BigDecimal exact(Term t) {
+        return t.key().startsWith("ci:") ? BigDecimal.valueOf(integerConstant(t)) : new BigDecimal(Double.parseDouble(t.key().substring(3)));
+    }
+
+    private static BigDecimal plus(BigDecimal a, BigDecimal b) {
+        return a == null ? b : a.add(b);
+    }
+
+    private static void intersect(long[] lo, long[] hi, int rank, Term t) {
+        int lead = rank - t.rank();
+        for (int a = 0; a < t.rank(); a++) {
+            lo[a + lead] = Math.max(lo[a + lead], t.lo()[a]);
+            hi[a + lead] = Math.min(hi[a + lead], t.hi()[a]);
+        }
     }
 
     /** {@code a * b} in one order of its factors, without the identities of {@link RescaleFactors#product}. */
@@ -143,7 +263,29 @@ final class Ops {
     }
 
     private static boolean isZero(Term t) {
-        return t.key().equals("cf:0.0") || t.key().equals("cf:-0.0");
+        return t.key().equals("cf:0.0") || t.key().equals("cf:-0.0") || t.key().equals("ci:0");
+    }
+
+    /**
+     * {@code op(a, b, ...)} over the operands (the folded constant among them) sorted by id, each
+     * as often as it is counted, while the text is short.
+     */
+    private static String text(String op, Summands operands, Term constant) {
+        StringBuilder text = new StringBuilder(op).append('(');
+        List<Term> ts = operands.distinct();
+        long[] counts = operands.counts();
+        int n = 0;
+        boolean constantDone = constant == null;
+        for (int i = 0; i <= ts.size() && text.length() < Terms.TEXT_LIMIT; i++) {
+            if (!constantDone && (i == ts.size() || constant.id() < ts.get(i).id())) {
+                text.append(n++ == 0 ? "" : ", ").append(constant.text());
+                constantDone = true;
+            }
+            for (long k = 0; i < ts.size() && k < counts[i] && text.length() < Terms.TEXT_LIMIT; k++) {
+                text.append(n++ == 0 ? "" : ", ").append(ts.get(i).text());
+            }
+        }
+        return text.append(')').toString();
     }
 
     private Term plainOp(String name, List<Term> args) {
@@ -153,22 +295,15 @@ final class Ops {
         }
         long[] lo = Terms.unboundedLo(rank);
         long[] hi = Terms.unboundedHi(rank);
-        StringBuilder key = new StringBuilder("f:").append(name).append('(');
         String label = "";
         Term[] sources = args.toArray(Term[]::new);
-        for (int i = 0; i < sources.length; i++) {
-            Term t = sources[i];
-            key.append(i == 0 ? "" : ",").append(t.id());
+        for (Term t : sources) {
             if (label.isEmpty()) {
                 label = t.label();
             }
-            int lead = rank - t.rank();
-            for (int a = 0; a < t.rank(); a++) {
-                lo[a + lead] = Math.max(lo[a + lead], t.lo()[a]);
-                hi[a + lead] = Math.min(hi[a + lead], t.hi()[a]);
-            }
+            intersect(lo, hi, rank, t);
         }
-        Term t = terms.of(key.append(')').toString(), () -> text(name, sources), label, lo, hi, sources);
+        Term t = terms.op(name, sources, () -> text(name, sources), label, lo, hi);
         identities.record(t, name, args);
         return t;
     }

@@ -64,6 +64,11 @@ public final class ShardChecker {
         this.unsplit = unsplit;
     }
 
+    /** How many terms the analysis made (its term table's size; the parent's included): O(1) per stage, whatever the shape. */
+    int termsMade() {
+        return st.terms.size();
+    }
+
     /** Runs the analysis; returns the remarks that are not findings. */
     public List<String> run() {
         ShardState parent = null;

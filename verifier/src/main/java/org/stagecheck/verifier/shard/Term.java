@@ -15,7 +15,8 @@ import java.util.function.Supplier;
  */
 final class Term {
     private final int id;
-    private final String key;
+    /** Made on first use for a plain operation (from its {@link Terms.OpKey}). */
+    private String key;
     private Supplier<String> textOf;
     private String text;
     private final String label;
@@ -23,6 +24,18 @@ final class Term {
     private final long[] hi;
     private final Made made;
     private final Term[] sources;
+    /** The table that made it (its readable text is rendered to a bounded depth there). */
+    private final Terms owner;
+    /** A canonical sum, max or min: its operation and operands; null for any other term. */
+    private final Terms.Form form;
+    /**
+     * The last canonical op built from this term and one more operand, and its result: a chain
+     * ({@code acc = acc + x_i} on every chip, in the parent and the split) builds each step once
+     * and finds it again here, without comparing operands.
+     */
+    private String stepOp;
+    private Term stepPlus;
+    private Term stepResult;
 
     /** The analysis ({@code phase}) and stage ({@code stage}, -1 before the first) that first built a term. */
     record Made(int phase, int stage) {}
@@ -39,8 +52,16 @@ final class Term {
      *                a program first computed something the other one never did
      * @param sources the terms it was built from (for that trail)
      */
-    Term(int id, String key, Supplier<String> text, String label, long[] lo, long[] hi, Made made, Term[] sources) {
+    Term(int id, String key, Supplier<String> text, String label, long[] lo, long[] hi, Made made, Term[] sources, Terms owner) {
+        this(id, key, text, label, lo, hi, made, sources, owner, null);
+    }
+
+    /** A canonical sum, max or min of the operands {@code form} names. */
+    Term(int id, String key, Supplier<String> text, String label, long[] lo, long[] hi, Made made, Term[] sources, Terms owner,
+         Terms.Form form) {
         this.id = id;
+        this.owner = owner;
+        this.form = form;
         this.key = key;
         this.textOf = text;
         this.label = label;
@@ -55,17 +76,66 @@ final class Term {
     }
 
     String key() {
+        if (key == null && form instanceof Terms.OpKey k) {
+            key = k.key();
+        }
         return key;
     }
 
-    /** The readable form, at most {@value Terms#TEXT_LIMIT} characters and an ellipsis. */
+    /**
+     * The readable form, at most {@value Terms#TEXT_LIMIT} characters and an ellipsis. A term
+     * nested deeper than {@value Terms#TEXT_DEPTH} levels below the one being rendered is
+     * {@code ...}: a term built by a chain of 10^6 stages is rendered without recursing 10^6 deep.
+     */
     String text() {
-        if (text == null) {
-            String t = textOf.get();
-            text = t.length() > Terms.TEXT_LIMIT ? t.substring(0, Terms.TEXT_LIMIT) + "..." : t;
+        if (text != null) {
+            return text;
+        }
+        Terms.TextDepth depth = owner.textDepth();
+        long cutsBefore = depth.cuts();
+        if (!depth.enter()) {
+            return "...";
+        }
+        String t;
+        try {
+            t = textOf.get();
+        } finally {
+            depth.leave();
+        }
+        boolean cut = depth.cuts() != cutsBefore;
+        t = t.length() > Terms.TEXT_LIMIT ? t.substring(0, Terms.TEXT_LIMIT) + "..." : t;
+        if (!cut) {
+            // rendered whole: the same text whatever asks for it, so it is kept
+            text = t;
             textOf = null;
         }
-        return text;
+        return t;
+    }
+
+    /** The term {@code stepOp(this, plus)} when it was the last such step built from this term, else null. */
+    Term step(String op, Term plus) {
+        return stepPlus == plus && op.equals(stepOp) ? stepResult : null;
+    }
+
+    void step(String op, Term plus, Term result) {
+        stepOp = op;
+        stepPlus = plus;
+        stepResult = result;
+    }
+
+    /** The operation of a canonical sum, max or min ({@code "sum"}, {@code "max"}, {@code "min"}), or null. */
+    String flatOp() {
+        return form instanceof Terms.FlatKey f ? f.op() : null;
+    }
+
+    /** The operands of a canonical sum, max or min other than its folded constant, or null. */
+    Summands operands() {
+        return form instanceof Terms.FlatKey f ? f.operands() : null;
+    }
+
+    /** The folded constant operand of a canonical sum (null when it has none, or for any other term). */
+    Term constant() {
+        return form instanceof Terms.FlatKey f ? f.constant() : null;
     }
 
     String label() {

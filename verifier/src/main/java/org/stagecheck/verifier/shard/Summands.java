@@ -1,0 +1,178 @@
+package org.stagecheck.verifier.shard;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The operands of a canonical sum, max or min (docs/verifier.md, "Canonical sums"): a counted
+ * multiset of terms ({@code x + x + x} is {@code {x:3}}), persistent, so a term built by adding
+ * one operand to a sum shares the sum's operands instead of copying them.
+ *
+ * <p>A node is a <em>snapshot</em> (its distinct operands and their counts, sorted by term id)
+ * or a <em>delta</em> (one operand added to the node below it). Adding an operand is O(1); when
+ * the deltas above the last snapshot outnumber its operands (plus a slack), they are folded into
+ * a new snapshot, so a node holds O(distinct operands) and adding is O(1) amortised, whatever
+ * the chain that built it: adding {@code x} to a sum that ends with {@code x} raises the count
+ * in place, and a 10^6-stage chain {@code acc = acc + x} ends with one node of {@code {x:10^6}}.
+ *
+ * <p>Equality is the multiset's: the same operands with the same counts. {@link #hash} (a
+ * commutative sum of a mix of the operands' ids, weighted by count) is equal for equal multisets
+ * and decides almost every comparison; equal hashes are confirmed operand by operand, so a
+ * collision never makes two different sums one term.
+ */
+final class Summands {
+    /** Deltas allowed above a snapshot beyond its size before they are folded into a new one. */
+    private static final int SLACK = 8;
+
+    /** The node below a delta; null for a snapshot. */
+    private final Summands below;
+    /** A snapshot's operands sorted by id, or a delta's one operand. */
+    private final Term[] terms;
+    private final long[] counts;
+    /** Distinct operands of the snapshot this node's chain starts from. */
+    private final int snapshotSize;
+    /** Delta nodes from here down to that snapshot. */
+    private final int deltas;
+    /** Sum over operands of count * mix(id): equal for equal multisets. */
+    final long hash;
+    /** Sum of the counts. */
+    final long total;
+    /** The operand with the smallest id that has a label, and that label (for messages). */
+    private final int labelId;
+    final String label;
+
+    private Summands(Summands below, Term[] terms, long[] counts, int snapshotSize, int deltas, long hash, long total, int labelId, String label) {
+        this.below = below;
+        this.terms = terms;
+        this.counts = counts;
+        this.snapshotSize = snapshotSize;
+        this.deltas = deltas;
+        this.hash = hash;
+        this.total = total;
+        this.labelId = labelId;
+        this.label = label;
+    }
+
+    static Summands empty() {
+        return new Summands(null, new Term[0], new long[0], 0, 0, 0, 0, Integer.MAX_VALUE, "");
+    }
+
+    /**
+     * This multiset with {@code count} more of {@code t}.
+     *
+     * @throws ArithmeticException when a count or the total would overflow a long
+     */
+    Summands plus(Term t, long count) {
+        long total2 = Math.addExact(total, count);
+        long hash2 = hash + count * mix(t.id());
+        boolean labels = !t.label().isEmpty() && t.id() < labelId;
+        int labelId2 = labels ? t.id() : labelId;
+        String label2 = labels ? t.label() : label;
+        if (below != null && terms[0] == t) {
+            // the same operand as the last one added: raise its count instead of growing the chain
+            long c = Math.addExact(counts[0], count);
+            return new Summands(below, terms, new long[] {c}, snapshotSize, deltas, hash2, total2, labelId2, label2);
+        }
+        Summands s = new Summands(this, new Term[] {t}, new long[] {count}, snapshotSize, deltas + 1, hash2, total2, labelId2, label2);
+        return s.deltas > s.snapshotSize + SLACK ? s.compact() : s;
+    }
+
+    /** This multiset plus every operand of {@code other} (with its count times {@code times}). */
+    Summands plusAll(Summands other, long times) {
+        Summands s = this;
+        Summands o = other.compact();
+        for (int i = 0; i < o.terms.length; i++) {
+            s = s.plus(o.terms[i], Math.multiplyExact(o.counts[i], times));
+        }
+        return s;
+    }
+
+    /** The same multiset as one snapshot: its distinct operands sorted by id, with their counts. */
+    Summands compact() {
+        if (below == null) {
+            return this;
+        }
+        Map<Term, long[]> acc = new IdentityHashMap<>();
+        Summands n = this;
+        for (; n.below != null; n = n.below) {
+            long c = n.counts[0];
+            acc.merge(n.terms[0], new long[] {c}, (x, y) -> new long[] {Math.addExact(x[0], y[0])});
+        }
+        for (int i = 0; i < n.terms.length; i++) {
+            long c = n.counts[i];
+            acc.merge(n.terms[i], new long[] {c}, (x, y) -> new long[] {Math.addExact(x[0], y[0])});
+        }
+        Term[] ts = acc.keySet().toArray(Term[]::new);
+        Arrays.sort(ts, Comparator.comparingInt(Term::id));
+        long[] cs = new long[ts.length];
+        for (int i = 0; i < ts.length; i++) {
+            cs[i] = acc.get(ts[i])[0];
+        }
+        return new Summands(null, ts, cs, ts.length, 0, hash, total, labelId, label);
+    }
+
+    /** The distinct operands, sorted by id. */
+    List<Term> distinct() {
+        return List.of(compact().terms);
+    }
+
+    /** The count of each of {@link #distinct()}, in its order. */
+    long[] counts() {
+        return compact().counts.clone();
+    }
+
+    /** The operands sorted by id, each repeated as often as it is counted (for the few callers that list them). */
+    List<Term> expanded() {
+        Summands s = compact();
+        List<Term> out = new ArrayList<>();
+        for (int i = 0; i < s.terms.length; i++) {
+            for (long k = 0; k < s.counts[i]; k++) {
+                out.add(s.terms[i]);
+            }
+        }
+        return out;
+    }
+
+    /** The only operand when the multiset holds exactly one operand once, else null. */
+    Term single() {
+        return total == 1 ? compact().terms[0] : null;
+    }
+
+    /** Nodes held by this multiset's chain: O(distinct operands), whatever built it. */
+    int nodes() {
+        return deltas + 1;
+    }
+
+    /** Whether both are the same multiset of operands. */
+    boolean sameAs(Summands o) {
+        if (this == o) {
+            return true;
+        }
+        if (hash != o.hash || total != o.total) {
+            return false;
+        }
+        Summands a = compact();
+        Summands b = o.compact();
+        if (a.terms.length != b.terms.length) {
+            return false;
+        }
+        for (int i = 0; i < a.terms.length; i++) {
+            if (a.terms[i] != b.terms[i] || a.counts[i] != b.counts[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A well-spread 64-bit value of a term id (the splitmix64 finaliser). */
+    static long mix(int id) {
+        long z = id * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}
