@@ -51,7 +51,7 @@ final class CudaCheck {
     static final long EXAMPLE_SEED = 11;
 
     /** The setup failures that mean there is nothing to run on (bad input, not a failed check): no driver, no GPU. */
-    static final Set<String> NO_DEVICE = Set.of("NO_CUDA_DRIVER", "CUDA_ERROR_NO_DEVICE");
+    static final Set<String> NO_DEVICE = Set.of("NO_CUDA_DRIVER", "CUDA_ERROR_NO_DEVICE", "FAKE_DRIVER_BUILD");
 
     /** The rows, and the benchmark's text when it ran. */
     record Outcome(List<CheckRow> rows, String benchText) {
@@ -100,7 +100,9 @@ final class CudaCheck {
             module = CudaModule.build(lowered, options, factory);
         } catch (CudaSetupException e) {
             if (NO_DEVICE.contains(e.diagnostic().code())) {
-                throw new BadInputException(e.diagnostic().message() + "; add --emulate to check host emulation, or --fake-driver to check the driver path on the fake driver");
+                throw new BadInputException(e.diagnostic().message() + (e.diagnostic().code().equals("FAKE_DRIVER_BUILD")
+                        ? "; the fake driver needs a C compiler (cc or gcc, or $STAGECHECK_CC); --emulate checks host emulation"
+                        : "; add --emulate to check host emulation, or --fake-driver to check the driver path on the fake driver"));
             }
             rows.add(row("compile", CheckRow.Result.FAILED, e.diagnostic().render(), t0));
             return new Outcome(rows, null);

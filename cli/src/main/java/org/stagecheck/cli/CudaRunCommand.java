@@ -99,11 +99,20 @@ final class CudaRunCommand implements Callable<Integer> {
                 }
             }
         } catch (LaunchException e) {
-            throw new BadInputException(e.getMessage() + "; add --emulate to run in host emulation, or --fake-driver for the driver path on the fake driver");
+            throw new BadInputException(e.getMessage() + switch (target()) {
+                case DEVICE -> "; add --emulate to run in host emulation, or --fake-driver for the driver path on the fake driver";
+                case FAKE_DRIVER -> "; the fake driver needs a C compiler (cc or gcc, or $STAGECHECK_CC); --emulate runs in host emulation";
+                case EMULATION -> "";
+            });
         }
         CudaOptions o = CudaOptions.device().withTarget(target()).withMath(mode).withKernels(kernelMode).withGraphs(graphs).withSegmentStages(segment);
         CudaBackend backend = new CudaBackend(o);
         try (CudaSession s = backend.prepare(program)) {
+            if (!s.refusal().isEmpty()) {
+                // the backend could not be set up for this program (a driver error, no code for this GPU): nothing ran
+                throw new BadInputException(s.refusal().stream().map(org.stagecheck.spec.diag.Diagnostic::render)
+                        .collect(java.util.stream.Collectors.joining("; ")));
+            }
             RunResult r = s.step(bound, params, io.trace);
             if (graphs && s.refusal().isEmpty()) {
                 PrintWriter err = spec.commandLine().getErr();

@@ -82,8 +82,9 @@ final class RunPipeline {
                 // the same outcome as the check above, whichever mode ran out
                 throw new BadInputException(memory.ranOut(Runtime.getRuntime().maxMemory(), result.stoppedAtStage()));
             }
-            if (!result.ok() && result.stoppedAtStage() == null) {
-                // refused before any stage: the bindings or parameters, which are the user's input
+            if (!result.ok() && result.stoppedAtStage() == null && result.faults().stream().noneMatch(d -> d.code().startsWith("CUDA_ERROR_"))) {
+                // refused before any stage: the bindings or parameters, which are the user's input (a device
+                // error no stage could be named for, a kernel's fault the driver reported late, is a failed run)
                 throw new BadInputException(result.faults().stream().map(Diagnostic::render).collect(java.util.stream.Collectors.joining("; ")));
             }
             List<String> written = outputs.write(program, result);

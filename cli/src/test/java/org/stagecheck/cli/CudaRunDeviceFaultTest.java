@@ -33,8 +33,9 @@ class CudaRunDeviceFaultTest {
         try {
             CliRunner r = CliRunner.run("cuda", "run", "../examples/elementwise-chain.json", "--random", "7", "--out", tmp.resolve("x").toString(),
                     "--fake-driver");
-            assertThat(r.err()).contains("CUDA_ERROR_ILLEGAL_ADDRESS").doesNotContain("Exception");
-            assertThat(r.err().split("the kernel that faulted is not known", -1)).as(r.err()).hasSize(2);
+            String said = r.out() + r.err();
+            assertThat(said).contains("CUDA_ERROR_ILLEGAL_ADDRESS").doesNotContain("Exception");
+            assertThat(said.split("the kernel that faulted is not known", -1)).as(said).hasSize(2);
             assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCode.CHECK_FAILED);
         } finally {
             fakeDriverFails("cuLaunchKernel", 0);

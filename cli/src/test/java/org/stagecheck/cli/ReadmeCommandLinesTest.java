@@ -97,6 +97,9 @@ class ReadmeCommandLinesTest {
         if (word.startsWith("out/") || word.startsWith("out.") || word.startsWith("cases/")) {
             return Stream.of(work.resolve(word).toString());
         }
+        if (word.equals("examples")) {
+            return Stream.of(ROOT.resolve(word).toString());
+        }
         if (!word.startsWith("examples/") && !word.startsWith("golden/")) {
             return Stream.of(word);
         }

@@ -184,7 +184,7 @@ public final class CudaDriver {
         return switch (rc) {
             case 209 -> ": the module has no code this GPU can run (NO_BINARY_FOR_GPU): it holds SASS for "
                     + org.stagecheck.cuda.compile.Toolchain.ARCH + " and PTX for " + org.stagecheck.cuda.compile.Toolchain.VIRTUAL_ARCH
-                    + ", which the driver compiles just in time only for a GPU of compute capability 9.0 or newer; this GPU is older";
+                    + ", which the driver compiles just in time only for a GPU of compute capability 9.0 or newer: the GPU is older, or the driver is older than the nvcc that built the module (its PTX version is newer than the driver reads)";
             case 218 -> ": the driver cannot read the PTX (INVALID_PTX)";
             case 222 -> ": the PTX is newer than the driver (UNSUPPORTED_PTX_VERSION); update the driver or use an older nvcc";
             case 700 -> ": a kernel read or wrote outside its allocations (ILLEGAL_ADDRESS); the context is unusable now";

@@ -155,7 +155,9 @@ public final class DeviceBench {
                 }
                 double micros = timeAlone(l, timing, runner.kernelNumber(i), k.threads(), args) * 1000.0 / reps;
                 long bytes = bytes(p, p.stages().get(k.stageIndex()));
-                boolean beyondL2 = (copies.length - 1) * (double) bytes >= l2;
+                // the graph's reps launches are replayed twice (untimed, then timed) over the same copies: between
+                // two uses of one copy come min(reps, copies) - 1 other launches, whose bytes must fill the L2
+                boolean beyondL2 = (Math.min(reps, copies.length) - 1) * (double) bytes >= l2;
                 times.add(new KernelTime(k.stageId(), k.name(), bytes, micros, micros > 0 ? bytes / (micros * 1e-6) / 1e9 : 0, beyondL2));
             }
             faulted = faultedStage(runner, p);

@@ -295,11 +295,13 @@ public final class ProgramRunner implements AutoCloseable {
      * A fault raised inside an earlier kernel that the driver reported later (at a launch, or a
      * synchronisation): no stage can be named without synchronising after each one.
      */
+    private static final String UNKNOWN_KERNEL = "the kernel that faulted is not known";
+
     static LaunchException unattributed(LaunchException e, String where) {
-        if (e.stageIndex() >= 0 || !e.raisedByAnEarlierKernel()) {
-            return e;
+        if (e.stageIndex() >= 0 || !e.raisedByAnEarlierKernel() || e.getMessage().contains(UNKNOWN_KERNEL)) {
+            return e; // named already, or not a late report, or said already (a launch's report passes through the step's)
         }
-        return new LaunchException(e.errorName(), e.getMessage() + " (reported " + where + "; the kernel that faulted is not known:"
+        return new LaunchException(e.errorName(), e.getMessage() + " (reported " + where + "; " + UNKNOWN_KERNEL + ":"
                 + " run with trace, or synchronising after each stage, to name its stage)");
     }
 
