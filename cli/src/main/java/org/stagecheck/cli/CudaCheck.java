@@ -12,6 +12,7 @@ import org.stagecheck.backend.RunResult;
 import org.stagecheck.conformance.CaseResult;
 import org.stagecheck.conformance.Conformance;
 import org.stagecheck.conformance.ConformanceCase;
+import org.stagecheck.cuda.ReferenceAgreement;
 import org.stagecheck.cuda.CudaModule;
 import org.stagecheck.cuda.CudaOptions;
 import org.stagecheck.cuda.CudaSession;

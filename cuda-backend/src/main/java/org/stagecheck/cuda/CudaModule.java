@@ -106,6 +106,13 @@ public final class CudaModule implements AutoCloseable {
         }
     }
 
+    /** Frees {@code r}'s device memory and graphs now, not with the module (a session over a shared module closing). */
+    public void release(ProgramRunner r) {
+        if (runners.remove(r)) {
+            r.close();
+        }
+    }
+
     public Launcher launcher() {
         return launcher;
     }

@@ -148,6 +148,8 @@ public final class CudaSession implements Prepared {
     public void close() {
         if (ownsModule) {
             module.close();
+        } else if (runner != null) {
+            module.release(runner); // a session over a shared module frees its own runner now
         }
     }
 }

@@ -5,8 +5,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.stagecheck.backend.RunResult;
-import org.stagecheck.spec.ir.ComputeOp;
-import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
@@ -20,7 +18,7 @@ import org.stagecheck.tensor.Tensor;
  */
 final class Agreement {
     /** The bound for programs with transcendental functions in precise mode (docs/cuda.md). */
-    static final int ULPS = 64;
+    static final long ULPS = ReferenceAgreement.ULPS;
 
     private Agreement() {
     }
@@ -118,37 +116,8 @@ final class Agreement {
         return b < 0 ? -(long) (b & 0x7FFFFFFF) : b;
     }
 
-    /** Whether any expression of the program calls exp, log, tanh, sigmoid, sin, cos or rsqrt. */
+    /** Whether any expression of the program calls exp, log, tanh, sigmoid, sin, cos or rsqrt (the backend's own rule). */
     static boolean hasTranscendental(Program p) {
-        for (Stage st : p.stages()) {
-            boolean t = switch (st.kind()) {
-                case StageKind.Compute c when c.op() instanceof ComputeOp.Generic g -> transcendental(g.expr());
-                case StageKind.Scalar s -> s.body().results().stream().anyMatch(Agreement::transcendental);
-                case StageKind.AllReduce a -> transcendental(a.combine().expr());
-                case StageKind.Compute c -> false;
-                case StageKind.Load l -> false;
-                case StageKind.Store s -> false;
-                case StageKind.Recv r -> false;
-            };
-            if (t) {
-                return true;
-            }
-        }
-        return false;
+        return ReferenceAgreement.hasTranscendental(p);
     }
-
-    static boolean transcendental(Expr e) {
-        return switch (e) {
-            case Expr.Apply a -> (a.fn().kind() == org.stagecheck.spec.ir.Fn.Kind.FLOAT_UNARY
-                    && a.fn() != org.stagecheck.spec.ir.Fn.SQRT && a.fn() != org.stagecheck.spec.ir.Fn.RECIP)
-                    || a.args().stream().anyMatch(Agreement::transcendental);
-            case Expr.Cast c -> transcendental(c.arg());
-            case Expr.In in -> false;
-            case Expr.FloatConst c -> false;
-            case Expr.IntConst c -> false;
-            case Expr.ParamRef pr -> false;
-            case Expr.Index ix -> false;
-        };
-    }
-
 }

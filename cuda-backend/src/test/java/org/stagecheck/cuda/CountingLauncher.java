@@ -1,5 +1,6 @@
 package org.stagecheck.cuda;
 
+import org.stagecheck.cuda.runtime.ForwardingLauncher;
 import java.lang.foreign.MemorySegment;
 
 import org.stagecheck.cuda.runtime.LaunchException;

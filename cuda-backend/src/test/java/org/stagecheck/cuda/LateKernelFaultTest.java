@@ -1,5 +1,6 @@
 package org.stagecheck.cuda;
 
+import org.stagecheck.cuda.runtime.ForwardingLauncher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.MemorySegment;

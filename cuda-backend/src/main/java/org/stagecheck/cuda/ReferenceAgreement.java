@@ -1,4 +1,4 @@
-package org.stagecheck.cli;
+package org.stagecheck.cuda;
 
 import java.util.Map;
 import java.util.Objects;
@@ -21,20 +21,20 @@ import org.stagecheck.tensor.compare.Policy;
  * function (a NaN matching any NaN: payloads are not portable), else within {@value #ULPS} ULPs
  * per element, because a 1-ULP difference in an exp may grow through what follows it.
  */
-final class ReferenceAgreement {
+public final class ReferenceAgreement {
     /** The bound for programs with transcendental functions. */
-    static final long ULPS = 64;
+    public static final long ULPS = 64;
 
     private ReferenceAgreement() {
     }
 
     /** The policy a program's outputs are judged by. */
-    static Policy policy(Program p) {
-        return p.stages().stream().anyMatch(ReferenceAgreement::transcendental) ? new Policy.Ulp(ULPS) : new Policy.ExactAnyNaN();
+    public static Policy policy(Program p) {
+        return hasTranscendental(p) ? new Policy.Ulp(ULPS) : new Policy.ExactAnyNaN();
     }
 
     /** Null when {@code actual} agrees with {@code reference}; else the first disagreement, in one line. */
-    static String disagreement(Program p, RunResult reference, RunResult actual) {
+    public static String disagreement(Program p, RunResult reference, RunResult actual) {
         if (!reference.faults().stream().map(d -> d.code()).toList().equals(actual.faults().stream().map(d -> d.code()).toList())
                 || !Objects.equals(reference.stoppedAtStage(), actual.stoppedAtStage())) {
             return "faults differ: reference " + reference.faults().stream().map(d -> d.code()).toList() + " at " + reference.stoppedAtStage()
@@ -55,6 +55,11 @@ final class ReferenceAgreement {
             }
         }
         return null;
+    }
+
+    /** Whether any expression of the program calls exp, log, tanh, sigmoid, sin, cos or rsqrt. */
+    public static boolean hasTranscendental(Program p) {
+        return p.stages().stream().anyMatch(ReferenceAgreement::transcendental);
     }
 
     private static boolean transcendental(Stage st) {

@@ -1,15 +1,15 @@
-package org.stagecheck.cuda;
+package org.stagecheck.cuda.runtime;
 
 import java.lang.foreign.MemorySegment;
 
-import org.stagecheck.cuda.runtime.LaunchException;
-import org.stagecheck.cuda.runtime.Launcher;
-
-/** A launcher that passes every call to {@code inner}: test doubles override the calls they break. */
-class ForwardingLauncher implements Launcher {
+/**
+ * A launcher that passes every call to {@code inner}: a wrapper overrides the calls it changes
+ * ({@code cuda check}'s launcher that refuses captures, the tests' doubles that break one call).
+ */
+public class ForwardingLauncher implements Launcher {
     protected final Launcher inner;
 
-    ForwardingLauncher(Launcher inner) {
+    public ForwardingLauncher(Launcher inner) {
         this.inner = inner;
     }
 
