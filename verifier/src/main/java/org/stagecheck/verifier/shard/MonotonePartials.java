@@ -18,7 +18,7 @@ import org.stagecheck.verifier.Code;
  * <p>{@code exp} of an affine function of the partial that also involves another value
  * ({@code exp(x - m_c)}, {@code exp(m_c - M)}) is instead factored:
  * {@code exp(A(m_c)) = exp(A(M)) * exp(a * (m_c - M))}, the second factor a chip-specific rescale
- * factor ({@link Identities#kappa}) that a product with {@code exp(m_c - M)} cancels. That is how
+ * factor ({@link RescaleFactors#kappa}) that a product with {@code exp(m_c - M)} cancels. That is how
  * a sequence-parallel softmax rescales each chip's partial sums before the sum all-reduce.
  */
 final class MonotonePartials {
