@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -26,6 +27,7 @@ import org.stagecheck.spec.ir.DType;
  * against the unsplit program, no checkpoint tensor is copied into the authored directory, and
  * {@code model.json} records the family and its settings.
  */
+@Tag("slow")
 class CheckpointAuthorCommandTest {
     /** Every cut kind with the options it takes (ctx above Mistral's window of 3: the cache is a ring). */
     static final List<List<String>> CUTS = List.of(

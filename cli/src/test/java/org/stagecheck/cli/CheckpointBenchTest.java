@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.author.synth.SynthFamily;
@@ -20,6 +21,7 @@ import org.stagecheck.spec.ir.DType;
  * row per step with figures where they are measured, the temporary files go, and a checkpoint
  * left in --dir is found again instead of written again.
  */
+@Tag("slow")
 class CheckpointBenchTest {
     @TempDir
     Path tmp;

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -24,6 +25,7 @@ import org.stagecheck.spec.ir.DType;
  * chip and the splittable ones on two with the experts split either way; every program runs, and
  * every split's certificate is discharged against the unsplit program.
  */
+@Tag("slow")
 class MoeAuthorCommandTest {
     static Stream<Arguments> models() {
         return Stream.of(

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,6 +46,7 @@ class ProgressLinesTest {
     }
 
     @Test
+    @Tag("slow") // three JVMs
     void benchVerifierSaysWhatItIsDoingWhenAsked() throws Exception {
         Ran asked = bench("1", "bench", "verifier", "1000");
         assertThat(asked.exit()).as(asked.err()).isZero();
@@ -61,6 +63,7 @@ class ProgressLinesTest {
     }
 
     @Test
+    @Tag("slow") // three JVMs
     void verifySaysWhatItReadsAndChecksWhenAsked() throws Exception {
         String program = "examples/tp2-matmul-allreduce.json";
         java.nio.file.Path root = java.nio.file.Path.of(System.getProperty("user.dir")).getParent();

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.cuda.compile.Toolchain;
@@ -23,6 +24,7 @@ import org.stagecheck.cuda.lower.CudaSource;
  * before) mixed one thread's code with another's details in about a fifth of the rounds on a
  * loaded 2-core machine. Skipped, saying why, without a host compiler.
  */
+@Tag("slow")
 class FaultRecordRaceTest {
     private static final int THREADS = 4;
     private static final int MILLIS = 5_000;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.verifier.Findings;
@@ -19,6 +20,7 @@ import org.stagecheck.verifier.bench.Shapes;
  * sums"): a term does not grow with the chain that built it, and the canonical form changes
  * only the representation: equal expressions are one term, different ones stay different.
  */
+@Tag("slow")
 class HashConsedTermsTest {
     private final Terms terms = new Terms();
     private final Ops ops = new Ops(terms);
