@@ -1,6 +1,8 @@
 package org.stagecheck.spec.validate;
 
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Fn;
@@ -31,6 +33,28 @@ public final class ExprTyper {
 
     /** The expression's type, or a {@link TypeError} naming the first offending sub-expression. */
     public ValueType type(Expr e) throws TypeError {
+        return type(e, null);
+    }
+
+    /**
+     * The type of every node of the expression, by identity (equal sub-expressions at two places
+     * are two entries), in one pass; a {@link TypeError} as {@link #type(Expr)} gives it.
+     */
+    public Map<Expr, ValueType> typesOf(Expr e) throws TypeError {
+        Map<Expr, ValueType> types = new IdentityHashMap<>();
+        type(e, types);
+        return types;
+    }
+
+    private ValueType type(Expr e, Map<Expr, ValueType> record) throws TypeError {
+        ValueType t = typeOfNode(e, record);
+        if (record != null) {
+            record.put(e, t);
+        }
+        return t;
+    }
+
+    private ValueType typeOfNode(Expr e, Map<Expr, ValueType> record) throws TypeError {
         return switch (e) {
             case Expr.In in -> {
                 if (in.index() >= inputs.size()) {
@@ -56,18 +80,18 @@ public final class ExprTyper {
                 yield ValueType.INT;
             }
             case Expr.Cast c -> {
-                type(c.arg());
+                type(c.arg(), record);
                 yield ValueType.of(c.dtype());
             }
-            case Expr.Apply a -> apply(a);
+            case Expr.Apply a -> apply(a, record);
         };
     }
 
-    private ValueType apply(Expr.Apply a) throws TypeError {
+    private ValueType apply(Expr.Apply a, Map<Expr, ValueType> record) throws TypeError {
         Fn fn = a.fn();
         ValueType[] t = new ValueType[a.args().size()];
         for (int i = 0; i < t.length; i++) {
-            t[i] = type(a.args().get(i));
+            t[i] = type(a.args().get(i), record);
         }
         // printed only for a message: printing every node of a nest was quadratic in its depth
         Where where = new Where(a);

@@ -8,6 +8,7 @@ import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Fn;
 import org.stagecheck.spec.ir.ReducePool;
+import org.stagecheck.spec.ir.ValueType;
 import org.stagecheck.verifier.Code;
 
 /**
@@ -108,14 +109,14 @@ final class ExprRules {
             }
         }
         try {
-            return evaluate(expr, harmonized(ins), out);
+            return evaluate(expr, harmonized(ins), names, out);
         } catch (Refuted x) {
             String buffer = firstPartialPort(ins, names);
             List<Val> plain = new ArrayList<>();
             for (Val v : ins) {
                 plain.add(v instanceof Val.Partial p ? st.demote(p, x.code, field, buffer, x.what) : v);
             }
-            return evaluate(expr, harmonized(plain), out);
+            return evaluate(expr, harmonized(plain), names, out);
         }
     }
 
@@ -148,8 +149,15 @@ final class ExprRules {
     /** The inputs of the expression being evaluated (an index mask names the element its test reads). */
     private List<Val> evalIns = List.of();
 
-    private Val evaluate(Expr expr, List<Val> ins, long[] out) {
+    /**
+     * The type of every node of the expression being evaluated when a partial is among its inputs
+     * (null otherwise): which arithmetic on a partial is linear or monotone depends on it.
+     */
+    private java.util.Map<Expr, ValueType> evalTypes;
+
+    private Val evaluate(Expr expr, List<Val> ins, List<String> names, long[] out) {
         evalIns = ins;
+        evalTypes = ins.stream().anyMatch(v -> v instanceof Val.Partial) ? IntegerPartials.types(st.index, expr, names, out.length) : null;
         List<Region> regions = new ArrayList<>();
         Val.Hidden hidden = null;
         for (Val v : ins) {
@@ -231,6 +239,9 @@ final class ExprRules {
                 List<AV> vs = new ArrayList<>(a.args().size());
                 for (Expr x : a.args()) {
                     vs.add(eval(x, args, frame, rank));
+                }
+                if (evalTypes != null && evalTypes.get(a) == ValueType.INT) {
+                    IntegerPartials.check(a.fn(), vs);
                 }
                 yield apply(a.fn(), vs);
             }
