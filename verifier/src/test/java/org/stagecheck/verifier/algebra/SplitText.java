@@ -120,6 +120,12 @@ final class SplitText {
         return compute(chip, out, "{\"type\": \"matmul\", \"transposeA\": " + transposeA + ", \"transposeB\": " + transposeB + "}", a, b);
     }
 
+    /** The window of {@code in} starting at {@code starts}, of the given shape. */
+    SplitText slice(int chip, String out, int[] starts, int[] shape, String in) {
+        buffer(out, dtypes.get(in), chip, shape);
+        return compute(chip, out, "{\"type\": \"slice\", \"starts\": " + list(starts) + "}", in);
+    }
+
     /** The parts side by side along {@code axis}. */
     SplitText concat(int chip, String out, int axis, String... parts) {
         int[] shape = dims.get(parts[0]).clone();
@@ -133,6 +139,15 @@ final class SplitText {
 
     /** An all-reduce of {@code ins} (one per chip, in chip order) into new buffers {@code outs}, folded in order. */
     SplitText allReduce(String id, String pool, String tensor, List<String> ins, List<String> outs) {
+        int[] chips = new int[outs.size()];
+        for (int i = 0; i < chips.length; i++) {
+            chips[i] = i;
+        }
+        return allReduce(id, pool, tensor, ins, outs, chips);
+    }
+
+    /** An all-reduce of {@code ins} (one per chip) into new buffers {@code outs}, output i on chip {@code chips[i]}, folded in order. */
+    SplitText allReduce(String id, String pool, String tensor, List<String> ins, List<String> outs, int[] chips) {
         String fn = switch (pool) {
             case "sum" -> "add";
             default -> pool;
@@ -142,9 +157,9 @@ final class SplitText {
             combine = fn + "(" + combine + ", in" + i + ")";
         }
         for (int i = 0; i < outs.size(); i++) {
-            buffer(outs.get(i), dtypes.get(ins.get(i)), i, dims.get(ins.get(i)));
+            buffer(outs.get(i), dtypes.get(ins.get(i)), chips[i], dims.get(ins.get(i)));
         }
-        stages.add("{\"id\": \"" + id + "\", \"site\": " + site(0) + ", \"ins\": " + names(ins) + ", \"outs\": " + names(outs)
+        stages.add("{\"id\": \"" + id + "\", \"site\": " + site(chips[0]) + ", \"ins\": " + names(ins) + ", \"outs\": " + names(outs)
                 + ", \"kind\": {\"type\": \"AllReduce\", \"pool\": \"" + pool + "\", \"tensor\": \"" + tensor + "\", \"combine\": \"" + combine + "\"}}");
         return this;
     }
