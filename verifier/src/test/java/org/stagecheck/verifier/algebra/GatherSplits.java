@@ -21,8 +21,13 @@ public final class GatherSplits {
         PLACED_AT_ANOTHER_CHIPS_PLACE(true),
         /** One chip computes the next chip's columns (and its certificate says so) at its own place. */
         ANOTHER_CHIPS_COLUMNS(true),
-        /** The padding is one the pool does not ignore (0 under a max or min, 1 under a sum). */
+        /** The padding is one the pool does not ignore (0 under a max or min of values of either sign, 1 under a sum). */
         PADDING_THE_POOL_KEEPS(true),
+        /**
+         * Zeros under a max, of values that are never negative (exp, sigmoid): right, since
+         * {@code max(v, 0) = v} there, but the checker takes only the pool's identity for padding.
+         */
+        ZERO_PADDING_UNDER_A_MAX_OF_POSITIVE_VALUES(false),
         /** One chip contributes padding only. */
         A_CHIP_SENDS_PADDING_ONLY(true);
 
@@ -34,6 +39,8 @@ public final class GatherSplits {
     }
 
     private static final String[] ACTIVATIONS = {"in0", "tanh(in0)", "exp(in0)", "sigmoid(in0)", "mul(in0, 0.5)"};
+    private static final String[] EITHER_SIGN = {"in0", "tanh(in0)", "mul(in0, 0.5)"};
+    private static final String[] POSITIVE = {"exp(in0)", "sigmoid(in0)"};
     private static final String[] POOLS = {"sum", "max", "min"};
 
     private GatherSplits() {}
@@ -56,8 +63,14 @@ public final class GatherSplits {
         int rows = 1 + r.nextInt(3);
         int inner = 2 + r.nextInt(3);
         int width = 1 + r.nextInt(3);
-        String act = ACTIVATIONS[r.nextInt(ACTIVATIONS.length)];
-        String pool = POOLS[r.nextInt(POOLS.length)];
+        String pool = v == Variant.ZERO_PADDING_UNDER_A_MAX_OF_POSITIVE_VALUES ? "max" : POOLS[r.nextInt(POOLS.length)];
+        String[] acts = switch (v) {
+            // zeros under a max or min change values of either sign
+            case PADDING_THE_POOL_KEEPS -> pool.equals("sum") ? ACTIVATIONS : EITHER_SIGN;
+            case ZERO_PADDING_UNDER_A_MAX_OF_POSITIVE_VALUES -> POSITIVE;
+            case GATHERED, PLACED_AT_ANOTHER_CHIPS_PLACE, ANOTHER_CHIPS_COLUMNS, A_CHIP_SENDS_PADDING_ONLY -> ACTIVATIONS;
+        };
+        String act = acts[r.nextInt(acts.length)];
         int odd = r.nextInt(chips);
         int cols = chips * width;
         SplitText parent = new SplitText("column-parallel", 1).input("x", 0, rows, inner).input("w", 0, inner, cols)
@@ -68,7 +81,10 @@ public final class GatherSplits {
         for (int c = 0; c < chips; c++) {
             int computed = v == Variant.ANOTHER_CHIPS_COLUMNS && c == odd ? (c + 1) % chips : c;
             int placed = v == Variant.PLACED_AT_ANOTHER_CHIPS_PLACE && c == odd ? (c + 1) % chips : c;
-            String padding = v == Variant.PADDING_THE_POOL_KEEPS ? keptBy(pool) : ignoredBy(pool);
+            String padding = switch (v) {
+                case PADDING_THE_POOL_KEEPS, ZERO_PADDING_UNDER_A_MAX_OF_POSITIVE_VALUES -> keptBy(pool);
+                case GATHERED, PLACED_AT_ANOTHER_CHIPS_PLACE, ANOTHER_CHIPS_COLUMNS, A_CHIP_SENDS_PADDING_ONLY -> ignoredBy(pool);
+            };
             s.input("x." + c, c, rows, inner).shard("x." + c, "x", 0, 0, rows, rows);
             s.input("w." + c, c, inner, width).shard("w." + c, "w", 1, computed * width, computed * width + width, cols);
             s.matmul(c, "h." + c, "x." + c, "w." + c, false, false).generic(c, "a." + c, new int[] {rows, width}, act, "h." + c);

@@ -37,11 +37,11 @@ public final class NarrowFormatSplits {
         }
     }
 
-    /** A format's name, its stored significand bits and the input scale that takes a product of d terms past its range. */
+    /** A format's name, its stored significand bits, and an input scale whose square is twice its largest finite value. */
     private record Format(String name, int significand, double pastRange) {}
 
     private static final Format BF16 = new Format("bf16", 7, 0);
-    private static final Format F16 = new Format("f16", 10, 256);
+    private static final Format F16 = new Format("f16", 10, 362);
     private static final Format E4M3 = new Format("e4m3", 3, 30);
     private static final Format E5M2 = new Format("e5m2", 2, 340);
     private static final Format[] ALL = {BF16, F16, E4M3, E5M2};

@@ -30,7 +30,16 @@ public final class VocabSplits {
         /** Each chip exponentiates against its local maximum instead of the all-reduced one. */
         SOFTMAX_LOCAL_MAX(true),
         /** One chip divides by its local sum instead of the all-reduced one. */
-        SOFTMAX_LOCAL_SUM(true);
+        SOFTMAX_LOCAL_SUM(true),
+        /**
+         * An embedding table sharded by vocabulary: each chip gathers rows at its local ids
+         * (clamped into its shard), zeroes those outside its shard, and a sum all-reduce joins them.
+         */
+        EMBEDDING_GATHER(false),
+        /** One chip (not the first) gathers at the global ids, its offset left out. */
+        EMBEDDING_OFFSET_MISSING(true),
+        /** One chip keeps the rows it gathered for ids outside its shard. */
+        EMBEDDING_MASK_MISSING(true);
 
         final boolean planted;
 
@@ -49,6 +58,9 @@ public final class VocabSplits {
         int width = 2 + r.nextInt(3);
         int vocab = chips * width;
         int odd = 1 + r.nextInt(chips - 1);
+        if (v.ordinal() >= Variant.EMBEDDING_GATHER.ordinal()) {
+            return embedding(v, chips, 1 + r.nextInt(4), hidden, width, odd);
+        }
         boolean argmax = v.ordinal() < Variant.SOFTMAX.ordinal();
         SplitText parent = new SplitText(argmax ? "greedy" : "softmax", 1).input("h", 0, rows, hidden).input("w", 0, hidden, vocab)
                 .matmul(0, "logits", "h", "w", false, false);
@@ -68,6 +80,43 @@ public final class VocabSplits {
             argmax(s, v, chips, rows, width, vocab, odd, r);
         } else {
             softmax(s, v, chips, rows, width, odd);
+        }
+        return new ClassCase(SplitClass.VOCABULARY, v.name(), v.planted, s.program(), s.certificate(), parent.program(), CorpusRuns.Inputs.DEFAULT);
+    }
+
+    /**
+     * Token ids computed from a float input {@code u} in {@code [-1, 1)} (so the evaluator's random
+     * inputs give ids all over the vocabulary), as a column {@code [tokens, 1]} and as the rank-1
+     * index buffer a gather takes.
+     */
+    private static void ids(SplitText s, int chip, String suffix, int tokens, int vocab) {
+        s.input("u" + suffix, chip, tokens, 1);
+        // (u + 1) * (vocab/2 - 0.01) is below vocab - 0.02: truncated, an id in [0, vocab)
+        s.generic(chip, "idcol" + suffix, "i32", new int[] {tokens, 1}, "i32(mul(add(in0, 1.0), " + (vocab / 2.0 - 0.01) + "))", "u" + suffix);
+        s.reshape(chip, "ids" + suffix, new int[] {tokens}, "idcol" + suffix);
+    }
+
+    private static ClassCase embedding(Variant v, int chips, int tokens, int dim, int width, int odd) {
+        int vocab = chips * width;
+        SplitText parent = new SplitText("embedding", 1).table("table", "f32", 0, vocab, dim);
+        ids(parent, 0, "", tokens, vocab);
+        parent.gather(0, "rows", "table", "ids").generic(0, "y", new int[] {tokens, dim}, "in0", "rows").output("y", 0, "y");
+        SplitText s = new SplitText("vocab-sharded-embedding", chips);
+        for (int c = 0; c < chips; c++) {
+            String at = "." + c;
+            int offset = v == Variant.EMBEDDING_OFFSET_MISSING && c == odd ? 0 : c * width;
+            s.table("table" + at, "f32", c, width, dim).shard("table" + at, "table", 0, c * width, c * width + width, vocab);
+            ids(s, c, at, tokens, vocab);
+            s.shard("u" + at, "u", 0, 0, tokens, tokens);
+            String inShard = "and(ge(sub(in0, " + offset + "), 0), lt(sub(in0, " + offset + "), " + width + "))";
+            s.generic(c, "local" + at, "i32", new int[] {tokens}, "select(" + inShard + ", sub(in0, " + offset + "), 0)", "ids" + at);
+            s.gather(c, "rows" + at, "table" + at, "local" + at);
+            String kept = v == Variant.EMBEDDING_MASK_MISSING && c == odd ? "in0" : "select(" + inShard.replace("in0", "in1") + ", in0, 0.0)";
+            s.generic(c, "part" + at, new int[] {tokens, dim}, kept, "rows" + at, "idcol" + at);
+        }
+        s.allReduce("join", "sum", "y", named("part.", chips), named("y.", chips));
+        for (int c = 0; c < chips; c++) {
+            s.output("y." + c, c, "y." + c).shard("y." + c, "y", 0, 0, tokens, tokens);
         }
         return new ClassCase(SplitClass.VOCABULARY, v.name(), v.planted, s.program(), s.certificate(), parent.program(), CorpusRuns.Inputs.DEFAULT);
     }

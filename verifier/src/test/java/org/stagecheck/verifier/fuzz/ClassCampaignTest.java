@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  */
 class ClassCampaignTest {
     /** Right variants the checker may reject, each a limit docs/verifier.md names ("What the checker does not prove"). */
-    static final Set<String> DOCUMENTED_LIMITS = Set.of();
+    static final Set<String> DOCUMENTED_LIMITS = Set.of("GATHER ZERO_PADDING_UNDER_A_MAX_OF_POSITIVE_VALUES", "VOCABULARY EMBEDDING_GATHER");
 
     private static void check(ClassCampaign.Tally t) {
         System.out.println(t.table());
