@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -121,7 +122,7 @@ public final class ClassCampaign {
         }
 
         /** The classes that got at least one program. */
-        public java.util.Set<SplitClass> classes() {
+        public Set<SplitClass> classes() {
             return counts.keySet();
         }
 
