@@ -57,6 +57,12 @@ public final class GatherSplits {
         return pool.equals("sum") ? "1.0" : "0.0";
     }
 
+    /** The parent: {@code y = act(x w)}, x of {@code [rows, inner]} and w of {@code [inner, cols]}. */
+    static SplitText parent(int rows, int inner, int cols, String act) {
+        return new SplitText("column-parallel", 1).input("x", 0, rows, inner).input("w", 0, inner, cols)
+                .matmul(0, "h", "x", "w", false, false).generic(0, "y", new int[] {rows, cols}, act, "h").output("y", 0, "y");
+    }
+
     public static ClassCase random(SplittableRandom r) {
         Variant v = Variants.pick(r, Variant.values(), x -> x.planted);
         int chips = 2 + r.nextInt(3);
@@ -73,8 +79,7 @@ public final class GatherSplits {
         String act = acts[r.nextInt(acts.length)];
         int odd = r.nextInt(chips);
         int cols = chips * width;
-        SplitText parent = new SplitText("column-parallel", 1).input("x", 0, rows, inner).input("w", 0, inner, cols)
-                .matmul(0, "h", "x", "w", false, false).generic(0, "y", new int[] {rows, cols}, act, "h").output("y", 0, "y");
+        SplitText parent = parent(rows, inner, cols, act);
         SplitText s = new SplitText("all-gather", chips);
         List<String> gs = new ArrayList<>();
         List<String> ys = new ArrayList<>();

@@ -62,14 +62,7 @@ public final class VocabSplits {
             return embedding(v, chips, 1 + r.nextInt(4), hidden, width, odd);
         }
         boolean argmax = v.ordinal() < Variant.SOFTMAX.ordinal();
-        SplitText parent = new SplitText(argmax ? "greedy" : "softmax", 1).input("h", 0, rows, hidden).input("w", 0, hidden, vocab)
-                .matmul(0, "logits", "h", "w", false, false);
-        if (argmax) {
-            parent.reduce(0, "idx", "argmax", 1, "logits").output("idx", 0, "idx");
-        } else {
-            parent.reduce(0, "m", "max", 1, "logits").generic(0, "e", new int[] {rows, vocab}, "exp(sub(in0, in1))", "logits", "m")
-                    .reduce(0, "l", "sum", 1, "e").generic(0, "p", new int[] {rows, vocab}, "div(in0, in1)", "e", "l").output("p", 0, "p");
-        }
+        SplitText parent = argmax ? greedy(rows, hidden, vocab) : softmaxParent(rows, hidden, vocab);
         SplitText s = new SplitText("vocab-parallel", chips);
         for (int c = 0; c < chips; c++) {
             s.input("h." + c, c, rows, hidden).shard("h." + c, "h", 0, 0, rows, rows);
@@ -119,6 +112,19 @@ public final class VocabSplits {
             s.output("y." + c, c, "y." + c).shard("y." + c, "y", 0, 0, tokens, tokens);
         }
         return new ClassCase(SplitClass.VOCABULARY, v.name(), v.planted, s.program(), s.certificate(), parent.program(), CorpusRuns.Inputs.DEFAULT);
+    }
+
+    /** The greedy parent: the arg-max over the vocabulary of {@code logits = h w}. */
+    static SplitText greedy(int rows, int hidden, int vocab) {
+        return new SplitText("greedy", 1).input("h", 0, rows, hidden).input("w", 0, hidden, vocab).matmul(0, "logits", "h", "w", false, false)
+                .reduce(0, "idx", "argmax", 1, "logits").output("idx", 0, "idx");
+    }
+
+    /** The softmax parent: {@code softmax(h w)} over the vocabulary. */
+    static SplitText softmaxParent(int rows, int hidden, int vocab) {
+        return new SplitText("softmax", 1).input("h", 0, rows, hidden).input("w", 0, hidden, vocab).matmul(0, "logits", "h", "w", false, false)
+                .reduce(0, "m", "max", 1, "logits").generic(0, "e", new int[] {rows, vocab}, "exp(sub(in0, in1))", "logits", "m")
+                .reduce(0, "l", "sum", 1, "e").generic(0, "p", new int[] {rows, vocab}, "div(in0, in1)", "e", "l").output("p", 0, "p");
     }
 
     private static List<String> named(String prefix, int chips) {
