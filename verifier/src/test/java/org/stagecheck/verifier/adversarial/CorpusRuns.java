@@ -38,13 +38,26 @@ public final class CorpusRuns {
     private CorpusRuns() {}
 
     public static Judgement judge(CorpusCase c) {
+        return judge(c, Inputs.DEFAULT);
+    }
+
+    /**
+     * How a case is run: logical inputs uniform in {@code [-scale, scale)} on seeds
+     * {@code firstSeed..lastSeed}, outputs compared within {@code relativeTolerance} of
+     * {@code max(1, max |unsplit|)} (a narrow output format rounds by more than f32's roundoff).
+     */
+    public record Inputs(double scale, long firstSeed, long lastSeed, double relativeTolerance) {
+        public static final Inputs DEFAULT = new Inputs(1, 1, 3, RELATIVE_TOLERANCE);
+    }
+
+    public static Judgement judge(CorpusCase c, Inputs how) {
         Map<String, ShardDecl> decls = new LinkedHashMap<>();
         c.certificate().shards().forEach(d -> decls.putIfAbsent(d.tensor(), d));
         for (Map<String, Long> params : paramValues(c.program())) {
             Map<String, Long> parentParams = new LinkedHashMap<>();
             c.parent().params().forEach(p -> parentParams.put(p.name(), params.getOrDefault(p.name(), p.min())));
-            for (long seed = 1; seed <= 3; seed++) {
-                Map<String, Tensor> logical = logicalInputs(c.parent(), seed);
+            for (long seed = how.firstSeed(); seed <= how.lastSeed(); seed++) {
+                Map<String, Tensor> logical = logicalInputs(c.parent(), seed, how.scale());
                 Map<String, Tensor> bound = new LinkedHashMap<>();
                 for (TensorDecl t : c.program().tensors()) {
                     if (t.role().isBoundBeforeRun()) {
@@ -71,7 +84,7 @@ public final class CorpusRuns {
                     if (expected == null) {
                         return new Judgement(Verdict.DIFFERS, "output " + t.name() + " is no window of an output of the parent");
                     }
-                    String diff = difference(expected, split.tensor(t.name()));
+                    String diff = difference(expected, split.tensor(t.name()), how.relativeTolerance());
                     if (diff != null) {
                         return new Judgement(Verdict.DIFFERS, t.name() + " " + diff + " with " + params + ", seed " + seed);
                     }
@@ -94,14 +107,14 @@ public final class CorpusRuns {
         return out;
     }
 
-    private static Map<String, Tensor> logicalInputs(Program parent, long seed) {
+    private static Map<String, Tensor> logicalInputs(Program parent, long seed, double scale) {
         SplittableRandom r = new SplittableRandom(seed);
         Map<String, Tensor> m = new LinkedHashMap<>();
         for (TensorDecl t : parent.tensors()) {
             if (t.role().isBoundBeforeRun()) {
                 float[] v = new float[Math.toIntExact(t.shape().elementCount())];
                 for (int i = 0; i < v.length; i++) {
-                    v[i] = (float) (2 * r.nextDouble() - 1);
+                    v[i] = (float) (scale * (2 * r.nextDouble() - 1));
                 }
                 m.put(t.name(), Tensor.fromFloats(t.dtype(), t.shape(), v));
             }
@@ -140,17 +153,20 @@ public final class CorpusRuns {
         return Tensor.fromFloats(t.dtype(), t.shape(), v);
     }
 
-    private static String difference(Tensor expected, Tensor got) {
+    private static String difference(Tensor expected, Tensor got, double relativeTolerance) {
         if (got == null || !got.shape().equals(expected.shape())) {
             return "is " + (got == null ? "missing" : got.shape()) + ", expected " + expected.shape();
         }
         double scale = 1;
         for (long i = 0; i < expected.size(); i++) {
-            scale = Math.max(scale, Math.abs(expected.getDouble(i)));
+            double e = Math.abs(expected.getDouble(i));
+            scale = Double.isFinite(e) ? Math.max(scale, e) : scale;
         }
         for (long i = 0; i < expected.size(); i++) {
-            double d = Math.abs(expected.getDouble(i) - got.getDouble(i));
-            if (!(d <= RELATIVE_TOLERANCE * scale)) {
+            double e = expected.getDouble(i);
+            double g = got.getDouble(i);
+            // equal values agree (infinities of one sign included); an infinity agrees with nothing else
+            if (e != g && !(Math.abs(e - g) <= relativeTolerance * scale)) {
                 return "differs at element " + i + ": " + got.getDouble(i) + " vs " + expected.getDouble(i);
             }
         }

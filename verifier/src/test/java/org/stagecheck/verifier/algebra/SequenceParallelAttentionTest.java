@@ -63,15 +63,7 @@ class SequenceParallelAttentionTest {
 
     /** The parent: softmax over every position, normalized before the product with v (or after, {@code normalizeLast}). */
     private static SplitText parent(String scale, boolean normalizeLast) {
-        SplitText u = new SplitText("attention", 1).input("q", 0, ROWS, DIM).input("k", 0, POSITIONS, DIM).input("v", 0, POSITIONS, DIM);
-        u.matmul(0, "s", "q", "k", false, true).reduce(0, "m", "max", 1, "s");
-        u.generic(0, "p", new int[] {ROWS, POSITIONS}, "exp(" + scaled("sub(in0, in1)", scale) + ")", "s", "m").reduce(0, "l", "sum", 1, "p");
-        if (normalizeLast) {
-            u.matmul(0, "o", "p", "v", false, false).generic(0, "y", new int[] {ROWS, DIM}, "div(in0, in1)", "o", "l");
-        } else {
-            u.generic(0, "a", new int[] {ROWS, POSITIONS}, "div(in0, in1)", "p", "l").matmul(0, "y", "a", "v", false, false);
-        }
-        return u.output("y", 0, "y");
+        return FlashDecodingSplits.parent(ROWS, POSITIONS, DIM, scale, normalizeLast);
     }
 
     private static SplitText split(Pattern pt) {

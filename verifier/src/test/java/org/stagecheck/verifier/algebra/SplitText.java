@@ -27,6 +27,7 @@ final class SplitText {
     private final List<String> buffers = new ArrayList<>();
     private final List<String> stages = new ArrayList<>();
     private final List<String> shards = new ArrayList<>();
+    private final List<String> params = new ArrayList<>();
     private final Map<String, int[]> dims = new HashMap<>();
     private final Map<String, String> dtypes = new HashMap<>();
 
@@ -79,6 +80,65 @@ final class SplitText {
         return this;
     }
 
+    /** A bound tensor read only by the stages that name it (a table gathered from). */
+    SplitText table(String t, String dtype, int chip, int... shape) {
+        tensors.add("{\"name\": \"" + t + "\", \"dtype\": \"" + dtype + "\", \"shape\": " + list(shape) + ", \"chip\": " + chip + ", \"role\": \"weight\"}");
+        dims.put(t, shape);
+        dtypes.put(t, dtype);
+        return this;
+    }
+
+    /** Rows {@code ids[i]} of table {@code t} (rank 2) into a new buffer {@code out}, {@code ids} a rank-1 i32 buffer. */
+    SplitText gather(int chip, String out, String t, String ids) {
+        int[] shape = {dims.get(ids)[0], dims.get(t)[1]};
+        buffer(out, dtypes.get(t), chip, shape);
+        stages.add("{\"id\": \"gather_" + out + "\", \"site\": " + site(chip) + ", \"ins\": [], \"outs\": [\"" + out + "\"], \"kind\": {\"type\": \"Load\", \"tensor\": \""
+                + t + "\", \"pattern\": {\"type\": \"indirect\", \"indexBuffer\": \"" + ids + "\", \"origin\": [0], \"block\": [" + shape[1] + "]}, \"numBlocks\": 1}}");
+        return this;
+    }
+
+    /** {@code in}'s elements in a new buffer of another shape. */
+    SplitText reshape(int chip, String out, int[] shape, String in) {
+        buffer(out, dtypes.get(in), chip, shape);
+        return compute(chip, out, "{\"type\": \"reshape\"}", in);
+    }
+
+    /** A parameter taking every value in {@code [min, max]}. */
+    SplitText param(String p, int min, int max) {
+        params.add("{\"name\": \"" + p + "\", \"min\": " + min + ", \"max\": " + max + "}");
+        return this;
+    }
+
+    /** A state tensor (read and written in place; the evaluator compares what it holds after the run). */
+    SplitText state(String t, int chip, int... shape) {
+        tensors.add("{\"name\": \"" + t + "\", \"dtype\": \"f32\", \"shape\": " + list(shape) + ", \"chip\": " + chip + ", \"role\": \"state\"}");
+        dims.put(t, shape);
+        dtypes.put(t, "f32");
+        return this;
+    }
+
+    /** A one-element i32 buffer {@code out} holding {@code expr} (of parameters), for use as an offset {@code @out}. */
+    SplitText scalar(int chip, String out, String expr) {
+        buffer(out, "i32", chip, 1);
+        stages.add("{\"id\": \"make_" + out + "\", \"site\": " + site(chip) + ", \"ins\": [], \"outs\": [\"" + out
+                + "\"], \"kind\": {\"type\": \"Scalar\", \"body\": [\"" + expr + "\"]}}");
+        return this;
+    }
+
+    /** The store of buffer {@code b} into tensor {@code t} at {@code origin} (integers or affine offsets such as {@code "@slot"}). */
+    SplitText storeAt(int chip, String t, String b, String... origin) {
+        int[] shape = dims.get(b);
+        StringBuilder o = new StringBuilder("[");
+        for (int i = 0; i < origin.length; i++) {
+            boolean number = origin[i].matches("-?[0-9]+");
+            o.append(i == 0 ? "" : ", ").append(number ? origin[i] : "\"" + origin[i] + "\"");
+        }
+        o.append(']');
+        stages.add("{\"id\": \"store_" + b + "_in_" + t + "\", \"site\": " + site(chip) + ", \"ins\": [\"" + b + "\"], \"outs\": [], \"kind\": {\"type\": \"Store\", \"tensor\": \""
+                + t + "\", \"pattern\": {\"type\": \"block\", \"origin\": " + o + ", \"block\": " + list(shape) + "}, \"subBlocks\": " + list(shape) + "}}");
+        return this;
+    }
+
     /** An output tensor of buffer {@code b}'s shape, and the store of {@code b} into it. */
     SplitText output(String t, int chip, String b) {
         int[] shape = dims.get(b);
@@ -120,6 +180,12 @@ final class SplitText {
         return compute(chip, out, "{\"type\": \"matmul\", \"transposeA\": " + transposeA + ", \"transposeB\": " + transposeB + "}", a, b);
     }
 
+    /** The window of {@code in} starting at {@code starts}, of the given shape. */
+    SplitText slice(int chip, String out, int[] starts, int[] shape, String in) {
+        buffer(out, dtypes.get(in), chip, shape);
+        return compute(chip, out, "{\"type\": \"slice\", \"starts\": " + list(starts) + "}", in);
+    }
+
     /** The parts side by side along {@code axis}. */
     SplitText concat(int chip, String out, int axis, String... parts) {
         int[] shape = dims.get(parts[0]).clone();
@@ -133,6 +199,15 @@ final class SplitText {
 
     /** An all-reduce of {@code ins} (one per chip, in chip order) into new buffers {@code outs}, folded in order. */
     SplitText allReduce(String id, String pool, String tensor, List<String> ins, List<String> outs) {
+        int[] chips = new int[outs.size()];
+        for (int i = 0; i < chips.length; i++) {
+            chips[i] = i;
+        }
+        return allReduce(id, pool, tensor, ins, outs, chips);
+    }
+
+    /** An all-reduce of {@code ins} (one per chip) into new buffers {@code outs}, output i on chip {@code chips[i]}, folded in order. */
+    SplitText allReduce(String id, String pool, String tensor, List<String> ins, List<String> outs, int[] chips) {
         String fn = switch (pool) {
             case "sum" -> "add";
             default -> pool;
@@ -142,9 +217,9 @@ final class SplitText {
             combine = fn + "(" + combine + ", in" + i + ")";
         }
         for (int i = 0; i < outs.size(); i++) {
-            buffer(outs.get(i), dtypes.get(ins.get(i)), i, dims.get(ins.get(i)));
+            buffer(outs.get(i), dtypes.get(ins.get(i)), chips[i], dims.get(ins.get(i)));
         }
-        stages.add("{\"id\": \"" + id + "\", \"site\": " + site(0) + ", \"ins\": " + names(ins) + ", \"outs\": " + names(outs)
+        stages.add("{\"id\": \"" + id + "\", \"site\": " + site(chips[0]) + ", \"ins\": " + names(ins) + ", \"outs\": " + names(outs)
                 + ", \"kind\": {\"type\": \"AllReduce\", \"pool\": \"" + pool + "\", \"tensor\": \"" + tensor + "\", \"combine\": \"" + combine + "\"}}");
         return this;
     }
@@ -158,7 +233,7 @@ final class SplitText {
 
     String programJson() {
         return "{\"format\": \"stagecheck-program\", \"version\": 1, \"name\": \"" + name + "\", \"machine\": {\"chips\": " + chips
-                + ", \"width\": 1, \"height\": 1}, \"params\": [], \"tensors\": [" + String.join(", ", tensors) + "], \"buffers\": ["
+                + ", \"width\": 1, \"height\": 1}, \"params\": [" + String.join(", ", params) + "], \"tensors\": [" + String.join(", ", tensors) + "], \"buffers\": ["
                 + String.join(", ", buffers) + "], \"groups\": [], \"stages\": [" + String.join(", ", stages) + "]}";
     }
 

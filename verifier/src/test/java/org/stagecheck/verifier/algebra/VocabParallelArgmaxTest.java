@@ -16,8 +16,7 @@ class VocabParallelArgmaxTest {
     private static final int[] ROW = {2, 1};
 
     private static SplitText parent() {
-        return new SplitText("greedy", 1).input("h", 0, 2, 4).input("w", 0, 4, 8).matmul(0, "logits", "h", "w", false, false)
-                .reduce(0, "idx", "argmax", 1, "logits").output("idx", 0, "idx");
+        return VocabSplits.greedy(2, 4, 8);
     }
 
     /** Chip c adds {@code offsets[c]}, keeps it under {@code select(test, g, sentinel)} and the chips combine with {@code pool}. */
