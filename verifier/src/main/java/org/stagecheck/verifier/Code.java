@@ -41,6 +41,7 @@ public enum Code {
     ALLREDUCE_COMBINE(Obligation.UNREDUCED_SHARD, "An all-reduce's combine is not the fold of its pool over its operand count."),
     GUARDED_READ_UNMASKED(Obligation.UNREDUCED_SHARD, "A block read at an offset that is right only while an index lies in a range (a chip's own experts) reaches an all-reduce or an output without being masked to 0 wherever the index lies outside it."),
     GUARDED_BLOCK_OUT_OF_BOUNDS(Obligation.UNREDUCED_SHARD, "A block read at an offset a guarded index arithmetic gives (an owned expert's local index) can leave its tensor for some value the index can take."),
+    INDEXED_BLOCK_OUTSIDE_SHARD(Obligation.UNREDUCED_SHARD, "A block read of a shard at an offset that follows an index the program does not bound (a token id) lies in the shard only for some of the ids that name a row of the logical tensor: another chip's id reads past the shard."),
     // ---- UnreducedShard against the unsplit parent: the split computes the parent's logical program
     LOGICAL_OUTPUT_DIFFERS(Obligation.UNREDUCED_SHARD, "An output or state tensor of the split does not hold what the unsplit parent's tensor of that logical name holds (another expression, other elements, or none), so the split computes another program."),
     PARTIAL_RANGE_NARROWED(Obligation.UNREDUCED_SHARD, "A partial is rounded to a float format whose finite range it can exceed (f16 overflows past 65504, e4m3 saturates at 448) where the unsplit parent does not round it, so the sum of the rounded partials is not the rounded sum."),

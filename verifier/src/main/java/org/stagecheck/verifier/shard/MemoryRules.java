@@ -176,6 +176,9 @@ final class MemoryRules {
             return st.opaque(out, "load");
         }
         TensorMemory mem = st.memory(t);
+        if (l.pattern() instanceof AccessPattern.Block b) {
+            st.indexedRows.check(this, st, t, b, b.block().toArray());
+        }
         Region r = box(t, l.pattern(), l.numBlocks());
         if (r != null) {
             Val v = read(mem, r);

@@ -79,6 +79,36 @@ final class SplitText {
         return this;
     }
 
+    /** A bound tensor (an input) that no stage loads whole: read by {@link #loadRow}. */
+    SplitText table(String t, int chip, int... shape) {
+        tensors.add("{\"name\": \"" + t + "\", \"dtype\": \"f32\", \"shape\": " + list(shape) + ", \"chip\": " + chip + ", \"role\": \"input\"}");
+        dims.put(t, shape);
+        return this;
+    }
+
+    /** One row of rank-2 tensor {@code t} at row offset {@code row} (an offset text, e.g. {@code "@local"}) into a new {@code [1, cols]} buffer. */
+    SplitText loadRow(int chip, String out, String t, String row) {
+        int cols = dims.get(t)[1];
+        buffer(out, chip, 1, cols);
+        stages.add("{\"id\": \"load_" + out + "\", \"site\": " + site(chip) + ", \"ins\": [], \"outs\": [\"" + out + "\"], \"kind\": {\"type\": \"Load\", \"tensor\": \""
+                + t + "\", \"pattern\": {\"type\": \"block\", \"origin\": [\"" + row + "\", 0], \"block\": [1, " + cols + "]}, \"numBlocks\": 1}}");
+        return this;
+    }
+
+    /** A {@code Scalar} stage: {@code out = expr(ins)}, a new one-element i32 buffer. */
+    SplitText scalar(int chip, String out, String expr, String... ins) {
+        buffer(out, "i32", chip, 1);
+        stages.add("{\"id\": \"make_" + out + "\", \"site\": " + site(chip) + ", \"ins\": " + names(List.of(ins)) + ", \"outs\": [\"" + out
+                + "\"], \"kind\": {\"type\": \"Scalar\", \"body\": [\"" + expr + "\"]}}");
+        return this;
+    }
+
+    /** The window of {@code in} at {@code starts} of the given shape, a new buffer. */
+    SplitText slice(int chip, String out, String in, int[] starts, int... shape) {
+        buffer(out, dtypes.get(in), chip, shape);
+        return compute(chip, out, "{\"type\": \"slice\", \"starts\": " + list(starts) + "}", in);
+    }
+
     /** An output tensor of buffer {@code b}'s shape, and the store of {@code b} into it. */
     SplitText output(String t, int chip, String b) {
         int[] shape = dims.get(b);
