@@ -29,6 +29,7 @@ final class SplitText {
     private final List<String> shards = new ArrayList<>();
     private final Map<String, int[]> dims = new HashMap<>();
     private final Map<String, String> dtypes = new HashMap<>();
+    private String heads;
 
     SplitText(String name, int chips) {
         this.name = name;
@@ -186,6 +187,12 @@ final class SplitText {
         return this;
     }
 
+    /** The certificate's head layout: {@code layout} ("contiguous" or "interleaved") of {@code queryHeads} over {@code kvHeads}. */
+    SplitText heads(String layout, int queryHeads, int kvHeads) {
+        heads = "{\"layout\": \"" + layout + "\", \"queryHeads\": " + queryHeads + ", \"kvHeads\": " + kvHeads + "}";
+        return this;
+    }
+
     String programJson() {
         return "{\"format\": \"stagecheck-program\", \"version\": 1, \"name\": \"" + name + "\", \"machine\": {\"chips\": " + chips
                 + ", \"width\": 1, \"height\": 1}, \"params\": [], \"tensors\": [" + String.join(", ", tensors) + "], \"buffers\": ["
@@ -203,7 +210,7 @@ final class SplitText {
     Certificate certificate() {
         try {
             return new CertificateCodec().read("{\"format\": \"stagecheck-certificate\", \"version\": 1, \"shards\": [" + String.join(", ", shards)
-                    + "], \"claims\": [\"well-formed\", \"unreduced-shard\", \"multicast\"]}");
+                    + "]" + (heads == null ? "" : ", \"heads\": " + heads) + ", \"claims\": [\"well-formed\", \"unreduced-shard\", \"multicast\"]}");
         } catch (Exception e) {
             throw new IllegalStateException(name + ": " + e.getMessage(), e);
         }
