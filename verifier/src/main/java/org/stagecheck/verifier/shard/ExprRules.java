@@ -309,24 +309,15 @@ final class ExprRules {
     }
 
     /**
-     * The index values for which input {@code kept} (a port) is a row of a logical tensor read at
-     * index {@code var} (docs/verifier.md, "Vocabulary-parallel embeddings"): the domain of the
-     * guarded reads it was computed from, when they agree; else null.
+     * The index values for which input {@code kept} (a port) is, as a load read it, a row of a
+     * logical tensor at index {@code var} (docs/verifier.md, "Vocabulary-parallel embeddings");
+     * else null.
      */
     private long[] rowDomain(Expr kept, String var) {
-        if (!(kept instanceof Expr.In in) || in.index() >= st.stage.ins().size()) {
+        if (!(kept instanceof Expr.In in) || in.index() >= evalIns.size() || !(evalIns.get(in.index()) instanceof Val.Exact e)) {
             return null;
         }
-        long[] domain = null;
-        for (Guard g : st.guards.of(st.stage.ins().get(in.index()))) {
-            long[] d = g.var().equals(var) ? st.indexedRows.domainOf(g) : null;
-            if (d != null) {
-                if (domain != null && (domain[0] != d[0] || domain[1] != d[1])) {
-                    return null;
-                }
-                domain = d;
-            }
-        }
+        long[] domain = st.indexedRows.domainOf(e, var);
         return domain == null || domain[0] >= domain[1] ? null : domain;
     }
 

@@ -13,24 +13,44 @@ import org.stagecheck.verifier.Code;
  * id read from an input; docs/verifier.md, "Vocabulary-parallel embeddings"). A load of a
  * declared window at an offset whose logical position is {@code id + c} reads the logical
  * tensor's row {@code id + c}, which exists only for {@code id} in {@code [-c, extent - block - c]}:
- * that is the index's domain for the value read. Read under a guard (a {@code Scalar} local id,
- * {@code select(s <= id < s + n, id - s, 0)}), the guard's domain is recorded, so that a mask of
- * the value by the same index is a sum over the domain's values; read without one, the block
- * leaves the chip's window for some id of the domain when the window is not the whole axis
- * ({@code INDEXED_BLOCK_OUTSIDE_SHARD}).
+ * that is the index's domain for the value read. It is recorded for that value (its term and
+ * window, which names the index), so that a mask of exactly that value by the same index is a
+ * sum over the domain's values. Read under a guard (a {@code Scalar} local id,
+ * {@code select(s <= id < s + n, id - s, 0)}) the block stays in the shard (GuardedBounds); read
+ * without one, it leaves the chip's window for some id of the domain when the window is not the
+ * whole axis ({@code INDEXED_BLOCK_OUTSIDE_SHARD}).
  */
 final class IndexedRows {
-    /** The index values for which the value read under each guard is the logical tensor's element, {@code [lo, hi)}. */
-    private final Map<Guard, long[]> domains = new HashMap<>();
+    /** The index values for which each value read at an unbounded index is the logical tensor's element, {@code [lo, hi)}, by value and index. */
+    private final Map<String, long[]> domains = new HashMap<>();
 
-    /** The domain recorded for a value read under {@code g}, or null. */
-    long[] domainOf(Guard g) {
-        return domains.get(g);
+    /** The domain of index {@code var} for which value {@code e} (as a load read it) is an element of its logical tensor, or null. */
+    long[] domainOf(Val.Exact e, String var) {
+        return e.hidden() != null ? null : domains.get(key(e, var));
     }
 
-    /** Records what a Load of {@code t} with {@code p} (block extents {@code extent}) reads at index offsets; reports an unguarded read out of the window. */
-    void check(MemoryRules memory, ShardState st, TensorDecl t, AccessPattern p, int[] extent) {
+    /** Records that {@code read}, what a load checked by {@link #check} returned, holds the element of its domain {@code d}. */
+    void record(Val read, Domain d) {
+        if (d != null && read instanceof Val.Exact e && e.hidden() == null) {
+            domains.merge(key(e, d.var()), new long[] {d.lo(), d.hi()}, (x, y) -> x[0] == y[0] && x[1] == y[1] ? x : new long[] {0, 0});
+        }
+    }
+
+    private static String key(Val.Exact e, String var) {
+        return e.term().id() + e.region().key() + "|" + var;
+    }
+
+    /** Index {@code var}'s values for which a read is an element of its logical tensor. */
+    record Domain(String var, long lo, long hi) {}
+
+    /**
+     * Checks a Load of {@code t} with {@code p} (block extents {@code extent}) at an index offset:
+     * an unguarded read out of the window is reported; returns the index's domain for the value
+     * read (to {@link #record}), or null.
+     */
+    Domain check(MemoryRules memory, ShardState st, TensorDecl t, AccessPattern p, int[] extent) {
         ShardDecl d = st.decls.of(t.name());
+        Domain found = null;
         for (int a = 0; a < p.originOffsets().size() && a < extent.length; a++) {
             Offset o = p.originOffsets().get(a);
             String buffer = null;
@@ -62,18 +82,17 @@ final class IndexedRows {
             long c = inside.constant() + start;
             long lo = -c;
             long hi = logicalExtent - extent[a] + 1 - c;
-            if (g != null) {
-                domains.merge(g.guard(), new long[] {lo, hi}, (x, y) -> x[0] == y[0] && x[1] == y[1] ? x : new long[] {0, 0});
-                continue;
-            }
-            if (start != 0 || t.shape().dim(a) != logicalExtent) {
+            if (g == null && (start != 0 || t.shape().dim(a) != logicalExtent)) {
                 String name = st.indexNames.getOrDefault(var, buffer);
                 st.findings.atStage(Code.INDEXED_BLOCK_OUTSIDE_SHARD, st.stageIndex, st.stage, "/kind/pattern/origin/" + a, buffer,
                         "The block read at an offset that follows the index in buffer '" + name + "', which nothing in the program bounds, lies in tensor '"
                                 + t.name() + "' (rows [" + start + "," + (start + t.shape().dim(a)) + ") of '" + (d == null ? t.name() : d.logical())
                                 + "' on axis " + a + ") only for some of the ids in [" + lo + "," + hi
                                 + ") that name a row of the logical tensor: clamp the id under a range test (a Scalar select) and mask the row.");
+                continue;
             }
+            found = found == null ? new Domain(var, lo, hi) : null; // one index axis only
         }
+        return found;
     }
 }

@@ -242,6 +242,29 @@ class VocabParallelEmbeddingTest {
     }
 
     @Test
+    void a_mask_by_the_id_of_a_value_that_is_no_row_read_at_it_is_no_sum_over_the_ids() {
+        // each chip keeps x where it owns the id: the sum is x for ids in [0, 8), but 0 for id 8, where the parent's x exists
+        SplitText parent = new SplitText("copy", 1).input("tok", "i32", 0, 1).input("x", 0, 1, DIM).output("y", 0, "x");
+        SplitText s = new SplitText("masked-copy", 2);
+        for (int c = 0; c < 2; c++) {
+            s.input("tok." + c, "i32", c, 1).shard("tok." + c, "tok", 0, 0, 1, 1).input("x." + c, c, 1, DIM).shard("x." + c, "x", 0, 0, 1, 1);
+            s.generic(c, "part." + c, new int[] {1, DIM}, "select(and(ge(in1, " + 4 * c + "), lt(in1, " + (4 * c + 4) + ")), in0, 0.0)", "x." + c, "tok." + c);
+        }
+        s.allReduce("combine", "sum", "y", List.of("part.0", "part.1"), List.of("y.0", "y.1"));
+        s.output("y.0", 0, "y.0").shard("y.0", "y", 0, 0, 1, 1).output("y.1", 1, "y.1").shard("y.1", "y", 0, 0, 1, 1);
+        VerifyReport alone = new Verifier().verify(s.program(), s.certificate(), Parent.none());
+        assertThat(alone.holds()).as(new ReportText().render(alone)).isFalse();
+        assertThat(new Verifier().verify(s.program(), s.certificate(), Parent.unsplit(parent.program())).holds()).isFalse();
+        Tensor x = Tensor.fromFloats(DType.F32, Shape.of(1, DIM), new float[] {0.5f, -1f, 2f, 3f});
+        Tensor id = Tensor.fromInts(Shape.of(1), new int[] {VOCAB});
+        RunResult want = INTERPRETER.run(parent.program(), Map.of("tok", id, "x", x), Map.of());
+        RunResult got = INTERPRETER.run(s.program(), Map.of("tok.0", id, "tok.1", id, "x.0", x, "x.1", x), Map.of());
+        assertThat(want.ok() && got.ok()).isTrue();
+        assertThat(got.tensor("y.0").getDouble(0)).isEqualTo(0.0);
+        assertThat(want.tensor("y").getDouble(0)).isEqualTo(0.5);
+    }
+
+    @Test
     void an_unclamped_local_id_is_rejected_where_it_reads() {
         // the id of another chip's row reads outside this chip's shard
         Judged j = rejected(Layout.even(2).withoutClamp());
