@@ -73,7 +73,7 @@ public final class Verifier {
             if (!fits[0]) {
                 return; // another program's certificate: its declarations are not used (one finding says so)
             }
-            ShardDecls decls = ShardDecls.check(cert.shards(), index, findings);
+            ShardDecls decls = ShardDecls.check(cert.shards(), cert.heads(), index, findings);
             Program against = unsplit;
             if (unsplit != null && !new Validator().validate(unsplit).isEmpty()) {
                 findings.atField(Code.UNSPLIT_PARENT_INVALID, null, null, "The unsplit parent '" + unsplit.name()

@@ -12,11 +12,18 @@ import java.util.List;
  * @param programHash the canonical hash ({@code ProgramCodec.hash}) of the program this certificate
  *                    was written for, or null when it does not say; a certificate that names
  *                    another program's hash certifies nothing about this one
+ * @param heads       how the program's grouped-query attentions pair query heads with key/value
+ *                    heads, or null when it does not say (docs/format.md, "Certificate")
  */
-public record Certificate(List<ShardDecl> shards, BufferRemap remap, List<Obligation> claims, String programHash) {
+public record Certificate(List<ShardDecl> shards, BufferRemap remap, List<Obligation> claims, String programHash, HeadLayout heads) {
     public Certificate {
         shards = List.copyOf(shards);
         claims = List.copyOf(claims);
+    }
+
+    /** A certificate that declares no head layout. */
+    public Certificate(List<ShardDecl> shards, BufferRemap remap, List<Obligation> claims, String programHash) {
+        this(shards, remap, claims, programHash, null);
     }
 
     /** A certificate that does not name its program. */
@@ -30,6 +37,11 @@ public record Certificate(List<ShardDecl> shards, BufferRemap remap, List<Obliga
 
     /** This certificate naming {@code hash} as its program's (null: naming none). */
     public Certificate withProgramHash(String hash) {
-        return new Certificate(shards, remap, claims, hash);
+        return new Certificate(shards, remap, claims, hash, heads);
+    }
+
+    /** This certificate declaring head layout {@code layout} (null: none). */
+    public Certificate withHeads(HeadLayout layout) {
+        return new Certificate(shards, remap, claims, programHash, layout);
     }
 }

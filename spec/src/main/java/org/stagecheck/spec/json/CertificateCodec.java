@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.stagecheck.spec.cert.BufferRemap;
 import org.stagecheck.spec.cert.Certificate;
+import org.stagecheck.spec.cert.HeadLayout;
 import org.stagecheck.spec.cert.Obligation;
 import org.stagecheck.spec.cert.ShardDecl;
 
@@ -38,6 +39,8 @@ public final class CertificateCodec {
         List<ShardDecl> shards = ProgramDecoder.list(f.optional("shards"), f.path("shards"), this::shard);
         JNode remapNode = f.optional("remap");
         BufferRemap remap = remapNode == null ? null : remap(remapNode, f.path("remap"));
+        JNode headsNode = f.optional("heads");
+        HeadLayout heads = headsNode == null ? null : heads(headsNode, f.path("heads"));
         List<Obligation> claims = ProgramDecoder.list(f.optional("claims"), f.path("claims"), (n, p) -> {
             String s = Fields.string(n, p);
             Obligation o = Obligation.fromJsonName(s);
@@ -47,7 +50,7 @@ public final class CertificateCodec {
             return o;
         });
         f.done();
-        return new Certificate(shards, remap, claims, programHash);
+        return new Certificate(shards, remap, claims, programHash, heads);
     }
 
     public Certificate read(String json) throws JsonFormatException {
@@ -64,6 +67,20 @@ public final class CertificateCodec {
         long extent = f.int64("extent");
         f.done();
         return ProgramDecoder.construct(n, path, () -> new ShardDecl(tensor, logical, axis, start, end, extent));
+    }
+
+    private HeadLayout heads(JNode n, Pointer path) throws JsonFormatException {
+        Fields f = new Fields(n, path);
+        JNode layoutNode = f.required("layout");
+        String layout = Fields.string(layoutNode, f.path("layout"));
+        HeadLayout.Order order = HeadLayout.Order.fromJsonName(layout);
+        if (order == null) {
+            throw Fields.invalid(layoutNode, f.path("layout"), "unknown head layout \"" + layout + "\"; expected contiguous or interleaved");
+        }
+        int queryHeads = f.int32("queryHeads");
+        int kvHeads = f.int32("kvHeads");
+        f.done();
+        return ProgramDecoder.construct(n, path, () -> new HeadLayout(order, queryHeads, kvHeads));
     }
 
     private BufferRemap remap(JNode n, Pointer path) throws JsonFormatException {
@@ -100,6 +117,13 @@ public final class CertificateCodec {
                 g.writeEndObject();
             }
             g.writeEndArray();
+            if (c.heads() != null) {
+                g.writeObjectFieldStart("heads");
+                g.writeStringField("layout", c.heads().order().jsonName());
+                g.writeNumberField("queryHeads", c.heads().queryHeads());
+                g.writeNumberField("kvHeads", c.heads().kvHeads());
+                g.writeEndObject();
+            }
             if (c.remap() != null) {
                 g.writeObjectFieldStart("remap");
                 if (c.remap().parentHash() != null) {

@@ -70,6 +70,11 @@ final class ContractionRules {
                 || (b instanceof Val.Partial && a instanceof Val.Exact ea && ea.hidden() != null)) {
             return product(m, st.bake(a), st.bake(b));
         }
+        if (a instanceof Val.Exact ea && ea.hidden() != null && !(b instanceof Val.Exact eb && eb.hidden() != null)
+                && Heads.place(st, ea, m.transposeA() ? 0 : 1) instanceof Val placed) {
+            // one head's output contracted over its head columns (a per-head output projection), placed by the head layout
+            return placed instanceof Val.Tainted ? placed : product(m, placed, b);
+        }
         long[] out = st.outDims();
         Region ra = ExprRules.regionOf(a);
         Region rb = ExprRules.regionOf(b);

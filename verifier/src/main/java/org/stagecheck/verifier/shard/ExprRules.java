@@ -72,6 +72,17 @@ final class ExprRules {
      * (docs/verifier.md, "Sums over an index").
      */
     private void dischargeGuards(Expr expr, List<Val> ins) {
+        if (expr instanceof Expr.Apply s && s.fn() == Fn.SELECT && s.args().size() == 3 && s.args().get(1) instanceof Expr.In kept
+                && isZero(s.args().get(2)) && kept.index() < st.stage.ins().size()) {
+            // select(range test on e, in_i, 0): 0 wherever the test fails, in_i where it holds
+            Guard test = Guard.of(s.args().getFirst(), x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, p -> st.elementSource(ins, p)));
+            for (Guard g : st.guards.of(st.stage.ins().get(kept.index()))) {
+                if (test != null && g.var().equals(test.var()) && g.admits(Slices.of(test.lo(), test.hi()))) {
+                    st.guards.discharged(g);
+                }
+            }
+            return;
+        }
         if (!(expr instanceof Expr.Apply a) || a.fn() != Fn.MUL || a.args().size() != 2
                 || !(a.args().get(0) instanceof Expr.In x) || !(a.args().get(1) instanceof Expr.In y)) {
             return;
@@ -289,6 +300,9 @@ final class ExprRules {
         List<Val> ins = evalIns;
         Guard g = Guard.of(a.args().get(0), x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, p -> st.elementSource(ins, p)));
         long[] values = g == null ? null : st.keyRanges.get(g.var());
+        if (values == null && g != null) {
+            values = rowDomain(a.args().get(zeroElse ? 1 : 2), g.var());
+        }
         if (values == null || values[0] != 0) {
             return null;
         }
@@ -303,6 +317,19 @@ final class ExprRules {
         SortedMap<Integer, Family> m = new TreeMap<>();
         m.put(f.key(), f);
         return new Lin(ReducePool.SUM, m, st.step(() -> "select keeps " + f.describe() + " (a mask by " + g.var() + ")", null));
+    }
+
+    /**
+     * The index values for which input {@code kept} (a port) is, as a load read it, a row of a
+     * logical tensor at index {@code var} (docs/verifier.md, "Vocabulary-parallel embeddings");
+     * else null.
+     */
+    private long[] rowDomain(Expr kept, String var) {
+        if (!(kept instanceof Expr.In in) || in.index() >= evalIns.size() || !(evalIns.get(in.index()) instanceof Val.Exact e)) {
+            return null;
+        }
+        long[] domain = st.indexedRows.domainOf(e, var);
+        return domain == null || domain[0] >= domain[1] ? null : domain;
     }
 
     private static boolean isZero(Expr e) {

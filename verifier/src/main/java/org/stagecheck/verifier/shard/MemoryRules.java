@@ -176,6 +176,7 @@ final class MemoryRules {
             return st.opaque(out, "load");
         }
         TensorMemory mem = st.memory(t);
+        IndexedRows.Domain rows = l.pattern() instanceof AccessPattern.Block b ? st.indexedRows.check(this, st, t, b, b.block().toArray()) : null;
         Region r = box(t, l.pattern(), l.numBlocks());
         if (r != null) {
             Val v = read(mem, r);
@@ -183,6 +184,7 @@ final class MemoryRules {
                 // a load into a buffer of another rank (unit axes): the same elements in the buffer's shape
                 return reshapeTo(e, out);
             }
+            st.indexedRows.record(v, rows);
             return v;
         }
         // strided or indirect: the elements of the tensor's whole content that the pattern picks

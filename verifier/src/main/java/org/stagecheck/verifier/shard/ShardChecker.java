@@ -159,11 +159,11 @@ public final class ShardChecker {
                 if (madeAt != null) {
                     trail.add(madeAt + ": reads a block at an offset that holds only where " + st.describe(first));
                 }
-                trail.add("#" + st.stageIndex + " " + st.stage.id() + ": takes '" + b + "', never multiplied by a mask by that index within that range");
+                trail.add("#" + st.stageIndex + " " + st.stage.id() + ": takes '" + b + "', never masked by that index within that range");
                 st.findings.atStage(Code.GUARDED_READ_UNMASKED, st.stageIndex, st.stage, "/ins/" + p, b,
                         "Buffer '" + b + "' holds a value computed from a block read at an offset that is right only where " + st.describe(first)
                                 + ", and it reaches this " + (st.stage.kind() instanceof StageKind.AllReduce ? "all-reduce" : "store")
-                                + " without being multiplied by a mask that is 0 wherever the index lies outside that range.", trail);
+                                + " without being masked (multiplied by a mask, or selected under a range test) to 0 wherever the index lies outside that range.", trail);
                 return true;
             }
         }

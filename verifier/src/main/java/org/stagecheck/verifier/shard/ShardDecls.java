@@ -3,6 +3,7 @@ package org.stagecheck.verifier.shard;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.stagecheck.spec.cert.HeadLayout;
 import org.stagecheck.spec.cert.ShardDecl;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.TensorDecl;
@@ -24,9 +25,16 @@ import org.stagecheck.verifier.ProgramIndex;
 public final class ShardDecls {
     private final Map<String, ShardDecl> byTensor = new HashMap<>();
     private final Map<String, Long> extentByLogical = new HashMap<>();
+    private HeadLayout heads;
 
     public static ShardDecls check(List<ShardDecl> decls, ProgramIndex index, Findings findings) {
+        return check(decls, null, index, findings);
+    }
+
+    /** The declarations and the certificate's head layout ({@code heads}, nullable: docs/verifier.md "Hidden positions"). */
+    public static ShardDecls check(List<ShardDecl> decls, HeadLayout heads, ProgramIndex index, Findings findings) {
         ShardDecls out = new ShardDecls();
+        out.heads = heads;
         for (int i = 0; i < decls.size(); i++) {
             ShardDecl d = decls.get(i);
             String at = "cert:/shards/" + i;
@@ -115,6 +123,11 @@ public final class ShardDecls {
     /** No declarations: every tensor is a logical tensor of its own (an unsplit program). */
     public static ShardDecls none() {
         return new ShardDecls();
+    }
+
+    /** How the certificate says query heads use key/value heads, or null. */
+    public HeadLayout heads() {
+        return heads;
     }
 
     /** Whether nothing is declared. */

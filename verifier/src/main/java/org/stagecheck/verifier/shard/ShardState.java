@@ -46,6 +46,8 @@ final class ShardState {
     final Map<Integer, GuardedAffine> guarded = new HashMap<>();
     /** Which buffers and tensors hold values that are right only under a guard (docs/verifier.md, "Sums over an index"). */
     final Guards guards = new Guards();
+    /** The index domains of rows read at an unbounded index (docs/verifier.md, "Vocabulary-parallel embeddings"). */
+    final IndexedRows indexedRows = new IndexedRows();
     /** Remarks that are not findings (a combine folded in another order), for the obligation's note. */
     final List<String> notes = new ArrayList<>();
     /** Which values are a chip's own share of a split contraction taken as a value (docs/verifier.md, "Unreduced outputs"). */

@@ -87,8 +87,8 @@ public final class NarrowFormatSplits {
             StringBuilder sum = new StringBuilder("in0");
             List<String> parts = new ArrayList<>();
             for (int c = 0; c < chips; c++) {
-                parent.slice(0, "a" + c, new int[] {0, c * depth}, new int[] {rows, depth}, "a")
-                        .slice(0, "w" + c, new int[] {c * depth, 0}, new int[] {depth, cols}, "w")
+                parent.slice(0, "a" + c, "a", new int[] {0, c * depth}, rows, depth)
+                        .slice(0, "w" + c, "w", new int[] {c * depth, 0}, depth, cols)
                         .matmul(0, "h" + c, "a" + c, "w" + c, false, false)
                         .generic(0, "q" + c, f.name(), new int[] {rows, cols}, "in0", "h" + c);
                 parts.add("q" + c);

@@ -30,6 +30,7 @@ final class SplitText {
     private final List<String> params = new ArrayList<>();
     private final Map<String, int[]> dims = new HashMap<>();
     private final Map<String, String> dtypes = new HashMap<>();
+    private String heads;
 
     SplitText(String name, int chips) {
         this.name = name;
@@ -117,10 +118,26 @@ final class SplitText {
         return this;
     }
 
-    /** A one-element i32 buffer {@code out} holding {@code expr} (of parameters), for use as an offset {@code @out}. */
-    SplitText scalar(int chip, String out, String expr) {
+    /** A bound tensor (an input) that no stage loads whole: read by {@link #loadRow}. */
+    SplitText table(String t, int chip, int... shape) {
+        tensors.add("{\"name\": \"" + t + "\", \"dtype\": \"f32\", \"shape\": " + list(shape) + ", \"chip\": " + chip + ", \"role\": \"input\"}");
+        dims.put(t, shape);
+        return this;
+    }
+
+    /** One row of rank-2 tensor {@code t} at row offset {@code row} (an offset text, e.g. {@code "@local"}) into a new {@code [1, cols]} buffer. */
+    SplitText loadRow(int chip, String out, String t, String row) {
+        int cols = dims.get(t)[1];
+        buffer(out, chip, 1, cols);
+        stages.add("{\"id\": \"load_" + out + "\", \"site\": " + site(chip) + ", \"ins\": [], \"outs\": [\"" + out + "\"], \"kind\": {\"type\": \"Load\", \"tensor\": \""
+                + t + "\", \"pattern\": {\"type\": \"block\", \"origin\": [\"" + row + "\", 0], \"block\": [1, " + cols + "]}, \"numBlocks\": 1}}");
+        return this;
+    }
+
+    /** A {@code Scalar} stage: {@code out = expr(ins)}, a new one-element i32 buffer. */
+    SplitText scalar(int chip, String out, String expr, String... ins) {
         buffer(out, "i32", chip, 1);
-        stages.add("{\"id\": \"make_" + out + "\", \"site\": " + site(chip) + ", \"ins\": [], \"outs\": [\"" + out
+        stages.add("{\"id\": \"make_" + out + "\", \"site\": " + site(chip) + ", \"ins\": " + names(List.of(ins)) + ", \"outs\": [\"" + out
                 + "\"], \"kind\": {\"type\": \"Scalar\", \"body\": [\"" + expr + "\"]}}");
         return this;
     }
@@ -137,6 +154,12 @@ final class SplitText {
         stages.add("{\"id\": \"store_" + b + "_in_" + t + "\", \"site\": " + site(chip) + ", \"ins\": [\"" + b + "\"], \"outs\": [], \"kind\": {\"type\": \"Store\", \"tensor\": \""
                 + t + "\", \"pattern\": {\"type\": \"block\", \"origin\": " + o + ", \"block\": " + list(shape) + "}, \"subBlocks\": " + list(shape) + "}}");
         return this;
+    }
+
+    /** The window of {@code in} at {@code starts} of the given shape, a new buffer. */
+    SplitText slice(int chip, String out, String in, int[] starts, int... shape) {
+        buffer(out, dtypes.get(in), chip, shape);
+        return compute(chip, out, "{\"type\": \"slice\", \"starts\": " + list(starts) + "}", in);
     }
 
     /** An output tensor of buffer {@code b}'s shape, and the store of {@code b} into it. */
@@ -178,12 +201,6 @@ final class SplitText {
         int[] db = dims.get(b);
         buffer(out, chip, da[transposeA ? 1 : 0], db[transposeB ? 0 : 1]);
         return compute(chip, out, "{\"type\": \"matmul\", \"transposeA\": " + transposeA + ", \"transposeB\": " + transposeB + "}", a, b);
-    }
-
-    /** The window of {@code in} starting at {@code starts}, of the given shape. */
-    SplitText slice(int chip, String out, int[] starts, int[] shape, String in) {
-        buffer(out, dtypes.get(in), chip, shape);
-        return compute(chip, out, "{\"type\": \"slice\", \"starts\": " + list(starts) + "}", in);
     }
 
     /** The parts side by side along {@code axis}. */
@@ -231,6 +248,12 @@ final class SplitText {
         return this;
     }
 
+    /** The certificate's head layout: {@code layout} ("contiguous" or "interleaved") of {@code queryHeads} over {@code kvHeads}. */
+    SplitText heads(String layout, int queryHeads, int kvHeads) {
+        heads = "{\"layout\": \"" + layout + "\", \"queryHeads\": " + queryHeads + ", \"kvHeads\": " + kvHeads + "}";
+        return this;
+    }
+
     String programJson() {
         return "{\"format\": \"stagecheck-program\", \"version\": 1, \"name\": \"" + name + "\", \"machine\": {\"chips\": " + chips
                 + ", \"width\": 1, \"height\": 1}, \"params\": [" + String.join(", ", params) + "], \"tensors\": [" + String.join(", ", tensors) + "], \"buffers\": ["
@@ -248,7 +271,7 @@ final class SplitText {
     Certificate certificate() {
         try {
             return new CertificateCodec().read("{\"format\": \"stagecheck-certificate\", \"version\": 1, \"shards\": [" + String.join(", ", shards)
-                    + "], \"claims\": [\"well-formed\", \"unreduced-shard\", \"multicast\"]}");
+                    + "]" + (heads == null ? "" : ", \"heads\": " + heads) + ", \"claims\": [\"well-formed\", \"unreduced-shard\", \"multicast\"]}");
         } catch (Exception e) {
             throw new IllegalStateException(name + ": " + e.getMessage(), e);
         }
