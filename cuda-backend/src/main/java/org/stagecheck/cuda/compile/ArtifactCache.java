@@ -3,7 +3,6 @@ package org.stagecheck.cuda.compile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -121,12 +120,15 @@ public final class ArtifactCache {
                             + "): " + (out.length() > 4000 ? out.substring(0, 4000) + "..." : out));
                 }
                 try {
-                    Files.move(tmp, entry, StandardCopyOption.ATOMIC_MOVE);
-                } catch (FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException e) {
-                    // another compile of the same key won the race: its artifact is identical
+                    moveIntoPlace(tmp, entry);
+                } catch (IOException e) {
+                    if (!Files.isRegularFile(done)) {
+                        throw e;
+                    }
+                    // another compile of the same key (another thread or process) won the race: its
+                    // artifact is identical. Renaming onto its directory fails with ENOTEMPTY, which
+                    // Java reports as a plain FileSystemException, so the entry itself is the test.
                     deleteTree(tmp);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(tmp, entry);
                 }
             } catch (CompileException | IOException | RuntimeException e) {
                 deleteTree(tmp);
@@ -136,6 +138,14 @@ public final class ArtifactCache {
             throw new CompileException("cannot write the compile cache under " + root + ": " + e.getMessage());
         }
         return done;
+    }
+
+    private static void moveIntoPlace(Path tmp, Path entry) throws IOException {
+        try {
+            Files.move(tmp, entry, StandardCopyOption.ATOMIC_MOVE);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, entry);
+        }
     }
 
     private static void deleteTree(Path dir) {
