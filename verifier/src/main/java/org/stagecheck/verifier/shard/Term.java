@@ -83,7 +83,7 @@ final class Term {
     String key() {
         if (key == null) {
             key = switch (form) {
-                case Terms.OpKey k -> k.key();
+                case Terms.OpKey k -> k.key(sources);
                 case Terms.FlatKey f -> "flat:" + f.op() + "#" + id;
                 case null -> null;
             };
@@ -123,6 +123,15 @@ final class Term {
         return form;
     }
 
+    /** The hash code a {@link TermTable} finds this term by (its form's, over its arguments for a plain operation). */
+    int formHash() {
+        return switch (form) {
+            case Terms.OpKey k -> Terms.OpKey.hash(k.op(), sources);
+            case Terms.FlatKey f -> f.hashCode();
+            case null -> 0;
+        };
+    }
+
     /** The operation of a plain operation term ({@code op(args)}), or null. */
     String opName() {
         return form instanceof Terms.OpKey k ? k.op() : null;
@@ -130,7 +139,7 @@ final class Term {
 
     /** The arguments of a plain operation term (not to be changed), or null. */
     Term[] opArgs() {
-        return form instanceof Terms.OpKey k ? k.args() : null;
+        return form instanceof Terms.OpKey ? sources : null;
     }
 
     /**
@@ -165,7 +174,7 @@ final class Term {
     /** The text of a plain operation or canonical sum, from its operation and operands. */
     private String formText() {
         return switch (form) {
-            case Terms.OpKey k -> opText(k.op(), k.args());
+            case Terms.OpKey k -> opText(k.op(), sources);
             case Terms.FlatKey f -> flatText(f.op(), f.operands(), f.constant());
             case null -> "";
         };

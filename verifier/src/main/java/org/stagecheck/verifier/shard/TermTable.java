@@ -25,7 +25,7 @@ final class TermTable {
             if (t == null) {
                 return null;
             }
-            if (hashes[i] == h && t.form() instanceof Terms.OpKey k && k.sameAs(op, args)) {
+            if (hashes[i] == h && t.form() instanceof Terms.OpKey k && k.op().equals(op) && Terms.OpKey.sameArgs(t.sources(), args)) {
                 return t;
             }
         }
@@ -51,7 +51,7 @@ final class TermTable {
         if (2 * (size + 1) > slots.length) {
             grow();
         }
-        place(slots, hashes, shift, t, t.form().hashCode());
+        place(slots, hashes, shift, t, t.formHash());
         size++;
     }
 

@@ -34,29 +34,13 @@ final class Terms {
     sealed interface Form permits FlatKey, OpKey {}
 
     /**
-     * A plain operation {@code op(args)} (no canonical rewriting): equal exactly for the same
-     * operation over the same terms, so no key text is built to find it.
+     * The operation of a plain term {@code op(args)} (no canonical rewriting), its arguments being
+     * the term's {@link Term#sources}: one object per operation name in a table, shared by every
+     * term of that operation, so a term of an operation costs no key object. Two terms are the
+     * same operation exactly for the same name over the same argument terms.
      */
-    record OpKey(String op, Term[] args) implements Form {
-        @Override
-        public boolean equals(Object o) {
-            if (!(o instanceof OpKey k) || k.args.length != args.length || !k.op.equals(op)) {
-                return false;
-            }
-            for (int i = 0; i < args.length; i++) {
-                if (k.args[i] != args[i]) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        @Override
-        public int hashCode() {
-            return hash(op, args);
-        }
-
-        /** The hash code of the key {@code op(args)}, without making it. */
+    record OpKey(String op) implements Form {
+        /** The hash code of {@code op(args)}. */
         static int hash(String op, Term[] args) {
             int h = op.hashCode();
             for (Term t : args) {
@@ -65,21 +49,21 @@ final class Terms {
             return h;
         }
 
-        /** Whether this is the key {@code op(args)}. */
-        boolean sameAs(String op, Term[] args) {
-            if (this.args.length != args.length || !this.op.equals(op)) {
+        /** Whether both argument lists name the same terms in the same order. */
+        static boolean sameArgs(Term[] a, Term[] b) {
+            if (a.length != b.length) {
                 return false;
             }
-            for (int i = 0; i < args.length; i++) {
-                if (this.args[i] != args[i]) {
+            for (int i = 0; i < a.length; i++) {
+                if (a[i] != b[i]) {
                     return false;
                 }
             }
             return true;
         }
 
-        /** The key text: {@code f:op(id,id,...)}. */
-        String key() {
+        /** The key text of {@code op(args)}: {@code f:op(id,id,...)}. */
+        String key(Term[] args) {
             StringBuilder key = new StringBuilder("f:").append(op).append('(');
             for (int i = 0; i < args.length; i++) {
                 key.append(i == 0 ? "" : ",").append(args[i].id());
@@ -87,6 +71,9 @@ final class Terms {
             return key.append(')').toString();
         }
     }
+
+    /** The operations of plain terms met so far, one object per name. */
+    private final Map<String, OpKey> operations = new HashMap<>();
 
     record FlatKey(String op, Summands operands, Term constant) implements Form {
         @Override
@@ -188,7 +175,7 @@ final class Terms {
         Term t = formed.findOp(op, args);
         if (t == null) {
             int id = count++;
-            t = new Term(id, null, null, label, lo, hi, now, args, this, new OpKey(op, args));
+            t = new Term(id, null, null, label, lo, hi, now, args, this, operations.computeIfAbsent(op, OpKey::new));
             formed.add(t);
             inherit(t, args);
         } else if (t.made().phase() != now.phase() && rebuilt.add(t.id())) {
