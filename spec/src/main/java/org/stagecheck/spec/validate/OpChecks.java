@@ -1,6 +1,7 @@
 package org.stagecheck.spec.validate;
 
 import java.util.List;
+import java.util.Set;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.Stage;
@@ -15,6 +16,8 @@ import org.stagecheck.spec.rules.Rule;
 final class OpChecks {
     private final Validator.Declarations d;
     private final Findings f;
+    /** The program's parameter names, copied once for every expression's typer (not once per stage). */
+    private Set<String> paramNames;
 
     OpChecks(Validator.Declarations d, Findings f) {
         this.d = d;
@@ -62,9 +65,15 @@ final class OpChecks {
         }
         BufferDecl out = outs.get(0);
         f.stage(i, s, OpRules.generic(ins, out));
-        List<ValueType> types = ins.stream().map(b -> ValueType.of(b.dtype())).toList();
+        ValueType[] types = new ValueType[ins.size()];
+        for (int k = 0; k < types.length; k++) {
+            types[k] = ValueType.of(ins.get(k).dtype());
+        }
+        if (paramNames == null) {
+            paramNames = Set.copyOf(d.params().keySet());
+        }
         try {
-            ValueType t = new ExprTyper(types, d.params().keySet(), out.shape().rank()).type(g.expr());
+            ValueType t = new ExprTyper(List.of(types), paramNames, out.shape().rank()).type(g.expr());
             if (t != ValueType.of(out.dtype())) {
                 f.stage(Rule.EXPR_TYPE, i, s, "kind/op/expr", out.name(), "the expression yields " + t + " but output '" + out.name() + "' is " + out.dtype()
                         + (t == ValueType.BOOL ? " (cast a condition with i32(...) or f32(...))" : " (write an explicit cast)"));

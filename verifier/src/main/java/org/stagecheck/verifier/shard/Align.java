@@ -63,9 +63,12 @@ final class Align {
             return terms.of("opaque-align:" + t.id() + r.key() + frameKey(frame), () -> t.text(), t.label(),
                     Terms.unboundedLo(frame.length), Terms.unboundedHi(frame.length), t);
         }
+        long constant = terms.constantAxes(t);
+        if (readsInPlace(t, r, frame, outExt, lead, constant)) {
+            return t;
+        }
         StringBuilder spec = new StringBuilder();
         boolean identity = lead == 0;
-        long constant = terms.constantAxes(t);
         long madeConstant = 0;
         long[] lo = new long[frame.length];
         long[] hi = new long[frame.length];
@@ -108,6 +111,32 @@ final class Align {
         Term aligned = terms.of("al(" + t.id() + spec + ")", () -> t.text(), t.label(), lo, hi, t);
         terms.constantAxes(aligned, madeConstant);
         return aligned;
+    }
+
+    /**
+     * Whether {@link #term} reads {@code t} as it is (the loop there would find the identity),
+     * decided without making the key text or bounds it would build otherwise: no leading axis,
+     * and on every axis either a read of an axis the term is constant along or no shift and no
+     * broadcast.
+     */
+    private static boolean readsInPlace(Term t, Region r, Sym[] frame, long[] outExt, int lead, long constant) {
+        if (lead != 0) {
+            return false;
+        }
+        for (int a = 0; a < frame.length; a++) {
+            if (r.extent(a) == 1 && (constant >> a & 1) != 0) {
+                continue;
+            }
+            boolean single = t.hi()[a] != Long.MAX_VALUE && t.lo()[a] != Long.MIN_VALUE && t.hi()[a] - t.lo()[a] == 1;
+            if (r.extent(a) == 1 && (outExt[a] != 1 || single)) {
+                return false;
+            }
+            Long d = r.origin(a).minus(frame[a]);
+            if (d == null || d != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether reading {@code r} in {@code frame} neither shifts nor broadcasts any axis outside {@code constantAxes}. */

@@ -346,7 +346,7 @@ final class ExprRules {
 
     private AV apply(Fn fn, List<AV> vs) {
         boolean anyLin = false;
-        List<Term> ts = new ArrayList<>();
+        List<Term> ts = new ArrayList<>(vs.size());
         for (AV v : vs) {
             if (v instanceof Ex x) {
                 ts.add(x.term());
@@ -470,7 +470,7 @@ final class ExprRules {
         if (l.pool() != ReducePool.SUM) {
             return monotone.scaled(fn, l, other, a instanceof Lin);
         }
-        if (other.key().equals("cf:1.0") && (fn == Fn.MUL || a instanceof Lin)) {
+        if (other.leafKey().equals("cf:1.0") && (fn == Fn.MUL || a instanceof Lin)) {
             return l; // times or over one: the same partial
         }
         boolean partialFirst = a instanceof Lin;

@@ -35,7 +35,7 @@ final class Gathers {
             if (!(v instanceof Val.Exact e) || e.hidden() != null) {
                 return null;
             }
-            String key = e.term().key();
+            String key = e.term().leafKey();
             if (key.equals("cf:0.0") || key.equals("cf:-0.0") || key.equals("cf:-Infinity") || key.equals("cf:Infinity")) {
                 String kind = key.equals("cf:-0.0") ? "cf:0.0" : key;
                 if (padding != null && !padding.equals(kind)) {

@@ -73,6 +73,10 @@ final class Guards {
 
     /** Records the stage's outputs (and the tensor it stored to, the load it multicast); returns their guards. */
     Set<Guard> finish(Stage stage, List<InternalRef> refs) {
+        if (made.isEmpty() && buffers.isEmpty() && tensors.isEmpty() && inFlight.isEmpty()) {
+            // no guard anywhere (the usual case): the stage's outputs hold none, and nothing is recorded
+            return Set.of();
+        }
         Set<Guard> g = read(stage, refs);
         g.addAll(made);
         g.removeAll(discharged);

@@ -1,9 +1,7 @@
 package org.stagecheck.verifier.shard;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
@@ -33,9 +31,6 @@ final class Identities {
     private final Terms terms;
     private final Ops ops;
     private final RescaleFactors factors;
-    /** The operation and arguments of the terms of {@link #RECORDED} operations, by id. */
-    private final Map<Integer, Applied> applied = new HashMap<>();
-
     static final java.util.Set<String> RECORDED = java.util.Set.of("exp", "tanh", "sigmoid", "mul", "div");
     /** Increasing on the whole real line, and monotone after rounding (docs/verifier.md). */
     private static final java.util.Set<String> INCREASING = java.util.Set.of("exp", "tanh", "sigmoid");
@@ -48,25 +43,34 @@ final class Identities {
         this.factors = factors;
     }
 
-    void record(Term t, String name, List<Term> args) {
-        if (RECORDED.contains(name)) {
-            applied.putIfAbsent(t.id(), new Applied(name, List.copyOf(args)));
-        }
+    /**
+     * The operation and arguments of {@code t} when it is a plain term of a {@link #RECORDED}
+     * operation, else null: read from the term itself ({@link Term#opName}), so nothing is kept
+     * per term.
+     */
+    private static Applied applied(Term t) {
+        String name = t.opName();
+        return name != null && RECORDED.contains(name) ? new Applied(name, List.of(t.opArgs())) : null;
+    }
+
+    /** Whether {@code t} is a plain term of an {@link #INCREASING} function of one argument. */
+    private static boolean increasingOfOne(Term t) {
+        String name = t.opName();
+        return name != null && t.opArgs().length == 1 && INCREASING.contains(name);
     }
 
     /** The argument of {@code t} when it is a monotone function ({@link #INCREASING}, or a negation) of one term; else null. */
     Term elementwiseArgument(Term t) {
-        Applied a = applied.get(t.id());
-        if (a != null && INCREASING.contains(a.name()) && a.args().size() == 1) {
-            return a.args().getFirst();
+        if (increasingOfOne(t)) {
+            return t.opArgs()[0];
         }
         return terms.negationOf(t);
     }
 
     /** The function {@code t} applies to its argument ({@link #elementwiseArgument}), applied to {@code arg}. */
     Term reapply(Term t, Term arg) {
-        Applied a = applied.get(t.id());
-        return ops.op(a != null && INCREASING.contains(a.name()) ? a.name() : "neg", List.of(arg));
+        String name = t.opName();
+        return ops.op(name != null && INCREASING.contains(name) ? name : "neg", List.of(arg));
     }
 
     // ------------------------------------------------------------------ exp
@@ -82,7 +86,7 @@ final class Identities {
 
     /** {@code t} with each pair {@code x, neg(x)} of a sum removed; null when nothing is left (zero). */
     private Term cancelled(Term t) {
-        if (t.key().equals("cf:0.0") || t.key().equals("cf:-0.0")) {
+        if (t.leafKey().equals("cf:0.0") || t.leafKey().equals("cf:-0.0")) {
             return null;
         }
         Terms.Flat f = terms.flat(t);
@@ -108,7 +112,7 @@ final class Identities {
             }
             return left.isEmpty() ? null : ops.op("sum", left);
         }
-        Applied a = applied.get(t.id());
+        Applied a = applied(t);
         if (a != null && (a.name().equals("mul") || a.name().equals("div")) && a.args().size() == 2) {
             int constant = isConstant(a.args().get(1)) ? 1 : isConstant(a.args().get(0)) && a.name().equals("mul") ? 0 : -1;
             if (constant >= 0 && cancelled(a.args().get(1 - constant)) == null) {
@@ -130,7 +134,7 @@ final class Identities {
         if (out != null) {
             return out;
         }
-        Applied a = applied.get(t.id());
+        Applied a = applied(t);
         if (fn.equals("sum") && a != null && a.args().size() == 2 && (a.name().equals("mul") || a.name().equals("div"))) {
             return scaledOut(a, ax, inner -> reduce.apply(fn, inner));
         }
@@ -168,7 +172,7 @@ final class Identities {
         if (out != null) {
             return out;
         }
-        Applied a = applied.get(t.id());
+        Applied a = applied(t);
         if (a != null && a.args().size() == 2 && (a.name().equals("mul") || a.name().equals("div"))) {
             return scaledOut(a, 1, multiply);
         }
@@ -192,11 +196,11 @@ final class Identities {
 
     /** Whether {@code t} has the same value at every position of axis {@code ax} (a broadcast, a constant, a parameter). */
     boolean constantAlong(Term t, int ax) {
-        return isConstant(t) || t.key().startsWith("p:") || (ax < 64 && (terms.constantAxes(t) >> ax & 1) != 0);
+        return isConstant(t) || t.leafKey().startsWith("p:") || (ax < 64 && (terms.constantAxes(t) >> ax & 1) != 0);
     }
 
     static boolean isConstant(Term t) {
-        return t.key().startsWith("cf:") || t.key().startsWith("ci:");
+        return t.isFloatConstant() || t.isIntegerConstant();
     }
 
 }

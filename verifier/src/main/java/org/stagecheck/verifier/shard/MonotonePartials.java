@@ -133,7 +133,7 @@ final class MonotonePartials {
 
     /** {@code l * c}, {@code c * l} or {@code l / c} for a constant {@code c}: increasing when it is positive, decreasing when negative. */
     ExprRules.AV scaled(Fn fn, ExprRules.Lin l, Term other, boolean partialFirst) {
-        double c = other.key().startsWith("cf:") ? Double.parseDouble(other.key().substring(3)) : Double.NaN;
+        double c = other.isFloatConstant() ? (Double) other.constantValue() : Double.NaN;
         if (Double.isNaN(c) || Double.isInfinite(c) || c == 0.0 || (fn == Fn.DIV && !partialFirst)) {
             return ExprRules.fail(Code.PARTIAL_NONLINEAR, fn.spelling() + " meets the " + ExprRules.describe(l)
                     + (Double.isNaN(c) ? " and a value of unknown sign (not monotone)" : ""), l);

@@ -2,7 +2,9 @@ package org.stagecheck.verifier.shard;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import org.stagecheck.spec.ir.Expr;
 
 /**
@@ -53,11 +55,7 @@ final class Ops {
                 if (inner != null) {
                     yield inner;
                 }
-                Term t = plainOp(name, args);
-                if (args.size() == 1) {
-                    terms.negation(t, args.getFirst());
-                }
-                yield t;
+                yield plainOp(name, args); // Terms#negationOf finds x again from neg(x)
             }
             case "mul" -> {
                 Term rescaled = args.size() == 2 ? rescales.product(args.get(0), args.get(1)) : null;
@@ -73,8 +71,19 @@ final class Ops {
      * not the smallest 32-bit integer, whose negation wraps); else null.
      */
     private Term negatedConstant(Term t) {
-        if (t.key().startsWith("cf:")) {
-            double d = -Double.parseDouble(t.key().substring(3));
+        if (!t.isFloatConstant() && !t.isIntegerConstant()) {
+            return null;
+        }
+        // a constant's negation is looked up once: the same term every time (its key names its value)
+        return negatedConstants.computeIfAbsent(t, this::negatedConstantTerm);
+    }
+
+    /** The constants' negations met so far (none for a constant whose negation wraps: computeIfAbsent keeps no null). */
+    private final Map<Term, Term> negatedConstants = new IdentityHashMap<>();
+
+    private Term negatedConstantTerm(Term t) {
+        if (t.isFloatConstant()) {
+            double d = -(Double) t.constantValue();
             return terms.unbounded("cf:" + d, Expr.print(new Expr.FloatConst(d)), t.rank());
         }
         Long c = integerConstant(t);
@@ -82,14 +91,7 @@ final class Ops {
     }
 
     private static Long integerConstant(Term t) {
-        if (!t.key().startsWith("ci:")) {
-            return null;
-        }
-        try {
-            return Long.parseLong(t.key().substring(3));
-        } catch (NumberFormatException e) {
-            return null;
-        }
+        return t.isIntegerConstant() ? (Long) t.constantValue() : null;
     }
 
     /**
@@ -137,7 +139,7 @@ final class Ops {
         Term onlyConstant = base == null ? null : base.constant();
         BigDecimal constant = null;
         // integer constants (an index's offsets) fold into an integer, float ones into a float
-        boolean integers = onlyConstant == null || onlyConstant.key().startsWith("ci:");
+        boolean integers = onlyConstant == null || onlyConstant.isIntegerConstant();
         try {
             for (int i = 0; i < args.size(); i++) {
                 Term t = args.get(i);
@@ -146,7 +148,7 @@ final class Ops {
                 }
                 Term c = op.equals(t.flatOp()) ? t.constant() : sum && !isZero(t) && finiteConstant(t) ? t : null;
                 if (c != null) {
-                    integers &= c.key().startsWith("ci:");
+                    integers &= c.isIntegerConstant();
                 }
                 if (c != null && onlyConstant == null && constant == null) {
                     onlyConstant = c;
@@ -190,25 +192,56 @@ final class Ops {
         if (single != null && single.rank() == rank) {
             return single;
         }
-        long[] lo = Terms.unboundedLo(rank);
-        long[] hi = Terms.unboundedHi(rank);
-        List<Term> sources = new ArrayList<>();
+        long[][] bounds = bounds(args, rank);
+        List<Term> sources = new ArrayList<>(args.size());
         for (Term t : args) {
-            intersect(lo, hi, rank, t);
             if (!(sum && isZero(t))) {
                 sources.add(t);
             }
         }
         sources.sort(java.util.Comparator.comparingInt(Term::id));
-        Summands operands = parts;
-        Term c = folded;
-        return terms.flat(op, operands, c, () -> text(op, operands, c), lo, hi, sources.toArray(Term[]::new));
+        return terms.flat(op, parts, folded, bounds[0], bounds[1], sources.toArray(Term[]::new));
+    }
+
+    /**
+     * Where every one of {@code args} is defined, {@code {lo, hi}} of rank {@code rank}: an
+     * argument's own arrays when they are the intersection (the usual case: terms are never
+     * changed, so they are shared instead of copied per term).
+     */
+    private static long[][] bounds(List<Term> args, int rank) {
+        for (int i = 0; i < args.size(); i++) {
+            Term candidate = args.get(i);
+            if (candidate.rank() == rank && contains(args, candidate)) {
+                return new long[][] {candidate.lo(), candidate.hi()};
+            }
+        }
+        long[] lo = Terms.unboundedLo(rank);
+        long[] hi = Terms.unboundedHi(rank);
+        for (int i = 0; i < args.size(); i++) {
+            intersect(lo, hi, rank, args.get(i));
+        }
+        return new long[][] {lo, hi};
+    }
+
+    /** Whether {@code inner}'s domain lies within every one of {@code args}' (trailing axes aligned). */
+    private static boolean contains(List<Term> args, Term inner) {
+        int rank = inner.rank();
+        for (int i = 0; i < args.size(); i++) {
+            Term t = args.get(i);
+            int lead = rank - t.rank();
+            for (int a = 0; a < t.rank(); a++) {
+                if (inner.lo()[a + lead] < t.lo()[a] || inner.hi()[a + lead] > t.hi()[a]) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** A finite float constant, or a 32-bit integer constant (an index's offset). */
     private static boolean finiteConstant(Term t) {
-        if (t.key().startsWith("cf:")) {
-            return Double.isFinite(Double.parseDouble(t.key().substring(3)));
+        if (t.isFloatConstant()) {
+            return Double.isFinite((Double) t.constantValue());
         }
         Long c = integerConstant(t);
         return c != null && c >= Integer.MIN_VALUE && c <= Integer.MAX_VALUE;
@@ -216,7 +249,7 @@ final class Ops {
 
     /** The exact value of a finite float or integer constant term. */
     private static BigDecimal exact(Term t) {
-        return t.key().startsWith("ci:") ? BigDecimal.valueOf(integerConstant(t)) : new BigDecimal(Double.parseDouble(t.key().substring(3)));
+        return t.isIntegerConstant() ? BigDecimal.valueOf(integerConstant(t)) : new BigDecimal((Double) t.constantValue());
     }
 
     private static BigDecimal plus(BigDecimal a, BigDecimal b) {
@@ -263,57 +296,21 @@ final class Ops {
     }
 
     private static boolean isZero(Term t) {
-        return t.key().equals("cf:0.0") || t.key().equals("cf:-0.0") || t.key().equals("ci:0");
-    }
-
-    /**
-     * {@code op(a, b, ...)} over the operands (the folded constant among them) sorted by id, each
-     * as often as it is counted, while the text is short.
-     */
-    private static String text(String op, Summands operands, Term constant) {
-        StringBuilder text = new StringBuilder(op).append('(');
-        List<Term> ts = operands.distinct();
-        long[] counts = operands.counts();
-        int n = 0;
-        boolean constantDone = constant == null;
-        for (int i = 0; i <= ts.size() && text.length() < Terms.TEXT_LIMIT; i++) {
-            if (!constantDone && (i == ts.size() || constant.id() < ts.get(i).id())) {
-                text.append(n++ == 0 ? "" : ", ").append(constant.text());
-                constantDone = true;
-            }
-            for (long k = 0; i < ts.size() && k < counts[i] && text.length() < Terms.TEXT_LIMIT; k++) {
-                text.append(n++ == 0 ? "" : ", ").append(ts.get(i).text());
-            }
-        }
-        return text.append(')').toString();
+        String k = t.leafKey();
+        return k.equals("cf:0.0") || k.equals("cf:-0.0") || k.equals("ci:0");
     }
 
     private Term plainOp(String name, List<Term> args) {
+        Term[] sources = args.toArray(new Term[0]);
         int rank = 0;
-        for (Term t : args) {
-            rank = Math.max(rank, t.rank());
-        }
-        long[] lo = Terms.unboundedLo(rank);
-        long[] hi = Terms.unboundedHi(rank);
         String label = "";
-        Term[] sources = args.toArray(Term[]::new);
         for (Term t : sources) {
+            rank = Math.max(rank, t.rank());
             if (label.isEmpty()) {
                 label = t.label();
             }
-            intersect(lo, hi, rank, t);
         }
-        Term t = terms.op(name, sources, () -> text(name, sources), label, lo, hi);
-        identities.record(t, name, args);
-        return t;
-    }
-
-    /** {@code name(a, b, ...)}, the arguments' texts while the text is short. */
-    private static String text(String name, Term[] args) {
-        StringBuilder text = new StringBuilder(name).append('(');
-        for (int i = 0; i < args.length && text.length() < Terms.TEXT_LIMIT; i++) {
-            text.append(i == 0 ? "" : ", ").append(args[i].text());
-        }
-        return text.append(')').toString();
+        long[][] bounds = bounds(args, rank);
+        return terms.op(name, sources, label, bounds[0], bounds[1]);
     }
 }

@@ -107,6 +107,9 @@ final class RescaleFactors {
 
     /** {@code a * b}, rescale factors' powers added and cancelled at 0; null when neither carries one (a plain product). */
     Term product(Term a, Term b) {
+        if (rescaled.isEmpty()) {
+            return null; // no product carries a factor yet (the usual case), so neither does a or b
+        }
         Rescaled ra = decompose(a);
         Rescaled rb = decompose(b);
         if (ra.powers().isEmpty() && rb.powers().isEmpty()) {
@@ -137,6 +140,6 @@ final class RescaleFactors {
     }
 
     private static boolean isOne(Term t) {
-        return t.key().equals("cf:1.0");
+        return t.leafKey().equals("cf:1.0");
     }
 }

@@ -57,8 +57,11 @@ final class Summands {
         this.label = label;
     }
 
+    /** The empty multiset (immutable, so one serves every sum). */
+    private static final Summands EMPTY = new Summands(null, new Term[0], new long[0], 0, 0, 0, 0, Integer.MAX_VALUE, "");
+
     static Summands empty() {
-        return new Summands(null, new Term[0], new long[0], 0, 0, 0, 0, Integer.MAX_VALUE, "");
+        return EMPTY;
     }
 
     /**

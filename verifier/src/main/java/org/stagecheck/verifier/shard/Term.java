@@ -15,10 +15,14 @@ import java.util.function.Supplier;
  */
 final class Term {
     private final int id;
-    /** Made on first use for a plain operation (from its {@link Terms.OpKey}). */
+    /** Made on first use for a plain operation or a canonical sum (from its {@link Terms.Form}). */
     private String key;
-    private Supplier<String> textOf;
-    private String text;
+    /**
+     * The readable text once made whole (a String), else what makes it (a {@code Supplier<String>};
+     * null for a plain operation or a canonical sum, whose text is made from its form): one field
+     * for both, since every term keeps it.
+     */
+    private Object text;
     private final String label;
     private final long[] lo;
     private final long[] hi;
@@ -33,9 +37,10 @@ final class Term {
      * ({@code acc = acc + x_i} on every chip, in the parent and the split) builds each step once
      * and finds it again here, without comparing operands.
      */
-    private String stepOp;
-    private Term stepPlus;
-    private Term stepResult;
+    private Step step;
+
+    /** The last canonical op built from a term and one more operand: {@code op(term, plus) = result}. */
+    private record Step(String op, Term plus, Term result) {}
 
     /** The analysis ({@code phase}) and stage ({@code stage}, -1 before the first) that first built a term. */
     record Made(int phase, int stage) {}
@@ -63,7 +68,7 @@ final class Term {
         this.owner = owner;
         this.form = form;
         this.key = key;
-        this.textOf = text;
+        this.text = text;
         this.label = label;
         this.lo = lo;
         this.hi = hi;
@@ -76,10 +81,65 @@ final class Term {
     }
 
     String key() {
-        if (key == null && form instanceof Terms.OpKey k) {
-            key = k.key();
+        if (key == null) {
+            key = switch (form) {
+                case Terms.OpKey k -> k.key(sources);
+                case Terms.FlatKey f -> "flat:" + f.op() + "#" + id;
+                case null -> null;
+            };
         }
         return key;
+    }
+
+    /**
+     * The key of a term made by its key (a constant {@code cf:}/{@code ci:}, a parameter {@code p:},
+     * a leaf, ...); the empty text for a plain operation or a canonical sum, whose key starts with
+     * none of those prefixes. Tests of a key's prefix use it, so no operation's key text is made.
+     */
+    String leafKey() {
+        return form == null ? key : "";
+    }
+
+    /** Whether this is a float constant ({@code cf:} key). */
+    boolean isFloatConstant() {
+        return form == null && key.startsWith("cf:");
+    }
+
+    /** Whether this is an integer constant ({@code ci:} key). */
+    boolean isIntegerConstant() {
+        return form == null && key.startsWith("ci:");
+    }
+
+    /**
+     * The value of a float constant (a Double) or of an integer constant (a Long; null when its key
+     * is no long), parsed from the key once; null for any other term.
+     */
+    Number constantValue() {
+        return isFloatConstant() || isIntegerConstant() ? owner.constantValue(this) : null;
+    }
+
+    /** How the term was made when it is a plain operation or a canonical sum, max or min; else null. */
+    Terms.Form form() {
+        return form;
+    }
+
+    /** The hash code a {@link TermTable} finds this term by (its form's, over its arguments for a plain operation). */
+    int formHash() {
+        return switch (form) {
+            case Terms.OpKey k -> Terms.OpKey.hash(k.op(), sources);
+            case Terms.FlatKey f -> f.hashCode();
+            case null -> 0;
+        };
+    }
+
+    /** The operation of a plain operation term ({@code op(args)}), or null. */
+    String opName() {
+        return form instanceof Terms.OpKey k ? k.op() : null;
+    }
+
+    /** The arguments of a plain operation term (not to be changed), or null. */
+    Term[] opArgs() {
+        return form instanceof Terms.OpKey ? sources : null;
     }
 
     /**
@@ -88,8 +148,8 @@ final class Term {
      * {@code ...}: a term built by a chain of 10^6 stages is rendered without recursing 10^6 deep.
      */
     String text() {
-        if (text != null) {
-            return text;
+        if (text instanceof String done) {
+            return done;
         }
         Terms.TextDepth depth = owner.textDepth();
         long cutsBefore = depth.cuts();
@@ -98,7 +158,7 @@ final class Term {
         }
         String t;
         try {
-            t = textOf.get();
+            t = text instanceof Supplier<?> of ? (String) of.get() : formText();
         } finally {
             depth.leave();
         }
@@ -107,20 +167,57 @@ final class Term {
         if (!cut) {
             // rendered whole: the same text whatever asks for it, so it is kept
             text = t;
-            textOf = null;
         }
         return t;
     }
 
+    /** The text of a plain operation or canonical sum, from its operation and operands. */
+    private String formText() {
+        return switch (form) {
+            case Terms.OpKey k -> opText(k.op(), sources);
+            case Terms.FlatKey f -> flatText(f.op(), f.operands(), f.constant());
+            case null -> "";
+        };
+    }
+
+    /** {@code name(a, b, ...)}, the arguments' texts while the text is short. */
+    private static String opText(String name, Term[] args) {
+        StringBuilder text = new StringBuilder(name).append('(');
+        for (int i = 0; i < args.length && text.length() < Terms.TEXT_LIMIT; i++) {
+            text.append(i == 0 ? "" : ", ").append(args[i].text());
+        }
+        return text.append(')').toString();
+    }
+
+    /**
+     * {@code op(a, b, ...)} over the operands (the folded constant among them) sorted by id, each
+     * as often as it is counted, while the text is short.
+     */
+    private static String flatText(String op, Summands operands, Term constant) {
+        StringBuilder text = new StringBuilder(op).append('(');
+        java.util.List<Term> ts = operands.distinct();
+        long[] counts = operands.counts();
+        int n = 0;
+        boolean constantDone = constant == null;
+        for (int i = 0; i <= ts.size() && text.length() < Terms.TEXT_LIMIT; i++) {
+            if (!constantDone && (i == ts.size() || constant.id() < ts.get(i).id())) {
+                text.append(n++ == 0 ? "" : ", ").append(constant.text());
+                constantDone = true;
+            }
+            for (long k = 0; i < ts.size() && k < counts[i] && text.length() < Terms.TEXT_LIMIT; k++) {
+                text.append(n++ == 0 ? "" : ", ").append(ts.get(i).text());
+            }
+        }
+        return text.append(')').toString();
+    }
+
     /** The term {@code stepOp(this, plus)} when it was the last such step built from this term, else null. */
     Term step(String op, Term plus) {
-        return stepPlus == plus && op.equals(stepOp) ? stepResult : null;
+        return step != null && step.plus() == plus && op.equals(step.op()) ? step.result() : null;
     }
 
     void step(String op, Term plus, Term result) {
-        stepOp = op;
-        stepPlus = plus;
-        stepResult = result;
+        step = new Step(op, plus, result);
     }
 
     /** The operation of a canonical sum, max or min ({@code "sum"}, {@code "max"}, {@code "min"}), or null. */

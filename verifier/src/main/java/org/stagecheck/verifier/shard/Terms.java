@@ -18,10 +18,8 @@ final class Terms {
     /** The analysis of the program being verified. */
     static final int CHILD = 1;
     private final Map<String, Term> byKey = new HashMap<>();
-    /** The canonical sums, maxima and minima, by their operands. */
-    private final Map<FlatKey, Term> flats = new HashMap<>();
-    /** {@code x} for every term {@code neg(x)}, by the negation's id. */
-    private final Map<Integer, Term> negated = new HashMap<>();
+    /** The plain operations and the canonical sums, maxima and minima, by their operation and operands. */
+    private final TermTable formed = new TermTable();
     private final TextDepth textDepth = new TextDepth();
     private int count;
     private Term.Made now = new Term.Made(CHILD, -1);
@@ -36,25 +34,14 @@ final class Terms {
     sealed interface Form permits FlatKey, OpKey {}
 
     /**
-     * A plain operation {@code op(args)} (no canonical rewriting): equal exactly for the same
-     * operation over the same terms, so no key text is built to find it.
+     * The operation of a plain term {@code op(args)} (no canonical rewriting), its arguments being
+     * the term's {@link Term#sources}: one object per operation name in a table, shared by every
+     * term of that operation, so a term of an operation costs no key object. Two terms are the
+     * same operation exactly for the same name over the same argument terms.
      */
-    record OpKey(String op, Term[] args) implements Form {
-        @Override
-        public boolean equals(Object o) {
-            if (!(o instanceof OpKey k) || k.args.length != args.length || !k.op.equals(op)) {
-                return false;
-            }
-            for (int i = 0; i < args.length; i++) {
-                if (k.args[i] != args[i]) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        @Override
-        public int hashCode() {
+    record OpKey(String op) implements Form {
+        /** The hash code of {@code op(args)}. */
+        static int hash(String op, Term[] args) {
             int h = op.hashCode();
             for (Term t : args) {
                 h = h * 31 + t.id();
@@ -62,8 +49,21 @@ final class Terms {
             return h;
         }
 
-        /** The key text: {@code f:op(id,id,...)}. */
-        String key() {
+        /** Whether both argument lists name the same terms in the same order. */
+        static boolean sameArgs(Term[] a, Term[] b) {
+            if (a.length != b.length) {
+                return false;
+            }
+            for (int i = 0; i < a.length; i++) {
+                if (a[i] != b[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** The key text of {@code op(args)}: {@code f:op(id,id,...)}. */
+        String key(Term[] args) {
             StringBuilder key = new StringBuilder("f:").append(op).append('(');
             for (int i = 0; i < args.length; i++) {
                 key.append(i == 0 ? "" : ",").append(args[i].id());
@@ -71,6 +71,9 @@ final class Terms {
             return key.append(')').toString();
         }
     }
+
+    /** The operations of plain terms met so far, one object per name. */
+    private final Map<String, OpKey> operations = new HashMap<>();
 
     record FlatKey(String op, Summands operands, Term constant) implements Form {
         @Override
@@ -111,6 +114,29 @@ final class Terms {
         return textDepth;
     }
 
+    /** The values of the constant terms asked for ({@link Term#constantValue}), parsed from their keys once. */
+    private final Map<Term, Number> constantValues = new java.util.IdentityHashMap<>();
+
+    /** The value of constant {@code t} ({@code cf:} a Double, {@code ci:} a Long or null when its key is no long). */
+    Number constantValue(Term t) {
+        Number known = constantValues.get(t);
+        if (known != null || constantValues.containsKey(t)) {
+            return known;
+        }
+        Number v;
+        if (t.isFloatConstant()) {
+            v = Double.parseDouble(t.key().substring(3));
+        } else {
+            try {
+                v = Long.parseLong(t.key().substring(3));
+            } catch (NumberFormatException e) {
+                v = null;
+            }
+        }
+        constantValues.put(t, v);
+        return v;
+    }
+
     /** How many terms this table holds (keyed and canonical ones). */
     int size() {
         return count;
@@ -140,20 +166,17 @@ final class Terms {
         return new Flat(t.flatOp(), parts);
     }
 
-    /** The plain operations, by operation and arguments. */
-    private final Map<OpKey, Term> ops = new HashMap<>();
-
     /**
-     * The plain term {@code op(args)} (its key {@code f:op(ids)}), defined on {@code [lo, hi)}; a
-     * new one inherits the first demotion among its arguments.
+     * The plain term {@code op(args)} (its key {@code f:op(ids)}, its text made from them),
+     * defined on {@code [lo, hi)} (kept, not copied: no term's bounds are ever changed); a new one
+     * inherits the first demotion among its arguments.
      */
-    Term op(String op, Term[] args, java.util.function.Supplier<String> text, String label, long[] lo, long[] hi) {
-        OpKey k = new OpKey(op, args);
-        Term t = ops.get(k);
+    Term op(String op, Term[] args, String label, long[] lo, long[] hi) {
+        Term t = formed.findOp(op, args);
         if (t == null) {
             int id = count++;
-            t = new Term(id, null, text, label, lo, hi, now, args, this, k);
-            ops.put(k, t);
+            t = new Term(id, null, null, label, lo, hi, now, args, this, operations.computeIfAbsent(op, OpKey::new));
+            formed.add(t);
             inherit(t, args);
         } else if (t.made().phase() != now.phase() && rebuilt.add(t.id())) {
             inherit(t, args);
@@ -163,16 +186,16 @@ final class Terms {
 
     /**
      * The canonical {@code op} (sum, max or min) over {@code operands}: the one term of that
-     * multiset; a new one inherits the first demotion among {@code sources} (the operands it was
-     * built from directly).
+     * multiset (its text made from them); a new one inherits the first demotion among
+     * {@code sources} (the operands it was built from directly). The arrays are kept, not copied.
      */
-    Term flat(String op, Summands operands, Term constant, java.util.function.Supplier<String> text, long[] lo, long[] hi, Term... sources) {
+    Term flat(String op, Summands operands, Term constant, long[] lo, long[] hi, Term[] sources) {
         FlatKey k = new FlatKey(op, operands, constant);
-        Term t = flats.get(k);
+        Term t = formed.findFlat(k);
         if (t == null) {
             int id = count++;
-            t = new Term(id, "flat:" + op + "#" + id, text, operands.label, lo.clone(), hi.clone(), now, sources.clone(), this, k);
-            flats.put(k, t);
+            t = new Term(id, null, null, operands.label, lo, hi, now, sources, this, k);
+            formed.add(t);
             inherit(t, sources);
         } else if (t.made().phase() != now.phase() && rebuilt.add(t.id())) {
             inherit(t, sources);
@@ -194,12 +217,10 @@ final class Terms {
         }
     }
 
+    /** {@code x} when {@code t} is the plain term {@code neg(x)} ({@link Ops#op} makes one only where no rule folds the negation), else null. */
     Term negationOf(Term t) {
-        return negated.get(t.id());
-    }
-
-    void negation(Term neg, Term of) {
-        negated.putIfAbsent(neg.id(), of);
+        Term[] args = t.opArgs();
+        return args != null && args.length == 1 && t.opName().equals("neg") ? args[0] : null;
     }
     /**
      * For a term built from a demoted partial (directly or not), the latest such demotion, per
@@ -235,6 +256,9 @@ final class Terms {
 
     private void inherit(Term t, Term[] sources) {
         Map<Integer, Demotion> ds = demotions();
+        if (ds.isEmpty()) {
+            return;
+        }
         Demotion latest = null;
         for (Term s : sources) {
             Demotion d = s == null ? null : ds.get(s.id());
@@ -274,6 +298,14 @@ final class Terms {
 
     /** A term defined everywhere (constants, parameters, element indices) of rank {@code rank}. */
     Term unbounded(String key, String text, int rank) {
+        Term known = byKey.get(key);
+        if (known != null) {
+            // what of() finds (whatever its rank), without making bounds for it
+            if (known.made().phase() != now.phase()) {
+                rebuilt.add(known.id());
+            }
+            return known;
+        }
         long[] lo = new long[rank];
         long[] hi = new long[rank];
         Arrays.fill(lo, Long.MIN_VALUE);

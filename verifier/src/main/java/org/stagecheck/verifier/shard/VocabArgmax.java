@@ -126,12 +126,12 @@ final class VocabArgmax {
     }
 
     private static Long integer(Term t) {
-        String k = t.key();
+        String k = t.leafKey();
         if (k.startsWith("ci:")) {
             return Long.parseLong(k.substring(3));
         }
-        if (k.startsWith("cf:")) {
-            double d = Double.parseDouble(k.substring(3));
+        if (t.isFloatConstant()) {
+            double d = (Double) t.constantValue();
             return d == Math.rint(d) && Math.abs(d) < 1e15 ? (long) d : null;
         }
         return null;

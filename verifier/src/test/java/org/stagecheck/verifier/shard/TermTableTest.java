@@ -1,0 +1,92 @@
+package org.stagecheck.verifier.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The hash-consing table ({@link TermTable}, docs/verifier.md "Scale"): through many growths of
+ * the table, every operation over the same operands is found again as the same term, and every
+ * different one (another operation, another order, another operand, a sum with another count)
+ * is a term of its own.
+ */
+class TermTableTest {
+    private final Terms terms = new Terms();
+    private final Ops ops = new Ops(terms);
+
+    private Term leaf(int i) {
+        return terms.of("leaf:x" + i, "x" + i, "x" + i, new long[] {1, 8});
+    }
+
+    @Test
+    void operations_over_the_same_operands_are_one_term_and_any_other_is_another() {
+        int n = 3000;
+        List<Term> leaves = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            leaves.add(leaf(i));
+        }
+        List<Term> made = new ArrayList<>();
+        for (int i = 0; i + 1 < n; i++) {
+            Term a = leaves.get(i);
+            Term b = leaves.get(i + 1);
+            made.add(ops.op("div", List.of(a, b)));
+            made.add(ops.op("div", List.of(b, a)));
+            made.add(ops.op("tanh", List.of(a)));
+            made.add(ops.op("add", List.of(a, b)));
+        }
+        int size = terms.size();
+        // 4 (n - 1) operations, each new where it was made: the table grew many times past its first 1024 slots
+        assertThat(made).doesNotHaveDuplicates();
+        int k = 0;
+        for (int i = 0; i + 1 < n; i++) {
+            Term a = leaves.get(i);
+            Term b = leaves.get(i + 1);
+            assertThat(ops.op("div", List.of(a, b))).isSameAs(made.get(k++));
+            assertThat(ops.op("div", List.of(b, a))).isSameAs(made.get(k++));
+            assertThat(ops.op("tanh", List.of(a))).isSameAs(made.get(k++));
+            // a sum is a multiset: the other order is the same term
+            assertThat(ops.op("add", List.of(b, a))).isSameAs(made.get(k++));
+        }
+        assertThat(terms.size()).isEqualTo(size);
+        Term twice = ops.op("add", List.of(ops.op("add", List.of(leaves.get(0), leaves.get(1))), leaves.get(1)));
+        assertThat(twice).isNotSameAs(made.get(3));
+        assertThat(ops.op("sigmoid", List.of(leaves.get(0)))).isNotSameAs(made.get(2));
+        assertThat(terms.size()).isEqualTo(size + 2);
+    }
+
+    @Test
+    void operations_whose_hashes_collide_stay_different_terms() {
+        List<Term> leaves = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            leaves.add(leaf(i));
+        }
+        // ids a, b and a + 1, b - 31 give one hash code to div(x_a, x_b) and div(x_(a+1), x_(b-31))
+        Term a = leaves.get(0);
+        Term b = leaves.get(40);
+        Term c = leaves.get(1);
+        Term d = leaves.get(9);
+        assertThat(c.id()).isEqualTo(a.id() + 1);
+        assertThat(d.id()).isEqualTo(b.id() - 31);
+        assertThat(Terms.OpKey.hash("div", new Term[] {a, b})).isEqualTo(Terms.OpKey.hash("div", new Term[] {c, d}));
+        Term first = ops.op("div", List.of(a, b));
+        Term second = ops.op("div", List.of(c, d));
+        assertThat(second).isNotSameAs(first);
+        assertThat(second.opArgs()).containsExactly(c, d);
+        assertThat(ops.op("div", List.of(a, b))).isSameAs(first);
+    }
+
+    @Test
+    void an_operation_is_read_back_from_its_term() {
+        Term a = leaf(1);
+        Term t = ops.op("tanh", List.of(a));
+        assertThat(t.opName()).isEqualTo("tanh");
+        assertThat(t.opArgs()).containsExactly(a);
+        assertThat(ops.identities().elementwiseArgument(t)).isSameAs(a);
+        Term neg = ops.op("neg", List.of(a));
+        assertThat(terms.negationOf(neg)).isSameAs(a);
+        assertThat(ops.op("neg", List.of(neg))).isSameAs(a);
+        assertThat(t.text()).isEqualTo("tanh(x1)");
+    }
+}
