@@ -63,6 +63,10 @@ final class AllReduceRule {
                 return fail(Code.ALLREDUCE_VIEW_MISMATCH, p, "Input " + p + " ('" + ins.get(p) + "') holds elements " + ExprRules.regionOf(v)
                         + " of its value while input 0 holds " + region + ", so the all-reduce would combine unrelated elements.", vals);
             }
+            if (v instanceof Val.Partial sum && Gathers.zeroPaddedUnder(sum, op.pool()) instanceof Val.Partial gathered) {
+                vals.set(p, gathered);
+                v = gathered;
+            }
             if (v instanceof Val.Partial pa) {
                 anyPartial = true;
                 if (pa.pool() != op.pool()) {

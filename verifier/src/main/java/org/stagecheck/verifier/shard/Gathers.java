@@ -77,4 +77,25 @@ final class Gathers {
                 + " lays positions " + f.slices() + " of " + t.label() + " in a buffer of [" + windowStart + "," + (windowStart + out[axis])
                 + "): a " + pool.jsonName() + "-partial of an all-gather", null));
     }
+
+    /**
+     * {@code pa} combined by an all-reduce with {@code pool} (max or min) though made as a sum
+     * partial: when every family is a window laid beside zeros by {@link #padded} and its values are
+     * never negative (under a max) or never positive (under a min), the zeros leave the values
+     * unchanged as the pool's identity would ({@code max(v, 0) = v} for {@code v >= 0}), so it is
+     * the same gather under {@code pool}; else null.
+     */
+    static Val.Partial zeroPaddedUnder(Val.Partial pa, ReducePool pool) {
+        if (pa.pool() != ReducePool.SUM || pool == ReducePool.SUM || pa.families().isEmpty()) {
+            return null;
+        }
+        for (Family f : pa.families().values()) {
+            boolean gather = f.tag() != null && f.tag().leafKey().startsWith("gather(");
+            boolean signed = pool == ReducePool.MAX ? Signs.neverNegative(f.term()) : Signs.neverPositive(f.term());
+            if (!gather || !signed) {
+                return null;
+            }
+        }
+        return new Val.Partial(pool, pa.families(), pa.region(), pa.origin());
+    }
 }
