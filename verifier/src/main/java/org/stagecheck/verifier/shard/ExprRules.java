@@ -276,7 +276,7 @@ final class ExprRules {
             return null;
         }
         List<Val> ins = evalIns;
-        Guard g = Guard.of(a.args().get(0), x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, p -> st.elementSource(ins, p)));
+        Guard g = Guard.of(a.args().get(0), x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, p -> st.elementSource(ins, p), st::sourceRange));
         long[] values = g == null ? null : st.keyRanges.get(g.var());
         if (values == null || values[0] != 0) {
             return null;
@@ -536,11 +536,11 @@ final class ExprRules {
             org.stagecheck.spec.ir.BufferDecl decl = st.index.buffer(st.stage.outs().get(k));
             boolean integer = decl != null && decl.dtype().isInteger();
             java.util.function.IntFunction<String> element = p -> st.elementSource(ins, p);
-            Affine position = integer ? Affine.of(e, ins, st.affine, st.fixedParams, 0, element) : null;
+            Affine position = integer ? Affine.of(e, ins, st.affine, st.fixedParams, 0, element, st::sourceRange) : null;
             if (position != null) {
                 st.affine.put(t.id(), position);
             } else if (integer) {
-                GuardedAffine g = GuardedAffine.of(e, x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, element));
+                GuardedAffine g = GuardedAffine.of(e, x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, element, st::sourceRange));
                 if (g != null) {
                     st.guarded.put(t.id(), g);
                 }

@@ -27,6 +27,7 @@ final class SplitText {
     private final List<String> buffers = new ArrayList<>();
     private final List<String> stages = new ArrayList<>();
     private final List<String> shards = new ArrayList<>();
+    private final List<String> params = new ArrayList<>();
     private final Map<String, int[]> dims = new HashMap<>();
     private final Map<String, String> dtypes = new HashMap<>();
 
@@ -76,6 +77,51 @@ final class SplitText {
         buffer(t, dtype, chip, shape);
         stages.add("{\"id\": \"load_" + t + "\", \"site\": " + site(chip) + ", \"ins\": [], \"outs\": [\"" + t + "\"], \"kind\": {\"type\": \"Load\", \"tensor\": \""
                 + t + "\", \"pattern\": {\"type\": \"block\", \"origin\": " + list(new int[shape.length]) + ", \"block\": " + list(shape) + "}, \"numBlocks\": 1}}");
+        return this;
+    }
+
+    /** Parameter {@code p} with values in {@code [min, max]}. */
+    SplitText param(String p, long min, long max) {
+        params.add("{\"name\": \"" + p + "\", \"min\": " + min + ", \"max\": " + max + "}");
+        return this;
+    }
+
+    /** A tensor of role {@code role} ({@code state}, {@code scratch}, ...) with no stage. */
+    SplitText tensor(String t, String role, int chip, int... shape) {
+        tensors.add("{\"name\": \"" + t + "\", \"dtype\": \"f32\", \"shape\": " + list(shape) + ", \"chip\": " + chip + ", \"role\": \"" + role + "\"}");
+        return this;
+    }
+
+    /** An origin of offsets: an integer as a number, any other offset ({@code "pos"}, {@code "@slot"}) as text. */
+    private static String origin(String... offsets) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < offsets.length; i++) {
+            sb.append(i == 0 ? "" : ", ").append(offsets[i].matches("-?[0-9]+") ? offsets[i] : "\"" + offsets[i] + "\"");
+        }
+        return sb.append(']').toString();
+    }
+
+    /** A block of tensor {@code t} at {@code origin} loaded into a new buffer {@code b} of shape {@code block}. */
+    SplitText load(String b, int chip, String t, int[] block, String... origin) {
+        buffer(b, chip, block);
+        stages.add("{\"id\": \"load_" + b + "\", \"site\": " + site(chip) + ", \"ins\": [], \"outs\": [\"" + b + "\"], \"kind\": {\"type\": \"Load\", \"tensor\": \""
+                + t + "\", \"pattern\": {\"type\": \"block\", \"origin\": " + origin(origin) + ", \"block\": " + list(block) + "}, \"numBlocks\": 1}}");
+        return this;
+    }
+
+    /** Buffer {@code b} stored whole into tensor {@code t} at {@code origin}; the stage is {@code id}. */
+    SplitText store(String id, int chip, String b, String t, String... origin) {
+        int[] shape = dims.get(b);
+        stages.add("{\"id\": \"" + id + "\", \"site\": " + site(chip) + ", \"ins\": [\"" + b + "\"], \"outs\": [], \"kind\": {\"type\": \"Store\", \"tensor\": \""
+                + t + "\", \"pattern\": {\"type\": \"block\", \"origin\": " + origin(origin) + ", \"block\": " + list(shape) + "}, \"subBlocks\": " + list(shape) + "}}");
+        return this;
+    }
+
+    /** A one-element i32 buffer {@code out} computed by a {@code Scalar} stage from {@code expr} over the inputs. */
+    SplitText scalar(int chip, String out, String expr, String... ins) {
+        buffer(out, "i32", chip, 1);
+        stages.add("{\"id\": \"make_" + out + "\", \"site\": " + site(chip) + ", \"ins\": " + names(List.of(ins)) + ", \"outs\": [\"" + out
+                + "\"], \"kind\": {\"type\": \"Scalar\", \"body\": [\"" + expr + "\"]}}");
         return this;
     }
 
@@ -158,7 +204,7 @@ final class SplitText {
 
     String programJson() {
         return "{\"format\": \"stagecheck-program\", \"version\": 1, \"name\": \"" + name + "\", \"machine\": {\"chips\": " + chips
-                + ", \"width\": 1, \"height\": 1}, \"params\": [], \"tensors\": [" + String.join(", ", tensors) + "], \"buffers\": ["
+                + ", \"width\": 1, \"height\": 1}, \"params\": [" + String.join(", ", params) + "], \"tensors\": [" + String.join(", ", tensors) + "], \"buffers\": ["
                 + String.join(", ", buffers) + "], \"groups\": [], \"stages\": [" + String.join(", ", stages) + "]}";
     }
 
