@@ -319,7 +319,8 @@ final class ExprRules {
         if (!anyLin) {
             Term t = op(fn.spelling(), ts);
             vocab.derived(t, fn, ts);
-            return new Ex(t, false);
+            // a computed 0 (x - x) is the constant 0, as a written one is
+            return new Ex(t, t.key().equals("cf:0.0") || t.key().equals("cf:-0.0") || t.key().equals("ci:0"));
         }
         Lin first = firstLin(vs);
         return switch (fn) {
@@ -392,6 +393,9 @@ final class ExprRules {
     private SortedMap<Integer, Family> merge(Lin a, Lin b, boolean disjoint) {
         SortedMap<Integer, Family> m = new TreeMap<>(a.families());
         for (Family f : b.families().values()) {
+            if (disjoint && cancelled(m, f)) {
+                continue;
+            }
             Family had = m.get(f.key());
             if (had == null) {
                 m.put(f.key(), f);
@@ -409,6 +413,29 @@ final class ExprRules {
             }
         }
         return m;
+    }
+
+    /**
+     * Whether whole family {@code f} (a value added on this chip) meets its negation in {@code m},
+     * which is then removed: {@code p + b - b} holds no summand of b (docs/verifier.md, "Canonical sums").
+     */
+    private boolean cancelled(SortedMap<Integer, Family> m, Family f) {
+        if (!f.whole()) {
+            return false;
+        }
+        Term partner = st.terms.negationOf(f.term());
+        if (partner == null) {
+            partner = st.terms.negationIfBuilt(f.term());
+        }
+        if (partner == null) {
+            return false;
+        }
+        Family other = m.get(Family.whole(partner).key());
+        if (other == null || !other.whole()) {
+            return false;
+        }
+        m.remove(other.key());
+        return true;
     }
 
     private AV negate(AV v) {

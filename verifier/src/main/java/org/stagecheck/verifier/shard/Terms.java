@@ -22,6 +22,10 @@ final class Terms {
     private final Map<FlatKey, Term> flats = new HashMap<>();
     /** {@code x} for every term {@code neg(x)}, by the negation's id. */
     private final Map<Integer, Term> negated = new HashMap<>();
+    /** {@code neg(x)} for every term {@code x} whose negation was built, by x's id. */
+    private final Map<Integer, Term> negations = new HashMap<>();
+    /** The selects with one branch 0, by condition. */
+    private final Selects selects = new Selects();
     private final TextDepth textDepth = new TextDepth();
     private int count;
     private Term.Made now = new Term.Made(CHILD, -1);
@@ -200,6 +204,16 @@ final class Terms {
 
     void negation(Term neg, Term of) {
         negated.putIfAbsent(neg.id(), of);
+        negations.putIfAbsent(of.id(), neg);
+    }
+
+    Selects selects() {
+        return selects;
+    }
+
+    /** The term {@code neg(x)} when it was built, else null (then no sum holds it). */
+    Term negationIfBuilt(Term x) {
+        return negations.get(x.id());
     }
     /**
      * For a term built from a demoted partial (directly or not), the latest such demotion, per
