@@ -26,6 +26,8 @@ final class Terms {
     private final Map<Integer, Term> negations = new HashMap<>();
     /** The selects with one branch 0, by condition. */
     private final Selects selects = new Selects();
+    /** The transposed terms, by id. */
+    private final Transposes transposes = new Transposes(this);
     private final TextDepth textDepth = new TextDepth();
     private int count;
     private Term.Made now = new Term.Made(CHILD, -1);
@@ -209,6 +211,10 @@ final class Terms {
 
     Selects selects() {
         return selects;
+    }
+
+    Transposes transposes() {
+        return transposes;
     }
 
     /** The term {@code neg(x)} when it was built, else null (then no sum holds it). */

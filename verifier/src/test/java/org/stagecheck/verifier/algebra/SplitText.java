@@ -166,6 +166,13 @@ final class SplitText {
         return compute(chip, out, "{\"type\": \"matmul\", \"transposeA\": " + transposeA + ", \"transposeB\": " + transposeB + "}", a, b);
     }
 
+    /** {@code in} with its two axes swapped. */
+    SplitText transpose(int chip, String out, String in) {
+        int[] d = dims.get(in);
+        buffer(out, dtypes.get(in), chip, d[1], d[0]);
+        return compute(chip, out, "{\"type\": \"transpose\", \"perm\": [1, 0]}", in);
+    }
+
     /** The parts side by side along {@code axis}. */
     SplitText concat(int chip, String out, int axis, String... parts) {
         int[] shape = dims.get(parts[0]).clone();
