@@ -276,6 +276,12 @@ final class ContractionRules {
     }
 
     private Term reduced(ReduceFn fn, Term t, int ax, String window) {
+        Transposes.Of tr = fn != ReduceFn.ARGMAX && ax < t.rank() ? st.terms.transposes().of(t) : null;
+        if (tr != null) {
+            // a reduction along axis ax of transpose(u) is along axis perm[ax] of u, transposed the same way
+            // (the same elements in the same order: exact); transposing back then cancels the transpose
+            return st.terms.transposes().permuted(reduced(fn, tr.inner(), tr.perm().get(ax), window), tr.perm());
+        }
         if (window.isEmpty() && fn != ReduceFn.ARGMAX) {
             // what does not vary along the axis leaves the reduction (docs/verifier.md, "Monotone functions and rescaled maxima")
             Term out = st.ops.identities().outOfReduction(fn.jsonName(), t, ax, (f, inner) -> reduced(ReduceFn.valueOf(f.toUpperCase(java.util.Locale.ROOT)), inner, ax, ""));

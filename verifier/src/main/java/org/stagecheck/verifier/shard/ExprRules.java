@@ -298,7 +298,7 @@ final class ExprRules {
             return null;
         }
         List<Val> ins = evalIns;
-        Guard g = Guard.of(a.args().get(0), x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, p -> st.elementSource(ins, p)));
+        Guard g = Guard.of(a.args().get(0), x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, p -> st.elementSource(ins, p), st::sourceRange));
         long[] values = g == null ? null : st.keyRanges.get(g.var());
         if (values == null && g != null) {
             values = rowDomain(a.args().get(zeroElse ? 1 : 2), g.var());
@@ -357,7 +357,8 @@ final class ExprRules {
         if (!anyLin) {
             Term t = op(fn.spelling(), ts);
             vocab.derived(t, fn, ts);
-            return new Ex(t, false);
+            // a computed 0 (x - x) is the constant 0, as a written one is
+            return new Ex(t, t.key().equals("cf:0.0") || t.key().equals("cf:-0.0") || t.key().equals("ci:0"));
         }
         Lin first = firstLin(vs);
         return switch (fn) {
@@ -430,6 +431,9 @@ final class ExprRules {
     private SortedMap<Integer, Family> merge(Lin a, Lin b, boolean disjoint) {
         SortedMap<Integer, Family> m = new TreeMap<>(a.families());
         for (Family f : b.families().values()) {
+            if (disjoint && cancelled(m, f)) {
+                continue;
+            }
             Family had = m.get(f.key());
             if (had == null) {
                 m.put(f.key(), f);
@@ -447,6 +451,29 @@ final class ExprRules {
             }
         }
         return m;
+    }
+
+    /**
+     * Whether whole family {@code f} (a value added on this chip) meets its negation in {@code m},
+     * which is then removed: {@code p + b - b} holds no summand of b (docs/verifier.md, "Canonical sums").
+     */
+    private boolean cancelled(SortedMap<Integer, Family> m, Family f) {
+        if (!f.whole()) {
+            return false;
+        }
+        Term partner = st.terms.negationOf(f.term());
+        if (partner == null) {
+            partner = st.terms.negationIfBuilt(f.term());
+        }
+        if (partner == null) {
+            return false;
+        }
+        Family other = m.get(Family.whole(partner).key());
+        if (other == null || !other.whole()) {
+            return false;
+        }
+        m.remove(other.key());
+        return true;
     }
 
     private AV negate(AV v) {
@@ -574,11 +601,11 @@ final class ExprRules {
             org.stagecheck.spec.ir.BufferDecl decl = st.index.buffer(st.stage.outs().get(k));
             boolean integer = decl != null && decl.dtype().isInteger();
             java.util.function.IntFunction<String> element = p -> st.elementSource(ins, p);
-            Affine position = integer ? Affine.of(e, ins, st.affine, st.fixedParams, 0, element) : null;
+            Affine position = integer ? Affine.of(e, ins, st.affine, st.fixedParams, 0, element, st::sourceRange) : null;
             if (position != null) {
                 st.affine.put(t.id(), position);
             } else if (integer) {
-                GuardedAffine g = GuardedAffine.of(e, x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, element));
+                GuardedAffine g = GuardedAffine.of(e, x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, element, st::sourceRange));
                 if (g != null) {
                     st.guarded.put(t.id(), g);
                 }

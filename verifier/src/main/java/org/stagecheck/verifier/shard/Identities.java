@@ -114,9 +114,12 @@ final class Identities {
         }
         Applied a = applied(t);
         if (a != null && (a.name().equals("mul") || a.name().equals("div")) && a.args().size() == 2) {
-            int constant = isConstant(a.args().get(1)) ? 1 : isConstant(a.args().get(0)) && a.name().equals("mul") ? 0 : -1;
-            if (constant >= 0 && cancelled(a.args().get(1 - constant)) == null) {
-                return null; // 0 times (or over) a constant
+            for (int constant = 0; constant < 2; constant++) {
+                // either factor may be the constant (both are, when the sum cancelled to the constant 0)
+                boolean byConstant = isConstant(a.args().get(constant)) && (constant == 1 || a.name().equals("mul"));
+                if (byConstant && cancelled(a.args().get(1 - constant)) == null) {
+                    return null; // 0 times (or over) a constant
+                }
             }
         }
         return t;

@@ -80,13 +80,7 @@ final class LayoutRules {
         if (t.rank() != perm.size()) {
             return st.terms.of("tr-opaque(" + t.id() + ";" + perm + ")", () -> t.text(), t.label(), Terms.unboundedLo(perm.size()), Terms.unboundedHi(perm.size()), t);
         }
-        long[] lo = new long[perm.size()];
-        long[] hi = new long[perm.size()];
-        for (int i = 0; i < lo.length; i++) {
-            lo[i] = t.lo()[perm.get(i)];
-            hi[i] = t.hi()[perm.get(i)];
-        }
-        return st.terms.of("tr(" + t.id() + ";" + perm + ")", () -> "transpose(" + t.text() + ")", t.label(), lo, hi, t);
+        return st.terms.transposes().permuted(t, perm);
     }
 
     // ------------------------------------------------------------------ reshape

@@ -52,7 +52,10 @@ final class MemoryRules {
             return Sym.of(o.constant());
         }
         try {
-            return affine(o, null).sym();
+            Affine a = affine(o, null);
+            Sym s = a.sym();
+            st.positions.remember(s, a);
+            return s;
         } catch (ArithmeticException overflow) {
             return new Sym(0, "overflow#" + st.here()); // a position nothing else shares
         }
@@ -234,10 +237,10 @@ final class MemoryRules {
             if (off != null) {
                 return window(w.value(), off, r);
             }
-            if (w.region().disjointFrom(r)) {
+            if (w.region().disjointFrom(r, st.positions)) {
                 continue;
             }
-            if (r.offsetOf(w.region()) == null || !disjointFromAll(w.region(), pieces)) {
+            if (r.offsetOf(w.region()) == null || !disjointFromAll(w.region(), pieces, st.positions)) {
                 unknown = true;
                 break;
             }
@@ -277,9 +280,9 @@ final class MemoryRules {
         return new Val.Exact(mem.content, r);
     }
 
-    private static boolean disjointFromAll(Region w, java.util.List<TensorMemory.Write> pieces) {
+    private static boolean disjointFromAll(Region w, java.util.List<TensorMemory.Write> pieces, Positions positions) {
         for (TensorMemory.Write p : pieces) {
-            if (!p.region().disjointFrom(w)) {
+            if (!p.region().disjointFrom(w, positions)) {
                 return false;
             }
         }

@@ -55,15 +55,45 @@ final class Ops {
                 if (inner != null) {
                     yield inner;
                 }
-                yield plainOp(name, args); // Terms#negationOf finds x again from neg(x)
+                Term t = plainOp(name, args); // Terms#negationOf finds x again from neg(x)
+                if (args.size() == 1) {
+                    terms.negation(t, args.getFirst());
+                }
+                yield t;
             }
             case "mul" -> {
+                Term negated = args.size() == 2 ? timesMinusOne(args.get(0), args.get(1)) : null;
+                if (negated != null) {
+                    yield negated;
+                }
                 Term rescaled = args.size() == 2 ? rescales.product(args.get(0), args.get(1)) : null;
                 yield rescaled != null ? rescaled : args.size() == 2 ? plainMul(args.get(0), args.get(1)) : plainOp(name, args);
             }
+            case "div" -> args.size() == 2 && isMinusOne(args.get(1)) && args.get(0).rank() >= args.get(1).rank()
+                    ? op("neg", List.of(args.get(0))) : plainOp(name, args);
             // an operator name is an open string (every Fn, cast and layout op): the rest are plain terms
             default -> plainOp(name, args);
         };
+    }
+
+    /**
+     * {@code x * -1} (either order) as {@code neg(x)}, so a negation written as a scale by -1
+     * (or a division by -1, {@link #op}) is the same term as {@code neg} and {@code sub} make:
+     * exact, since multiplying by -1 only flips the sign (and wraps like {@code neg} for the
+     * smallest integer). Null when neither factor is -1, or -1 is the wider one (a broadcast).
+     */
+    private Term timesMinusOne(Term a, Term b) {
+        if (isMinusOne(b) && a.rank() >= b.rank()) {
+            return op("neg", List.of(a));
+        }
+        if (isMinusOne(a) && b.rank() >= a.rank()) {
+            return op("neg", List.of(b));
+        }
+        return null;
+    }
+
+    private static boolean isMinusOne(Term t) {
+        return t.key().equals("cf:-1.0") || t.key().equals("ci:-1");
     }
 
     /**
@@ -157,11 +187,11 @@ final class Ops {
                     onlyConstant = null;
                 }
                 if (op.equals(t.flatOp())) {
-                    parts = parts.plusAll(t.operands(), 1);
+                    parts = sum ? plusCancelling(parts, t.operands()) : parts.plusAll(t.operands(), 1);
                 } else if (sum && isZero(t) || c != null) {
                     continue;
                 } else {
-                    parts = parts.plus(t, 1);
+                    parts = sum ? plusCancelling(parts, t, 1) : parts.plus(t, 1);
                 }
             }
         } catch (ArithmeticException overflow) {
@@ -238,6 +268,52 @@ final class Ops {
         return true;
     }
 
+    /**
+     * {@code parts} plus {@code count} of summand {@code t}, less what cancels against t's negation
+     * among them: {@code x + neg(x)} is 0 (docs/verifier.md, "Canonical sums"), so a sum never
+     * holds both an operand and its negation, and {@code (a + b) - b} is {@code a}.
+     */
+    private Summands plusCancelling(Summands parts, Term t, long count) {
+        Term partner = terms.negationOf(t);
+        if (partner == null) {
+            partner = terms.negationIfBuilt(t);
+        }
+        if (partner != null) {
+            long gone = Math.min(count, parts.count(partner));
+            if (gone > 0) {
+                parts = parts.plus(partner, -gone);
+                count -= gone;
+            }
+        }
+        Selects.Half half = count > 0 ? terms.selects().half(t) : null;
+        if (half != null) {
+            // select(c, a, 0) + select(c, 0, b) is select(c, a, b): where c holds a + 0, elsewhere 0 + b
+            for (Selects.Half other : terms.selects().complements(half)) {
+                long gone = Math.min(count, parts.count(other.select()));
+                if (gone == 0) {
+                    continue;
+                }
+                Term a = half.whereTrue() ? half.value() : other.value();
+                Term b = half.whereTrue() ? other.value() : half.value();
+                parts = plusCancelling(parts.plus(other.select(), -gone), op("select", List.of(half.cond(), a, b)), gone);
+                count -= gone;
+                if (count == 0) {
+                    break;
+                }
+            }
+        }
+        return count == 0 ? parts : parts.plus(t, count);
+    }
+
+    private Summands plusCancelling(Summands parts, Summands more) {
+        List<Term> ts = more.distinct();
+        long[] cs = more.counts();
+        for (int i = 0; i < ts.size(); i++) {
+            parts = plusCancelling(parts, ts.get(i), cs[i]);
+        }
+        return parts;
+    }
+
     /** A finite float constant, or a 32-bit integer constant (an index's offset). */
     private static boolean finiteConstant(Term t) {
         if (t.isFloatConstant()) {
@@ -311,6 +387,10 @@ final class Ops {
             }
         }
         long[][] bounds = bounds(args, rank);
-        return terms.op(name, sources, label, bounds[0], bounds[1]);
+        Term t = terms.op(name, sources, label, bounds[0], bounds[1]);
+        if (name.equals("select")) {
+            terms.selects().record(t, args);
+        }
+        return t;
     }
 }

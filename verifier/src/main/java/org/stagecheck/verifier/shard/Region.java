@@ -76,12 +76,21 @@ final class Region {
 
     /** Whether the two boxes provably share no element (on some axis their distance is known and large enough). */
     boolean disjointFrom(Region o) {
+        return disjointFrom(o, null);
+    }
+
+    /**
+     * Whether the two boxes share no element in any run: on some axis their distance is a constant
+     * large enough, or ({@code positions} not null) bounded by the ranges of the sources it
+     * depends on so that their windows are apart for every value (docs/verifier.md, "Regions").
+     */
+    boolean disjointFrom(Region o, Positions positions) {
         if (o.rank() != rank()) {
             return false;
         }
         for (int a = 0; a < rank(); a++) {
             Long d = o.origin[a].minus(origin[a]);
-            if (d != null && (d >= extent[a] || -d >= o.extent[a])) {
+            if (d != null ? d >= extent[a] || -d >= o.extent[a] : positions != null && positions.apart(origin[a], extent[a], o.origin[a], o.extent[a])) {
                 return true;
             }
         }

@@ -38,6 +38,8 @@ final class ShardState {
     final Map<Integer, Affine> affine = new HashMap<>();
     /** Parameters whose declared range holds one value: that value. */
     final Map<String, Long> fixedParams = new HashMap<>();
+    /** Every parameter's declared range, {@code [min, max]}, by its source name in an affine form ({@code p:NAME}). */
+    private final Map<String, long[]> paramRanges = new HashMap<>();
     /** The values every element of a term can take, {@code [lo, hi)} (an arg-max over a whole axis of extent n: [0, n)), by term id. */
     final Map<Integer, long[]> ranges = new HashMap<>();
     /** One-element values that hold the element another value holds (a reshape of one element), by their own key. */
@@ -48,6 +50,8 @@ final class ShardState {
     final Guards guards = new Guards();
     /** The index domains of rows read at an unbounded index (docs/verifier.md, "Vocabulary-parallel embeddings"). */
     final IndexedRows indexedRows = new IndexedRows();
+    /** The values symbolic positions take in every run (docs/verifier.md, "Regions"). */
+    final Positions positions = new Positions(this::sourceRange);
     /** Remarks that are not findings (a combine folded in another order), for the obligation's note. */
     final List<String> notes = new ArrayList<>();
     /** Which values are a chip's own share of a split contraction taken as a value (docs/verifier.md, "Unreduced outputs"). */
@@ -66,6 +70,7 @@ final class ShardState {
             if (p.min() == p.max()) {
                 fixedParams.put(p.name(), p.min());
             }
+            paramRanges.put("p:" + p.name(), new long[] {p.min(), p.max()});
         });
     }
 
@@ -240,6 +245,20 @@ final class ShardState {
 
     /** The values each element named as a source can take, when known (filled as sources are named). */
     final Map<String, long[]> keyRanges = new HashMap<>();
+
+    /**
+     * The values a source of an affine form can take, {@code [lo, hi]} inclusive: a parameter its
+     * declared range (a run outside it is refused), an element of known range its range; null
+     * when unknown.
+     */
+    long[] sourceRange(String source) {
+        long[] p = paramRanges.get(source);
+        if (p != null) {
+            return p;
+        }
+        long[] r = keyRanges.get(source);
+        return r == null || r[1] <= r[0] ? null : new long[] {r[0], r[1] - 1};
+    }
 
     // ------------------------------------------------------------------ demotion
 

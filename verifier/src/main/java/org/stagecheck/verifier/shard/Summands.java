@@ -44,6 +44,12 @@ final class Summands {
     /** The operand with the smallest id that has a label, and that label (for messages). */
     private final int labelId;
     final String label;
+    /**
+     * The count of each operand, built by the first {@link #count} and handed on to the node that
+     * {@link #plus} builds from this one (this multiset plus one operand), so a chain of additions
+     * that asks counts keeps one table and pays O(1) per step. Null when not built or handed on.
+     */
+    private Map<Term, Long> index;
 
     private Summands(Summands below, Term[] terms, long[] counts, int snapshotSize, int deltas, long hash, long total, int labelId, String label) {
         this.below = below;
@@ -78,10 +84,44 @@ final class Summands {
         if (below != null && terms[0] == t) {
             // the same operand as the last one added: raise its count instead of growing the chain
             long c = Math.addExact(counts[0], count);
-            return new Summands(below, terms, new long[] {c}, snapshotSize, deltas, hash2, total2, labelId2, label2);
+            return handedOn(new Summands(below, terms, new long[] {c}, snapshotSize, deltas, hash2, total2, labelId2, label2), t, count);
         }
         Summands s = new Summands(this, new Term[] {t}, new long[] {count}, snapshotSize, deltas + 1, hash2, total2, labelId2, label2);
-        return s.deltas > s.snapshotSize + SLACK ? s.compact() : s;
+        return handedOn(s.deltas > s.snapshotSize + SLACK ? s.compact() : s, t, count);
+    }
+
+    /** {@code next} (this multiset plus {@code count} of {@code t}), given this node's count table updated, if it has one. */
+    private Summands handedOn(Summands next, Term t, long count) {
+        if (index != null) {
+            Map<Term, Long> m = index;
+            index = null;
+            long c = m.getOrDefault(t, 0L) + count;
+            if (c == 0) {
+                m.remove(t);
+            } else {
+                m.put(t, c);
+            }
+            next.index = m;
+        }
+        return next;
+    }
+
+    /**
+     * How many times {@code t} is an operand. The first call on a node builds its count table
+     * (O(distinct operands)); later calls, and calls on the nodes added on top of it, are O(1).
+     * A negative {@code count} given to {@link #plus} removes that many (callers remove only
+     * operands {@code count} shows are there).
+     */
+    long count(Term t) {
+        if (index == null) {
+            Summands s = compact();
+            Map<Term, Long> m = new IdentityHashMap<>();
+            for (int i = 0; i < s.terms.length; i++) {
+                m.put(s.terms[i], s.counts[i]);
+            }
+            index = m;
+        }
+        return index.getOrDefault(t, 0L);
     }
 
     /** This multiset plus every operand of {@code other} (with its count times {@code times}). */
@@ -109,6 +149,7 @@ final class Summands {
             long c = n.counts[i];
             acc.merge(n.terms[i], new long[] {c}, (x, y) -> new long[] {Math.addExact(x[0], y[0])});
         }
+        acc.values().removeIf(c -> c[0] == 0); // an operand added and removed again
         Term[] ts = acc.keySet().toArray(Term[]::new);
         Arrays.sort(ts, Comparator.comparingInt(Term::id));
         long[] cs = new long[ts.length];

@@ -20,6 +20,12 @@ final class Terms {
     private final Map<String, Term> byKey = new HashMap<>();
     /** The plain operations and the canonical sums, maxima and minima, by their operation and operands. */
     private final TermTable formed = new TermTable();
+    /** {@code neg(x)} for every term {@code x} whose negation was built, by x's id. */
+    private final Map<Integer, Term> negations = new HashMap<>();
+    /** The selects with one branch 0, by condition. */
+    private final Selects selects = new Selects();
+    /** The transposed terms, by id. */
+    private final Transposes transposes = new Transposes(this);
     private final TextDepth textDepth = new TextDepth();
     private int count;
     private Term.Made now = new Term.Made(CHILD, -1);
@@ -221,6 +227,24 @@ final class Terms {
     Term negationOf(Term t) {
         Term[] args = t.opArgs();
         return args != null && args.length == 1 && t.opName().equals("neg") ? args[0] : null;
+    }
+
+    /** Records that {@code neg} is {@code neg(of)}, so a sum holding {@code of} finds its negation ({@link #negationIfBuilt}). */
+    void negation(Term neg, Term of) {
+        negations.putIfAbsent(of.id(), neg);
+    }
+
+    Selects selects() {
+        return selects;
+    }
+
+    Transposes transposes() {
+        return transposes;
+    }
+
+    /** The term {@code neg(x)} when it was built, else null (then no sum holds it). */
+    Term negationIfBuilt(Term x) {
+        return negations.get(x.id());
     }
     /**
      * For a term built from a demoted partial (directly or not), the latest such demotion, per

@@ -34,6 +34,8 @@ final class UnsplitOutputs {
     UnsplitOutputs(ShardState parent, ShardState child) {
         this.parent = parent;
         this.child = child;
+        // the split's positions and the parent's are compared: the split's ranges bound both
+        child.positions.alsoKnow(parent.positions);
     }
 
     /** Compares; every difference, an output of either program without a counterpart included, is a finding. */
@@ -119,11 +121,12 @@ final class UnsplitOutputs {
     private void compare(TensorDecl p, TensorDecl c) {
         TensorMemory pm = parent.memory(p);
         TensorMemory cm = child.memory(c);
-        if (lockstep(pm, cm)) {
+        Positions positions = child.positions;
+        if (lockstep(pm, cm, positions)) {
             return;
         }
-        List<TensorMemory.Write> pw = visible(pm);
-        List<TensorMemory.Write> cw = visible(cm);
+        List<TensorMemory.Write> pw = visible(pm, positions);
+        List<TensorMemory.Write> cw = visible(cm, positions);
         if (pw == null || cw == null) {
             differs(p, c, cm.lastStore, "but the stores to " + (pw == null ? "the unsplit tensor" : "it")
                     + " cannot be compared (an indirect or strided store, stores overlapping in an order the checker does not follow, or more than "
@@ -138,7 +141,7 @@ final class UnsplitOutputs {
             }
             written += volume(w.region());
             for (TensorMemory.Write u : pw) {
-                long[] overlap = overlap(w.region(), u.region(), pm.holding);
+                long[] overlap = overlap(w.region(), u.region(), pm.holding, positions);
                 if (overlap == null) {
                     differs(p, c, w.stage(), "but its store " + w.region() + " and the unsplit program's " + u.region()
                             + " cannot be placed relative to each other.", List.of());
@@ -156,7 +159,7 @@ final class UnsplitOutputs {
         }
         long expected = 0;
         for (TensorMemory.Write u : pw) {
-            long[] overlap = overlap(cm.holding, u.region(), pm.holding);
+            long[] overlap = overlap(cm.holding, u.region(), pm.holding, positions);
             if (overlap == null) {
                 differs(p, c, cm.lastStore, "but the unsplit program's store " + u.region() + " cannot be placed relative to it.", List.of());
                 return;
@@ -176,13 +179,13 @@ final class UnsplitOutputs {
      * same value at the same distance. Then the final contents agree whatever the stores overlap
      * (a cache row at a position the checker cannot bound, written by two rows' stages).
      */
-    private static boolean lockstep(TensorMemory pm, TensorMemory cm) {
+    private static boolean lockstep(TensorMemory pm, TensorMemory cm, Positions positions) {
         List<TensorMemory.Write> reaching = new ArrayList<>();
         for (TensorMemory.Write u : pm.history) {
             if (u.region() == null) {
                 return false;
             }
-            if (!u.region().disjointFrom(cm.holding)) {
+            if (!u.region().disjointFrom(cm.holding, positions)) {
                 reaching.add(u);
             }
         }
@@ -255,6 +258,11 @@ final class UnsplitOutputs {
      * order, too many stores).
      */
     static List<TensorMemory.Write> visible(TensorMemory m) {
+        return visible(m, null);
+    }
+
+    /** The same, judging two stores disjoint when they are in every run ({@code positions} not null). */
+    static List<TensorMemory.Write> visible(TensorMemory m, Positions positions) {
         if (m.history.size() > MAX_STORES) {
             return null;
         }
@@ -270,7 +278,7 @@ final class UnsplitOutputs {
                     hidden = true;
                     break;
                 }
-                if (!later.region().disjointFrom(w.region())) {
+                if (!later.region().disjointFrom(w.region(), positions)) {
                     return null;
                 }
             }
@@ -282,10 +290,11 @@ final class UnsplitOutputs {
     }
 
     /**
-     * Per axis, how many elements boxes {@code a} and {@code b} share; null when their distance is
-     * unknown on an axis that neither spans whole ({@code whole}: the logical tensor's box).
+     * Per axis, how many elements boxes {@code a} and {@code b} share in every run; null when their
+     * distance is unknown on an axis that neither spans whole ({@code whole}: the logical tensor's
+     * box) and the ranges of its sources show neither apart nor one inside the other.
      */
-    private static long[] overlap(Region a, Region b, Region whole) {
+    private static long[] overlap(Region a, Region b, Region whole, Positions positions) {
         if (a.rank() != b.rank() || a.rank() != whole.rank()) {
             return null;
         }
@@ -298,6 +307,12 @@ final class UnsplitOutputs {
                 out[ax] = a.extent(ax);
             } else if (spans(a, whole, ax)) {
                 out[ax] = b.extent(ax);
+            } else if (positions.apart(a.origin(ax), a.extent(ax), b.origin(ax), b.extent(ax))) {
+                out[ax] = 0;
+            } else if (positions.inside(a.origin(ax), a.extent(ax), b.origin(ax), b.extent(ax))) {
+                out[ax] = b.extent(ax);
+            } else if (positions.inside(b.origin(ax), b.extent(ax), a.origin(ax), a.extent(ax))) {
+                out[ax] = a.extent(ax);
             } else {
                 return null;
             }

@@ -104,8 +104,8 @@ final class SplitText {
         return compute(chip, out, "{\"type\": \"reshape\"}", in);
     }
 
-    /** A parameter taking every value in {@code [min, max]}. */
-    SplitText param(String p, int min, int max) {
+    /** Parameter {@code p}, taking every value in {@code [min, max]}. */
+    SplitText param(String p, long min, long max) {
         params.add("{\"name\": \"" + p + "\", \"min\": " + min + ", \"max\": " + max + "}");
         return this;
     }
@@ -134,7 +134,38 @@ final class SplitText {
         return this;
     }
 
-    /** A {@code Scalar} stage: {@code out = expr(ins)}, a new one-element i32 buffer. */
+    /** A tensor of role {@code role} ({@code state}, {@code scratch}, ...) with no stage. */
+    SplitText tensor(String t, String role, int chip, int... shape) {
+        tensors.add("{\"name\": \"" + t + "\", \"dtype\": \"f32\", \"shape\": " + list(shape) + ", \"chip\": " + chip + ", \"role\": \"" + role + "\"}");
+        return this;
+    }
+
+    /** An origin of offsets: an integer as a number, any other offset ({@code "pos"}, {@code "@slot"}) as text. */
+    private static String origin(String... offsets) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < offsets.length; i++) {
+            sb.append(i == 0 ? "" : ", ").append(offsets[i].matches("-?[0-9]+") ? offsets[i] : "\"" + offsets[i] + "\"");
+        }
+        return sb.append(']').toString();
+    }
+
+    /** A block of tensor {@code t} at {@code origin} loaded into a new buffer {@code b} of shape {@code block}. */
+    SplitText load(String b, int chip, String t, int[] block, String... origin) {
+        buffer(b, chip, block);
+        stages.add("{\"id\": \"load_" + b + "\", \"site\": " + site(chip) + ", \"ins\": [], \"outs\": [\"" + b + "\"], \"kind\": {\"type\": \"Load\", \"tensor\": \""
+                + t + "\", \"pattern\": {\"type\": \"block\", \"origin\": " + origin(origin) + ", \"block\": " + list(block) + "}, \"numBlocks\": 1}}");
+        return this;
+    }
+
+    /** Buffer {@code b} stored whole into tensor {@code t} at {@code origin}; the stage is {@code id}. */
+    SplitText store(String id, int chip, String b, String t, String... origin) {
+        int[] shape = dims.get(b);
+        stages.add("{\"id\": \"" + id + "\", \"site\": " + site(chip) + ", \"ins\": [\"" + b + "\"], \"outs\": [], \"kind\": {\"type\": \"Store\", \"tensor\": \""
+                + t + "\", \"pattern\": {\"type\": \"block\", \"origin\": " + origin(origin) + ", \"block\": " + list(shape) + "}, \"subBlocks\": " + list(shape) + "}}");
+        return this;
+    }
+
+    /** A one-element i32 buffer {@code out} computed by a {@code Scalar} stage from {@code expr} over the inputs. */
     SplitText scalar(int chip, String out, String expr, String... ins) {
         buffer(out, "i32", chip, 1);
         stages.add("{\"id\": \"make_" + out + "\", \"site\": " + site(chip) + ", \"ins\": " + names(List.of(ins)) + ", \"outs\": [\"" + out
@@ -144,16 +175,7 @@ final class SplitText {
 
     /** The store of buffer {@code b} into tensor {@code t} at {@code origin} (integers or affine offsets such as {@code "@slot"}). */
     SplitText storeAt(int chip, String t, String b, String... origin) {
-        int[] shape = dims.get(b);
-        StringBuilder o = new StringBuilder("[");
-        for (int i = 0; i < origin.length; i++) {
-            boolean number = origin[i].matches("-?[0-9]+");
-            o.append(i == 0 ? "" : ", ").append(number ? origin[i] : "\"" + origin[i] + "\"");
-        }
-        o.append(']');
-        stages.add("{\"id\": \"store_" + b + "_in_" + t + "\", \"site\": " + site(chip) + ", \"ins\": [\"" + b + "\"], \"outs\": [], \"kind\": {\"type\": \"Store\", \"tensor\": \""
-                + t + "\", \"pattern\": {\"type\": \"block\", \"origin\": " + o + ", \"block\": " + list(shape) + "}, \"subBlocks\": " + list(shape) + "}}");
-        return this;
+        return store("store_" + b + "_in_" + t, chip, b, t, origin);
     }
 
     /** The window of {@code in} at {@code starts} of the given shape, a new buffer. */
@@ -201,6 +223,13 @@ final class SplitText {
         int[] db = dims.get(b);
         buffer(out, chip, da[transposeA ? 1 : 0], db[transposeB ? 0 : 1]);
         return compute(chip, out, "{\"type\": \"matmul\", \"transposeA\": " + transposeA + ", \"transposeB\": " + transposeB + "}", a, b);
+    }
+
+    /** {@code in} with its two axes swapped. */
+    SplitText transpose(int chip, String out, String in) {
+        int[] d = dims.get(in);
+        buffer(out, dtypes.get(in), chip, d[1], d[0]);
+        return compute(chip, out, "{\"type\": \"transpose\", \"perm\": [1, 0]}", in);
     }
 
     /** The parts side by side along {@code axis}. */

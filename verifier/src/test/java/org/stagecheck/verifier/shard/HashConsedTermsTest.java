@@ -99,6 +99,22 @@ class HashConsedTermsTest {
     }
 
     @Test
+    void a_chain_that_adds_each_value_and_takes_the_previous_one_away_stays_linear() {
+        // acc_i = acc_{i-1} + v_i - v_{i-1}: every step looks its negation up and cancels one operand;
+        // quadratic lookups would take minutes here
+        int n = 100_000;
+        Term previous = leaf("w0");
+        Term acc = add(leaf("base"), previous);
+        for (int i = 1; i < n; i++) {
+            Term v = leaf("w" + i);
+            acc = ops.op("sub", List.of(add(acc, v), previous));
+            previous = v;
+        }
+        assertThat(acc).isSameAs(add(leaf("base"), previous));
+        assertThat(acc.operands().distinct()).containsExactly(leaf("base"), previous);
+    }
+
+    @Test
     void equal_sums_are_one_term_and_different_ones_are_not() {
         Term a = leaf("a");
         Term b = leaf("b");
@@ -110,9 +126,18 @@ class HashConsedTermsTest {
         assertThat(add(a, a)).isNotSameAs(a).isNotSameAs(add(add(a, a), a));
         assertThat(add(a, b)).isNotSameAs(add(a, c)).isNotSameAs(add(add(a, b), b)).isNotSameAs(add(add(a, a), b));
         assertThat(ops.op("max", List.of(a, b))).isNotSameAs(add(a, b));
-        // x + x is not rewritten to 2 * x, nor x - x to 0: only the representation is canonical
+        // x + x is not rewritten to 2 * x: only the representation is canonical
         assertThat(add(a, a)).isNotSameAs(ops.op("mul", List.of(a, constant(2.0))));
-        assertThat(ops.op("sub", List.of(a, a))).isNotSameAs(constant(0.0));
+        // but a summand and its negation cancel, however the negation is written
+        Term negA = ops.op("neg", List.of(a));
+        assertThat(ops.op("sub", List.of(a, a))).isSameAs(constant(0.0));
+        assertThat(ops.op("sub", List.of(add(add(a, b), c), b))).isSameAs(add(a, c));
+        assertThat(add(negA, add(b, a))).isSameAs(b);
+        assertThat(add(add(a, a), negA)).isSameAs(a);
+        assertThat(ops.op("mul", List.of(a, constant(-1.0)))).isSameAs(negA).isSameAs(ops.op("mul", List.of(constant(-1.0), a)))
+                .isSameAs(ops.op("div", List.of(a, constant(-1.0))));
+        assertThat(add(a, ops.op("mul", List.of(a, constant(-2.0))))).isNotSameAs(negA).isNotSameAs(constant(0.0));
+        assertThat(add(add(b, negA), c)).isNotSameAs(add(b, c));
         assertThat(add(a, constant(0.0))).isSameAs(a);
         assertThat(add(a, a).text()).isEqualTo("sum(a, a)");
     }
