@@ -27,6 +27,10 @@ final class TreeBuilder {
 
     private final JsonParser parser;
     private final boolean checkDuplicates;
+    /** Takes the items of one array field of the root object as they are read; null: the tree keeps every value. */
+    private final StreamedArray streamed;
+    /** How many objects and arrays enclose the value being read (1 inside the root object's fields). */
+    private int depth;
 
     private JNode[] valueStack = new JNode[256];
     private String[] keyStack = new String[256];
@@ -43,8 +47,18 @@ final class TreeBuilder {
      *     parser does so itself)
      */
     TreeBuilder(JsonParser parser, boolean checkDuplicates) {
+        this(parser, checkDuplicates, null);
+    }
+
+    /**
+     * @param streamed when not null, the items of the root object's array field
+     *     {@link StreamedArray#field()} go to it one by one, and the tree holds an empty array at
+     *     that array's position in its place
+     */
+    TreeBuilder(JsonParser parser, boolean checkDuplicates, StreamedArray streamed) {
         this.parser = parser;
         this.checkDuplicates = checkDuplicates;
+        this.streamed = streamed;
     }
 
     /** Reads the value whose first token is the parser's current token. */
@@ -67,6 +81,7 @@ final class TreeBuilder {
     }
 
     private JNode readObject(long at) throws IOException, JsonFormatException, DuplicateKeyException {
+        depth++;
         int base = top;
         Set<String> wideKeys = null;
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
@@ -88,10 +103,13 @@ final class TreeBuilder {
                     }
                 }
             }
-            parser.nextToken();
-            JNode value = readValue();
+            JsonToken valueToken = parser.nextToken();
+            JNode value = depth == 1 && streamed != null && valueToken == JsonToken.START_ARRAY && name.equals(streamed.field())
+                    ? readStreamedArray()
+                    : readValue();
             push(name, value);
         }
+        depth--;
         int n = top - base;
         JNode[] values = Arrays.copyOfRange(valueStack, base, top);
         String[] keys = sharedKeys(base, n);
@@ -101,14 +119,38 @@ final class TreeBuilder {
     }
 
     private JNode readArray(long at) throws IOException, JsonFormatException, DuplicateKeyException {
+        depth++;
         int base = top;
         while (parser.nextToken() != JsonToken.END_ARRAY) {
             push(null, readValue());
         }
+        depth--;
         JNode[] items = Arrays.copyOfRange(valueStack, base, top);
         Arrays.fill(valueStack, base, top, null);
         top = base;
         return new JNode.JArray(NodeList.owning(items), at);
+    }
+
+    /**
+     * Reads the array whose START_ARRAY is the current token, handing each item to
+     * {@link #streamed} with the bytes it spans instead of keeping it: an item is read (and its
+     * duplicate keys found) exactly as any other value, then dropped.
+     */
+    private JNode readStreamedArray() throws IOException, JsonFormatException, DuplicateKeyException {
+        long at = where(parser.currentTokenLocation());
+        depth++;
+        int index = 0;
+        while (parser.nextToken() != JsonToken.END_ARRAY) {
+            long start = parser.currentTokenLocation().getByteOffset();
+            JNode item = readValue();
+            // an object or array ends on its closing token; a scalar's end is not needed (nothing lies inside it)
+            long end = item instanceof JNode.JObject || item instanceof JNode.JArray ? parser.currentTokenLocation().getByteOffset() + 1 : -1;
+            streamed.item(index++, item, start, end);
+        }
+        depth--;
+        JNode.JArray placeholder = new JNode.JArray(NodeList.EMPTY, at);
+        streamed.ended(placeholder);
+        return placeholder;
     }
 
     private void push(String key, JNode value) {
