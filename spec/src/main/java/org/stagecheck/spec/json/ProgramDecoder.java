@@ -37,6 +37,10 @@ final class ProgramDecoder {
     private static final int MEMO_MAX = 4096;
 
     private final Map<String, Expr> parsedExprs = new HashMap<>();
+    /** Equal sites, port lists and kinds of different stages share one instance. */
+    private final Interner<Site> sites = new Interner<>(MEMO_MAX);
+    private final Interner<List<String>> portLists = new Interner<>(MEMO_MAX);
+    private final Interner<StageKind> kinds = new Interner<>(MEMO_MAX);
 
 
     /** Decodes a program from its JSON tree; the first format error is thrown. */
@@ -153,10 +157,11 @@ final class ProgramDecoder {
     Stage stage(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         String id = f.string("id");
-        Site site = site(f.required("site"), f.path("site"));
-        List<String> ins = Fields.strings(f.required("ins"), f.path("ins"));
-        List<String> outs = Fields.strings(f.required("outs"), f.path("outs"));
-        StageKind kind = kind(f.required("kind"), f.path("kind"));
+        Site site = sites.intern(site(f.required("site"), f.path("site")));
+        // immutable already, so the Stage keeps these very lists
+        List<String> ins = portLists.intern(List.copyOf(Fields.strings(f.required("ins"), f.path("ins"))));
+        List<String> outs = portLists.intern(List.copyOf(Fields.strings(f.required("outs"), f.path("outs"))));
+        StageKind kind = kinds.intern(kind(f.required("kind"), f.path("kind")));
         f.done();
         return new Stage(id, site, ins, outs, kind);
     }
