@@ -8,8 +8,9 @@ import java.util.Map;
  * here, a dangling reference found by the validator) can name line and column. Jackson's own
  * tree forgets positions; this one is built from Jackson's streaming parser by {@link JsonReader}.
  *
- * <p>A million-stage program has tens of millions of values, and the CLI keeps the tree while it
- * validates, so each node is kept small (docs/format.md, "Reading speed"): the position is a
+ * <p>A million-stage program has tens of millions of values (a program file's stages are
+ * streamed and never held as one tree, but strings and other documents are read whole), so each
+ * node is kept small (docs/format.md, "Reading speed"): the position is a
  * {@link Pos#packed() packed} {@code long} component ({@code where}) and {@link #pos()} makes the
  * {@link Pos} only when asked; objects and arrays hold compact immutable collections. The
  * constructors that take a {@link Pos} remain for code that builds trees by hand.

@@ -65,6 +65,16 @@ public final class JsonReader {
      * first error of the second is the duplicate the first one found.
      */
     public JNode read(Path file) throws JsonFormatException {
+        return read(file, null);
+    }
+
+    /**
+     * Reads {@code file} as {@link #read(Path)} does, handing the items of the root object's array
+     * field {@link StreamedArray#field()} to {@code streamed} as they are read instead of keeping
+     * them in the tree. A duplicate key is reported as by {@link #read(Path)}; the items handed
+     * over before it are then to be ignored, as is everything when this throws.
+     */
+    JNode read(Path file, StreamedArray streamed) throws JsonFormatException {
         long size;
         try {
             size = Files.size(file);
@@ -85,16 +95,16 @@ public final class JsonReader {
                     file + " is " + size + " bytes; the limit for a JSON file is " + MAX_FILE_BYTES + " bytes");
         }
         try {
-            return readFile(file, fast);
+            return readFile(file, fast, streamed);
         } catch (DuplicateKeyException duplicate) {
             readFileStrictly(file);
             throw duplicate.asFormatError();
         }
     }
 
-    private JNode readFile(Path file, JsonFactory factory) throws JsonFormatException, DuplicateKeyException {
+    private JNode readFile(Path file, JsonFactory factory, StreamedArray streamed) throws JsonFormatException, DuplicateKeyException {
         try (InputStream in = Files.newInputStream(file)) {
-            return read(in, factory);
+            return read(in, factory, streamed);
         } catch (IOException e) {
             throw new JsonFormatException("", Pos.UNKNOWN, "cannot read " + file + ": " + e.getMessage());
         }
@@ -102,7 +112,7 @@ public final class JsonReader {
 
     private void readFileStrictly(Path file) throws JsonFormatException {
         try {
-            readFile(file, strict);
+            readFile(file, strict, null);
         } catch (DuplicateKeyException e) {
             throw new IllegalStateException("the strict reader does not look for duplicates itself", e);
         }
@@ -123,7 +133,7 @@ public final class JsonReader {
 
     private JNode read(String text, JsonFactory factory) throws JsonFormatException, DuplicateKeyException {
         try (JsonParser p = factory.createParser(text)) {
-            return readDocument(p, factory == fast);
+            return readDocument(p, factory == fast, null);
         } catch (IOException e) {
             throw new JsonFormatException("", Pos.UNKNOWN, "cannot read JSON: " + e.getMessage());
         }
@@ -132,15 +142,15 @@ public final class JsonReader {
     /** Reads the stream with Jackson's duplicate check (a stream cannot be read a second time). */
     public JNode read(InputStream in) throws JsonFormatException {
         try {
-            return read(in, strict);
+            return read(in, strict, null);
         } catch (DuplicateKeyException e) {
             throw new IllegalStateException("the strict reader does not look for duplicates itself", e);
         }
     }
 
-    private JNode read(InputStream in, JsonFactory factory) throws JsonFormatException, DuplicateKeyException {
+    private JNode read(InputStream in, JsonFactory factory, StreamedArray streamed) throws JsonFormatException, DuplicateKeyException {
         try (JsonParser p = factory.createParser(in)) {
-            return readDocument(p, factory == fast);
+            return readDocument(p, factory == fast, streamed);
         } catch (JsonFormatException e) {
             throw e;
         } catch (IOException e) {
@@ -148,13 +158,13 @@ public final class JsonReader {
         }
     }
 
-    private JNode readDocument(JsonParser p, boolean checkDuplicates) throws JsonFormatException, DuplicateKeyException {
+    private JNode readDocument(JsonParser p, boolean checkDuplicates, StreamedArray streamed) throws JsonFormatException, DuplicateKeyException {
         try {
             JsonToken t = p.nextToken();
             if (t == null) {
                 throw new JsonFormatException("", pos(p.currentLocation()), "the file is empty; expected a JSON object");
             }
-            JNode root = new TreeBuilder(p, checkDuplicates).readValue();
+            JNode root = new TreeBuilder(p, checkDuplicates, streamed).readValue();
             JsonToken trailing = p.nextToken();
             if (trailing != null) {
                 throw new JsonFormatException("", pos(p.currentTokenLocation()),

@@ -4,8 +4,10 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -51,14 +53,24 @@ public final class ProgramCodec {
     /** The canonical bytes of {@code program}: UTF-8, fixed order, final newline. */
     public byte[] write(Program program) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
+        writeTo(out, program);
+        return out.toByteArray();
+    }
+
+    /** Writes the canonical bytes of {@code program} to {@code out}, which stays open. */
+    private void writeTo(OutputStream out, Program program) {
         try (JsonGenerator g = factory.createGenerator(out)) {
+            g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
             g.setPrettyPrinter(new CanonicalPrinter());
             writeProgram(g, program);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        out.write('\n');
-        return out.toByteArray();
+        try {
+            out.write('\n');
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     public String writeString(Program program) {
@@ -67,12 +79,19 @@ public final class ProgramCodec {
 
     /** {@code sha256:} and the hex SHA-256 of the canonical bytes: what golden manifests record. */
     public String hash(Program program) {
-        return sha256(write(program));
+        // digested as they are written: a million-stage program's bytes are never held whole
+        MessageDigest digest = sha256Digest();
+        writeTo(new DigestOutputStream(OutputStream.nullOutputStream(), digest), program);
+        return "sha256:" + HexFormat.of().formatHex(digest.digest());
     }
 
     public static String sha256(byte[] bytes) {
+        return "sha256:" + HexFormat.of().formatHex(sha256Digest().digest(bytes));
+    }
+
+    private static MessageDigest sha256Digest() {
         try {
-            return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-256", e);
         }

@@ -37,10 +37,22 @@ final class ProgramDecoder {
     private static final int MEMO_MAX = 4096;
 
     private final Map<String, Expr> parsedExprs = new HashMap<>();
+    /** Equal sites, port lists and kinds of different stages share one instance. */
+    private final Interner<Site> sites = new Interner<>(MEMO_MAX);
+    private final Interner<List<String>> portLists = new Interner<>(MEMO_MAX);
+    private final Interner<StageKind> kinds = new Interner<>(MEMO_MAX);
 
 
     /** Decodes a program from its JSON tree; the first format error is thrown. */
     Program program(JNode root) throws JsonFormatException {
+        return program(root, null);
+    }
+
+    /**
+     * Decodes a program from its JSON tree whose stages {@code streamed} (when not null) took
+     * while it was read; the first format error is thrown, the same as from the whole tree.
+     */
+    Program program(JNode root, StageStream streamed) throws JsonFormatException {
         Fields f = new Fields(root, Pointer.ROOT);
         String format = f.string("format");
         if (!format.equals(ProgramCodec.FORMAT)) {
@@ -58,7 +70,9 @@ final class ProgramDecoder {
         List<TensorDecl> tensors = list(f.required("tensors"), f.path("tensors"), this::tensor);
         List<BufferDecl> buffers = list(f.required("buffers"), f.path("buffers"), this::buffer);
         List<Group> groups = list(f.optional("groups"), f.path("groups"), this::group);
-        List<Stage> stages = list(f.required("stages"), f.path("stages"), this::stage);
+        JNode stagesNode = f.required("stages");
+        List<Stage> streamedStages = streamed == null ? null : streamed.stagesOf(stagesNode);
+        List<Stage> stages = streamedStages != null ? streamedStages : list(stagesNode, f.path("stages"), this::stage);
         f.done();
         return new Program(name, machine, params, tensors, buffers, groups, stages);
     }
@@ -140,13 +154,14 @@ final class ProgramDecoder {
         return new Group(name, chip, rect, sender);
     }
 
-    private Stage stage(JNode n, Pointer path) throws JsonFormatException {
+    Stage stage(JNode n, Pointer path) throws JsonFormatException {
         Fields f = new Fields(n, path);
         String id = f.string("id");
-        Site site = site(f.required("site"), f.path("site"));
-        List<String> ins = Fields.strings(f.required("ins"), f.path("ins"));
-        List<String> outs = Fields.strings(f.required("outs"), f.path("outs"));
-        StageKind kind = kind(f.required("kind"), f.path("kind"));
+        Site site = sites.intern(site(f.required("site"), f.path("site")));
+        // immutable already, so the Stage keeps these very lists
+        List<String> ins = portLists.intern(List.copyOf(Fields.strings(f.required("ins"), f.path("ins"))));
+        List<String> outs = portLists.intern(List.copyOf(Fields.strings(f.required("outs"), f.path("outs"))));
+        StageKind kind = kinds.intern(kind(f.required("kind"), f.path("kind")));
         f.done();
         return new Stage(id, site, ins, outs, kind);
     }

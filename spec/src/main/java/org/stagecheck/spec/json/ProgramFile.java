@@ -32,8 +32,11 @@ public record ProgramFile(Path file, Program program, SourceMap sourceMap) imple
 
     /** Reads and decodes {@code file}; any problem (missing, malformed, not a program) is a {@link JsonFormatException}. */
     public static ProgramFile read(Path file) throws JsonFormatException {
-        JNode tree = new JsonReader().read(file);
-        return new ProgramFile(file, new ProgramCodec().read(tree), new SourceMap(file.toString(), tree));
+        // the stages are decoded as they are read and their trees dropped: the source map keeps where each lies
+        ProgramDecoder decoder = new ProgramDecoder();
+        StageStream stages = new StageStream(decoder, new ItemSpans(file, "stages"));
+        JNode tree = new JsonReader().read(file, stages);
+        return new ProgramFile(file, decoder.program(tree, stages), new SourceMap(file.toString(), tree, stages.spans()));
     }
 
     @Override

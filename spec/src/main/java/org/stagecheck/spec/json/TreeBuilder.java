@@ -3,6 +3,7 @@ package org.stagecheck.spec.json;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.base.ParserBase;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -27,6 +28,10 @@ final class TreeBuilder {
 
     private final JsonParser parser;
     private final boolean checkDuplicates;
+    /** Takes the items of one array field of the root object as they are read; null: the tree keeps every value. */
+    private final StreamedArray streamed;
+    /** How many objects and arrays enclose the value being read (1 inside the root object's fields). */
+    private int depth;
 
     private JNode[] valueStack = new JNode[256];
     private String[] keyStack = new String[256];
@@ -43,13 +48,23 @@ final class TreeBuilder {
      *     parser does so itself)
      */
     TreeBuilder(JsonParser parser, boolean checkDuplicates) {
+        this(parser, checkDuplicates, null);
+    }
+
+    /**
+     * @param streamed when not null, the items of the root object's array field
+     *     {@link StreamedArray#field()} go to it one by one, and the tree holds an empty array at
+     *     that array's position in its place
+     */
+    TreeBuilder(JsonParser parser, boolean checkDuplicates, StreamedArray streamed) {
         this.parser = parser;
         this.checkDuplicates = checkDuplicates;
+        this.streamed = streamed;
     }
 
     /** Reads the value whose first token is the parser's current token. */
     JNode readValue() throws IOException, JsonFormatException, DuplicateKeyException {
-        long at = where(parser.currentTokenLocation());
+        long at = valueWhere();
         JsonToken t = parser.currentToken();
         return switch (t) {
             case START_OBJECT -> readObject(at);
@@ -67,6 +82,7 @@ final class TreeBuilder {
     }
 
     private JNode readObject(long at) throws IOException, JsonFormatException, DuplicateKeyException {
+        depth++;
         int base = top;
         Set<String> wideKeys = null;
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
@@ -88,10 +104,13 @@ final class TreeBuilder {
                     }
                 }
             }
-            parser.nextToken();
-            JNode value = readValue();
+            JsonToken valueToken = parser.nextToken();
+            JNode value = depth == 1 && streamed != null && valueToken == JsonToken.START_ARRAY && name.equals(streamed.field())
+                    ? readStreamedArray()
+                    : readValue();
             push(name, value);
         }
+        depth--;
         int n = top - base;
         JNode[] values = Arrays.copyOfRange(valueStack, base, top);
         String[] keys = sharedKeys(base, n);
@@ -101,14 +120,38 @@ final class TreeBuilder {
     }
 
     private JNode readArray(long at) throws IOException, JsonFormatException, DuplicateKeyException {
+        depth++;
         int base = top;
         while (parser.nextToken() != JsonToken.END_ARRAY) {
             push(null, readValue());
         }
+        depth--;
         JNode[] items = Arrays.copyOfRange(valueStack, base, top);
         Arrays.fill(valueStack, base, top, null);
         top = base;
         return new JNode.JArray(NodeList.owning(items), at);
+    }
+
+    /**
+     * Reads the array whose START_ARRAY is the current token, handing each item to
+     * {@link #streamed} with the bytes it spans instead of keeping it: an item is read (and its
+     * duplicate keys found) exactly as any other value, then dropped.
+     */
+    private JNode readStreamedArray() throws IOException, JsonFormatException, DuplicateKeyException {
+        long at = valueWhere();
+        depth++;
+        int index = 0;
+        while (parser.nextToken() != JsonToken.END_ARRAY) {
+            long start = parser.currentTokenLocation().getByteOffset();
+            JNode item = readValue();
+            // an object or array ends on its closing token; a scalar's end is not needed (nothing lies inside it)
+            long end = item instanceof JNode.JObject || item instanceof JNode.JArray ? parser.currentTokenLocation().getByteOffset() + 1 : -1;
+            streamed.item(index++, item, start, end);
+        }
+        depth--;
+        JNode.JArray placeholder = new JNode.JArray(NodeList.EMPTY, at);
+        streamed.ended(placeholder);
+        return placeholder;
     }
 
     private void push(String key, JNode value) {
@@ -192,6 +235,25 @@ final class TreeBuilder {
             }
         }
         return true;
+    }
+
+    /**
+     * The packed position of the current token, a value (not a field name), as
+     * {@code where(parser.currentTokenLocation())} gives it, without the {@link JsonLocation}
+     * Jackson makes per call (one per value: tens of millions in a large program). Jackson's
+     * token column there is {@code getTokenColumnNr() - 1} (CompactTreeTest compares the two on
+     * random documents); a parser that is not Jackson's own base class, or a column it does not
+     * know, takes the location.
+     */
+    private long valueWhere() {
+        if (parser instanceof ParserBase base) {
+            int column = base.getTokenColumnNr() - 1;
+            if (column >= 1) {
+                int line = base.getTokenLineNr();
+                return line < 1 ? Pos.UNKNOWN_PACKED : Pos.pack(line, column);
+            }
+        }
+        return where(parser.currentTokenLocation());
     }
 
     static long where(JsonLocation loc) {

@@ -1,0 +1,216 @@
+package org.stagecheck.spec.json;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.stagecheck.spec.gen.GenOptions;
+import org.stagecheck.spec.gen.RandomPrograms;
+import org.stagecheck.spec.ir.Program;
+
+/**
+ * {@link ProgramFile#read} decodes the stages while it streams them and keeps no tree of them
+ * (docs/format.md, "Reading speed"). Judged against decoding the whole tree
+ * ({@code ProgramCodec.read(JsonReader.read(file))}): the same program or the same error (message,
+ * pointer, line:column) on valid and broken files alike, and every value placed at the same
+ * line:column.
+ */
+class StreamedProgramFileTest {
+    private final ProgramCodec codec = new ProgramCodec();
+
+    @TempDir
+    Path dir;
+
+    /** A generated program holding every kind of stage, as canonical text. */
+    private String programText(long seed) {
+        return codec.writeString(RandomPrograms.generate(seed, GenOptions.small()));
+    }
+
+    private Path write(String name, String text) throws IOException {
+        return Files.writeString(dir.resolve(name), text, StandardCharsets.UTF_8);
+    }
+
+    /** What reading the whole tree gives: the program, or the error as message, pointer and position. */
+    private static String wholeTreeOutcome(Path file) {
+        try {
+            return "program " + new ProgramCodec().read(new JsonReader().read(file));
+        } catch (JsonFormatException e) {
+            return describe(e);
+        }
+    }
+
+    private static String streamedOutcome(Path file) {
+        try {
+            return "program " + ProgramFile.read(file).program();
+        } catch (JsonFormatException e) {
+            return describe(e);
+        } catch (RuntimeException e) {
+            return fail("reading " + file + " threw " + e, e);
+        }
+    }
+
+    private static String describe(JsonFormatException e) {
+        return "error " + e.getMessage() + " | pointer " + e.pointer() + " | at " + e.pos();
+    }
+
+    @Test
+    void aBadStageIsReportedOnlyAfterMalformedJsonLaterInTheFile() throws IOException {
+        String text = programText(3);
+        // stage 0's id becomes a number, and the file is cut before its end
+        String broken = text.replaceFirst("\"id\": \"[^\"]*\"", "\"id\": 7");
+        Path file = write("cut.json", broken.substring(0, broken.length() - 3));
+        assertThat(streamedOutcome(file)).startsWith("error").contains("malformed JSON").isEqualTo(wholeTreeOutcome(file));
+    }
+
+    @Test
+    void aBadStageIsReportedOnlyAfterADuplicateKeyInALaterStage() throws IOException {
+        String text = programText(4);
+        String broken = text.replaceFirst("\"id\": \"[^\"]*\"", "\"id\": 7");
+        // the second stage gets its "ins" twice
+        int second = broken.indexOf("\"id\":", broken.indexOf("\"id\":") + 1);
+        broken = broken.substring(0, second) + "\"ins\": [], " + broken.substring(second);
+        Path file = write("dup.json", broken);
+        assertThat(streamedOutcome(file)).contains("Duplicate field 'ins'").isEqualTo(wholeTreeOutcome(file));
+    }
+
+    @Test
+    void aFieldCheckedBeforeTheStagesWinsEvenWhenWrittenAfterThem() throws IOException {
+        String text = programText(5);
+        String broken = text.replaceFirst("\"id\": \"[^\"]*\"", "\"id\": 7")
+                .replaceFirst("\"format\": \"stagecheck-program\",", "");
+        int end = broken.lastIndexOf('}');
+        broken = broken.substring(0, end) + ", \"format\": \"something-else\"}\n";
+        Path file = write("late-format.json", broken);
+        assertThat(streamedOutcome(file)).contains("expected format").isEqualTo(wholeTreeOutcome(file));
+    }
+
+    @Test
+    void theFirstBadStageIsTheOneReported() throws IOException {
+        String text = programText(6);
+        int lastIns = text.lastIndexOf("\"ins\": [") + "\"ins\": [".length();
+        String broken = (text.substring(0, lastIns) + "1, " + text.substring(lastIns)).replaceFirst("\"id\": \"[^\"]*\"", "\"id\": 7");
+        Path file = write("two-bad.json", broken);
+        String outcome = streamedOutcome(file);
+        assertThat(outcome).contains("(at /stages/0/").isEqualTo(wholeTreeOutcome(file));
+    }
+
+    @Test
+    void stagesThatAreNotAnArrayAreReportedAsBefore() throws IOException {
+        for (String stages : List.of("{}", "3", "null", "[1, 2]", "[[]]", "[{\"id\": \"a\"}]")) {
+            String text = programText(7);
+            int at = text.indexOf("\"stages\": [");
+            String broken = text.substring(0, at) + "\"stages\": " + stages + "\n}\n";
+            Path file = write("stages.json", broken);
+            assertThat(streamedOutcome(file)).as(stages).startsWith("error").isEqualTo(wholeTreeOutcome(file));
+        }
+    }
+
+    @Test
+    void randomlyDamagedProgramsGiveTheSameProgramOrTheSameError() throws IOException {
+        SplittableRandom rnd = new SplittableRandom(26);
+        String[] inserts = {"{", "}", "[", "]", ",", ":", "\"", "0", "-1", "x", "\"a\": 1, ", "null", "1e99", "\"id\": \"q\", "};
+        int errors = 0;
+        for (int round = 0; round < 300; round++) {
+            String text = programText(round % 12);
+            int at = rnd.nextInt(text.length());
+            String damaged = switch (rnd.nextInt(4)) {
+                case 0 -> text.substring(0, at) + inserts[rnd.nextInt(inserts.length)] + text.substring(at);
+                case 1 -> text.substring(0, at) + text.substring(Math.min(text.length(), at + 1 + rnd.nextInt(8)));
+                case 2 -> text.substring(0, at) + inserts[rnd.nextInt(inserts.length)] + text.substring(Math.min(text.length(), at + 1));
+                default -> {
+                    // a number or string of a stage changed to another type
+                    int stages = text.indexOf("\"stages\"");
+                    int p = stages + rnd.nextInt(text.length() - stages);
+                    int colon = text.indexOf(": ", p);
+                    yield colon < 0 ? text : text.substring(0, colon + 2) + "true, \"zz\": " + text.substring(colon + 2);
+                }
+            };
+            Path file = write("damaged.json", damaged);
+            String streamed = streamedOutcome(file);
+            assertThat(streamed).as("round %d", round).isEqualTo(wholeTreeOutcome(file));
+            errors += streamed.startsWith("error") ? 1 : 0;
+        }
+        // the damage is real: most rounds are errors, in the stages and elsewhere
+        assertThat(errors).isGreaterThan(200);
+    }
+
+    @Test
+    void everyValueIsPlacedWhereTheWholeTreePlacesIt() throws IOException {
+        List<String> texts = new ArrayList<>();
+        for (long seed = 0; seed < 4; seed++) {
+            String canonical = programText(seed);
+            texts.add(canonical);
+            texts.add(canonical.replaceAll("\n\\s*", ""));
+            texts.add(canonical.replace("\n", "\r\n  "));
+        }
+        // multi-byte characters before and inside stages, on the line of a stage and on others
+        Program named = RandomPrograms.generate(9, GenOptions.small());
+        String withNames = codec.writeString(named).replace("\"id\": \"", "\"id\": \"π€𝄞-");
+        texts.add(withNames);
+        texts.add(withNames.replaceAll("\n\\s*", ""));
+        int checked = 0;
+        for (int t = 0; t < texts.size(); t++) {
+            Path file = write("placed" + t + ".json", texts.get(t));
+            ProgramFile streamed;
+            JNode whole;
+            try {
+                streamed = ProgramFile.read(file);
+                whole = new JsonReader().read(file);
+            } catch (JsonFormatException e) {
+                throw new AssertionError("text " + t + " does not read: " + e.getMessage(), e);
+            }
+            SourceMap wholeMap = new SourceMap(file.toString(), whole);
+            List<String> pointers = new ArrayList<>();
+            pointers(whole, "", pointers);
+            int stages = streamed.program().stages().size();
+            // pointers that leave the document: the nearest value on the way, as before
+            pointers.addAll(List.of("/stages/0/kind/nothing/here", "/stages/" + stages, "/stages/-1", "/stages/x", "/stages/+0/id",
+                    "/stages/0/ins/99", "/stages", "", "/"));
+            for (String pointer : pointers) {
+                assertThat(streamed.locate(pointer)).as("text %d, %s", t, pointer).isEqualTo(wholeMap.locate(pointer));
+                checked++;
+            }
+        }
+        assertThat(checked).isGreaterThan(1000);
+    }
+
+    private static void pointers(JNode n, String at, List<String> out) {
+        out.add(at);
+        switch (n) {
+            case JNode.JObject o -> o.fields().forEach((k, v) -> pointers(v, at + "/" + k, out));
+            case JNode.JArray a -> {
+                for (int i = 0; i < a.items().size(); i++) {
+                    pointers(a.items().get(i), at + "/" + i, out);
+                }
+            }
+            case JNode.JString s -> { }
+            case JNode.JNumber num -> { }
+            case JNode.JBool b -> { }
+            case JNode.JNull nul -> { }
+        }
+    }
+
+    @Test
+    void aFileRewrittenAfterReadingPlacesValuesAtTheirStageAsRead() throws IOException, JsonFormatException {
+        String text = programText(2);
+        Path file = write("rewritten.json", text);
+        ProgramFile pf = ProgramFile.read(file);
+        SourcePosition stage1 = pf.locate("/stages/1");
+        SourcePosition inside = pf.locate("/stages/1/kind/type");
+        assertThat(inside.pos()).isNotEqualTo(stage1.pos());
+        // the stages now lie elsewhere in the file: reading it again would place the value wrongly
+        Files.writeString(file, "\n\n\n" + text.replace("\n", "\n  "));
+        Files.setLastModifiedTime(file, FileTime.fromMillis(Files.getLastModifiedTime(file).toMillis() + 5_000));
+        assertThat(pf.locate("/stages/1/kind/type")).isEqualTo(stage1);
+        assertThat(pf.locate("/stages/1")).isEqualTo(stage1);
+    }
+}
