@@ -77,7 +77,7 @@ final class ExprRules {
             // select(range test on e, in_i, 0): 0 wherever the test fails, in_i where it holds
             Guard test = Guard.of(s.args().getFirst(), x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, p -> st.elementSource(ins, p)));
             for (Guard g : st.guards.of(st.stage.ins().get(kept.index()))) {
-                if (test != null && g.var().equals(test.var()) && g.admits(Slices.of(test.lo(), test.hi()))) {
+                if (test != null && test.exactOver(st::sourceRange) && g.var().equals(test.var()) && g.admits(Slices.of(test.lo(), test.hi()))) {
                     st.guards.discharged(g);
                 }
             }
@@ -303,8 +303,8 @@ final class ExprRules {
         if (values == null && g != null) {
             values = rowDomain(a.args().get(zeroElse ? 1 : 2), g.var());
         }
-        if (values == null || values[0] != 0) {
-            return null;
+        if (values == null || values[0] != 0 || !g.exactOn(0, values[1] - 1)) {
+            return null; // no known domain, or the test wraps around i32 on it
         }
         if (!(eval(a.args().get(zeroElse ? 1 : 2), args, frame, rank) instanceof Ex v) || v.zero()) {
             return null;
@@ -605,7 +605,7 @@ final class ExprRules {
             if (position != null) {
                 st.affine.put(t.id(), position);
             } else if (integer) {
-                GuardedAffine g = GuardedAffine.of(e, x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, element, st::sourceRange));
+                GuardedAffine g = GuardedAffine.of(e, x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, element, st::sourceRange), st::sourceRange);
                 if (g != null) {
                     st.guarded.put(t.id(), g);
                 }

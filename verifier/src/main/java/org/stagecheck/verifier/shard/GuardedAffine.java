@@ -13,14 +13,18 @@ import org.stagecheck.spec.ir.Fn;
  */
 record GuardedAffine(Guard guard, Affine inside, Affine outside) {
 
-    /** The guarded form of {@code e}, its operands' affine forms given by {@code affineOf}, or null. */
-    static GuardedAffine of(Expr e, Function<Expr, Affine> affineOf) {
+    /**
+     * The guarded form of {@code e}, its operands' affine forms given by {@code affineOf}, or null;
+     * null too when the test can wrap around i32 on its index's domain ({@code domain}, see
+     * {@link Guard#exactOver}).
+     */
+    static GuardedAffine of(Expr e, Function<Expr, Affine> affineOf, Function<String, long[]> domain) {
         if (!(e instanceof Expr.Apply a) || a.fn() != Fn.SELECT || a.args().size() != 3) {
             return null;
         }
         Guard g = Guard.of(a.args().get(0), affineOf);
         Affine in = affineOf.apply(a.args().get(1));
         Affine out = affineOf.apply(a.args().get(2));
-        return g == null || in == null || out == null ? null : new GuardedAffine(g, in, out);
+        return g == null || !g.exactOver(domain) || in == null || out == null ? null : new GuardedAffine(g, in, out);
     }
 }

@@ -3,12 +3,15 @@ package org.stagecheck.verifier.shard;
 import java.util.List;
 
 /**
- * Signs of terms that follow from their operations alone (docs/verifier.md, "All-gathers built
- * from all-reduces"): a term is never negative when every element is {@code >= 0} or NaN for
- * every value of the logical tensors. {@code exp}, {@code sigmoid} and {@code abs} are never
+ * Signs of float terms that follow from their operations alone (docs/verifier.md, "All-gathers
+ * built from all-reduces"): a term is never negative when every element is {@code >= 0} or NaN
+ * for every value of the logical tensors. {@code exp}, {@code sigmoid} and {@code abs} are never
  * negative; so are a max with a never-negative operand, a min, sum or product of never-negative
- * operands, a cast of one (rounding keeps the sign) and a constant {@code >= +0}. The negation of
- * a never-negative term is never positive. Anything else is unknown. The depth is bounded, so a
+ * operands and a constant {@code >= +0}. The negation of a never-negative term is never positive.
+ * Anything else is unknown, casts included: the terms asked about are float (a padded gather's
+ * fill is a float constant, and the expression algebra mixes no types without a cast), so every
+ * operation down to the first cast is float arithmetic, which does not wrap; below a cast, i32
+ * arithmetic may ({@code f32(add(abs(e), 2147483647))} is negative). The depth is bounded, so a
  * deep term costs a constant.
  */
 final class Signs {
@@ -63,7 +66,8 @@ final class Signs {
             case "exp", "sigmoid", "abs" -> true;
             case "max" -> neverNegative(args[0], depth - 1) || neverNegative(args[1], depth - 1);
             case "min", "add", "mul" -> neverNegative(args[0], depth - 1) && neverNegative(args[1], depth - 1);
-            default -> op.startsWith("cast-") && args.length == 1 && neverNegative(args[0], depth - 1);
+            // a cast passes no sign: its argument may be i32 arithmetic, which wraps below zero
+            default -> false;
         };
     }
 

@@ -232,6 +232,17 @@ final class SplitText {
         return compute(chip, out, "{\"type\": \"transpose\", \"perm\": [1, 0]}", in);
     }
 
+    /** {@code in} with its axes permuted: axis i of the result is axis {@code perm[i]} of {@code in}. */
+    SplitText permute(int chip, String out, String in, int... perm) {
+        int[] d = dims.get(in);
+        int[] shape = new int[perm.length];
+        for (int i = 0; i < perm.length; i++) {
+            shape[i] = d[perm[i]];
+        }
+        buffer(out, dtypes.get(in), chip, shape);
+        return compute(chip, out, "{\"type\": \"transpose\", \"perm\": " + list(perm) + "}", in);
+    }
+
     /** The parts side by side along {@code axis}. */
     SplitText concat(int chip, String out, int axis, String... parts) {
         int[] shape = dims.get(parts[0]).clone();
