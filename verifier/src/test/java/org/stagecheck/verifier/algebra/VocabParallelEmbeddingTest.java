@@ -390,6 +390,15 @@ class VocabParallelEmbeddingTest {
     }
 
     @Test
+    void a_chip_that_leaves_its_offset_out_of_test_and_local_id_is_rejected_at_the_all_reduce() {
+        // chip 1 (rows [4, 8)) admits ids [0, 4) and reads its row id there, logical row id + 4:
+        // the rows of ids [0, 4) are added to other rows, those of ids [4, 8) are never read
+        Judged j = rejected(judgeGather(Layout.even(2).chip(1, 4, 0, 0, 4)));
+        assertThat(j.alone().codes()).as(j.toString()).contains("ALLREDUCE_VIEW_MISMATCH");
+        assertThat(j.alone().diagnostics().getFirst().stageId()).isEqualTo("combine_rows");
+    }
+
+    @Test
     void a_gather_at_unclamped_local_ids_is_rejected_where_it_reads() {
         // the ids of another chip's rows read outside this chip's shard
         Judged j = rejected(judgeGather(Layout.even(2).withoutClamp()));
