@@ -62,7 +62,33 @@ final class ExprRules {
         if (!(out instanceof Val.Tainted)) {
             dischargeGuards(g.expr(), ins);
         }
+        if (out instanceof Val.Exact e && e.hidden() == null) {
+            rowForms(g.expr(), ins, e);
+        }
         return out;
+    }
+
+    /**
+     * An integer vector computed row by row from integer columns ({@code local = select(s <= id < s + n,
+     * id - s, 0)} over a column of token ids): its elements' affine form in the element at the same
+     * row of the inputs, plain or guarded, recorded for an indirect load at it
+     * (docs/verifier.md, "Vocabulary-parallel embeddings").
+     */
+    private void rowForms(Expr expr, List<Val> ins, Val.Exact out) {
+        org.stagecheck.spec.ir.BufferDecl decl = st.index.buffer(st.stage.outs().getFirst());
+        if (decl == null || !decl.dtype().isInteger() || !ShardState.isColumn(out.region(), out.region().rank() == 0 ? 0 : out.region().extent(0))) {
+            return;
+        }
+        java.util.function.IntFunction<String> element = p -> st.elementSource(ins, p);
+        Affine position = Affine.of(expr, ins, java.util.Map.of(), st.fixedParams, 0, element);
+        if (position != null) {
+            st.rowAffine.put(ShardState.rowsKey(out), position);
+            return;
+        }
+        GuardedAffine g = GuardedAffine.of(expr, x -> Affine.of(x, ins, java.util.Map.of(), st.fixedParams, 0, element));
+        if (g != null) {
+            st.rowGuarded.put(ShardState.rowsKey(out), g);
+        }
     }
 
     /**

@@ -27,7 +27,7 @@ final class GuardedBounds {
             for (Offset.Term term : o.terms()) {
                 if (term instanceof Offset.Term.OfBuffer b && memory.guardedOffset(b.buffer()) instanceof GuardedAffine found) {
                     if (g != null && !g.equals(found)) {
-                        report(st, a, "its offset reads two guarded indices, whose joint values the checker does not bound");
+                        report(st, "/kind/pattern/origin/" + a, "its offset reads two guarded indices, whose joint values the checker does not bound");
                         return;
                     }
                     g = found;
@@ -36,27 +36,48 @@ final class GuardedBounds {
             if (g == null) {
                 continue;
             }
-            Guard guard = g.guard();
-            long[] values = st.keyRanges.get(guard.var());
-            long lo = values == null ? Long.MIN_VALUE : values[0];
-            long hi = values == null ? Long.MAX_VALUE : values[1];
-            String problem;
+            Affine inside;
+            Affine outside;
             try {
-                problem = within(memory.affine(o, true), guard.var(), Math.max(lo, guard.lo()), Math.min(hi, guard.hi()), extent[a], t.shape().dim(a));
-                if (problem == null) {
-                    problem = within(memory.affine(o, false), guard.var(), lo, Math.min(hi, guard.lo()), extent[a], t.shape().dim(a));
-                }
-                if (problem == null) {
-                    problem = within(memory.affine(o, false), guard.var(), Math.max(lo, guard.hi()), hi, extent[a], t.shape().dim(a));
-                }
+                inside = memory.affine(o, true);
+                outside = memory.affine(o, false);
             } catch (ArithmeticException overflow) {
-                problem = "its offset overflows";
+                report(st, "/kind/pattern/origin/" + a, "its offset overflows");
+                return;
             }
-            if (problem != null) {
-                report(st, a, problem + " (tensor '" + t.name() + "' has " + t.shape().dim(a) + " on axis " + a + ", and the offset holds only where " + st.describe(guard) + ")");
+            if (!checkAxis(st, g.guard(), inside, outside, extent[a], t, a, "/kind/pattern/origin/" + a)) {
                 return;
             }
         }
+    }
+
+    /**
+     * Checks that a block of {@code block} elements at {@code inside} (where {@code guard} holds)
+     * or {@code outside} (elsewhere) lies in axis {@code axis} of {@code t} for every value of the
+     * guarded index; reports at {@code field} and returns false when it can leave.
+     */
+    static boolean checkAxis(ShardState st, Guard guard, Affine inside, Affine outside, long block, TensorDecl t, int axis, String field) {
+        long[] values = st.keyRanges.get(guard.var());
+        long lo = values == null ? Long.MIN_VALUE : values[0];
+        long hi = values == null ? Long.MAX_VALUE : values[1];
+        long dim = t.shape().dim(axis);
+        String problem;
+        try {
+            problem = within(inside, guard.var(), Math.max(lo, guard.lo()), Math.min(hi, guard.hi()), block, dim);
+            if (problem == null) {
+                problem = within(outside, guard.var(), lo, Math.min(hi, guard.lo()), block, dim);
+            }
+            if (problem == null) {
+                problem = within(outside, guard.var(), Math.max(lo, guard.hi()), hi, block, dim);
+            }
+        } catch (ArithmeticException overflow) {
+            problem = "its offset overflows";
+        }
+        if (problem != null) {
+            report(st, field, problem + " (tensor '" + t.name() + "' has " + dim + " on axis " + axis + ", and the offset holds only where " + st.describe(guard) + ")");
+            return false;
+        }
+        return true;
     }
 
     /** Null when {@code at} plus {@code block} lies in {@code [0, dim)} for every value of {@code var} in {@code [from, to)}; else why not. */
@@ -81,8 +102,8 @@ final class GuardedBounds {
         return null;
     }
 
-    private static void report(ShardState st, int axis, String why) {
-        st.findings.atStage(Code.GUARDED_BLOCK_OUT_OF_BOUNDS, st.stageIndex, st.stage, "/kind/pattern/origin/" + axis, null,
+    private static void report(ShardState st, String field, String why) {
+        st.findings.atStage(Code.GUARDED_BLOCK_OUT_OF_BOUNDS, st.stageIndex, st.stage, field, null,
                 "The block at a guarded offset can leave its tensor: " + why + ".");
     }
 }

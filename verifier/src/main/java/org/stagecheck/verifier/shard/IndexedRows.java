@@ -49,7 +49,6 @@ final class IndexedRows {
      * read (to {@link #record}), or null.
      */
     Domain check(MemoryRules memory, ShardState st, TensorDecl t, AccessPattern p, int[] extent) {
-        ShardDecl d = st.decls.of(t.name());
         Domain found = null;
         for (int a = 0; a < p.originOffsets().size() && a < extent.length; a++) {
             Offset o = p.originOffsets().get(a);
@@ -69,30 +68,45 @@ final class IndexedRows {
             } catch (ArithmeticException overflow) {
                 continue;
             }
-            if (inside.coefficients().size() != 1 || inside.coefficients().firstEntry().getValue() != 1) {
-                continue; // a position the rule does not read
+            Domain here = rows(st, t, a, e, inside, g, extent[a], buffer, "/kind/pattern/origin/" + a);
+            if (here != null) {
+                found = found == null ? here : null; // one index axis only
             }
-            String var = inside.coefficients().firstKey();
-            long[] known = st.keyRanges.containsKey(var) ? st.keyRanges.get(var) : var.equals(st.elementKey(e)) ? st.rangeOf(e) : null;
-            if (known != null || (g != null && !g.guard().var().equals(var)) || !var.startsWith("v:")) {
-                continue; // a bounded index (GuardedBounds, the validator for parameters), or a guard on another index
-            }
-            long start = d != null && d.axis() == a ? d.start() : 0;
-            long logicalExtent = d != null && d.axis() == a ? d.extent() : t.shape().dim(a);
-            long c = inside.constant() + start;
-            long lo = -c;
-            long hi = logicalExtent - extent[a] + 1 - c;
-            if (g == null && (start != 0 || t.shape().dim(a) != logicalExtent)) {
-                String name = st.indexNames.getOrDefault(var, buffer);
-                st.findings.atStage(Code.INDEXED_BLOCK_OUTSIDE_SHARD, st.stageIndex, st.stage, "/kind/pattern/origin/" + a, buffer,
-                        "The block read at an offset that follows the index in buffer '" + name + "', which nothing in the program bounds, lies in tensor '"
-                                + t.name() + "' (rows [" + start + "," + (start + t.shape().dim(a)) + ") of '" + (d == null ? t.name() : d.logical())
-                                + "' on axis " + a + ") only for some of the ids in [" + lo + "," + hi
-                                + ") that name a row of the logical tensor: clamp the id under a range test (a Scalar select) and mask the row.");
-                continue;
-            }
-            found = found == null ? new Domain(var, lo, hi) : null; // one index axis only
         }
         return found;
+    }
+
+    /**
+     * The index's domain for a read of {@code block} elements at position {@code inside} (in
+     * {@code t}'s own coordinates on {@code axis}, {@code e} the value in the index buffer,
+     * {@code g} its guard or null): the index values for which the read names an element of the
+     * logical tensor; an unguarded read that can leave the chip's window is reported at
+     * {@code field}. Null when the position is not the index plus a constant or the index is bounded.
+     */
+    Domain rows(ShardState st, TensorDecl t, int a, Val.Exact e, Affine inside, GuardedAffine g, long block, String buffer, String field) {
+        if (inside.coefficients().size() != 1 || inside.coefficients().firstEntry().getValue() != 1) {
+            return null; // a position the rule does not read
+        }
+        String var = inside.coefficients().firstKey();
+        long[] known = st.keyRanges.containsKey(var) ? st.keyRanges.get(var) : var.equals(st.elementKey(e)) ? st.rangeOf(e) : null;
+        if (known != null || (g != null && !g.guard().var().equals(var)) || !var.startsWith("v:")) {
+            return null; // a bounded index (GuardedBounds, the validator for parameters), or a guard on another index
+        }
+        ShardDecl d = st.decls.of(t.name());
+        long start = d != null && d.axis() == a ? d.start() : 0;
+        long logicalExtent = d != null && d.axis() == a ? d.extent() : t.shape().dim(a);
+        long c = inside.constant() + start;
+        long lo = -c;
+        long hi = logicalExtent - block + 1 - c;
+        if (g == null && (start != 0 || t.shape().dim(a) != logicalExtent)) {
+            String name = st.indexNames.getOrDefault(var, buffer);
+            st.findings.atStage(Code.INDEXED_BLOCK_OUTSIDE_SHARD, st.stageIndex, st.stage, field, buffer,
+                    "The block read at an offset that follows the index in buffer '" + name + "', which nothing in the program bounds, lies in tensor '"
+                            + t.name() + "' (rows [" + start + "," + (start + t.shape().dim(a)) + ") of '" + (d == null ? t.name() : d.logical())
+                            + "' on axis " + a + ") only for some of the ids in [" + lo + "," + hi
+                            + ") that name a row of the logical tensor: clamp the id under a range test (a Scalar select) and mask the row.");
+            return null;
+        }
+        return new Domain(var, lo, hi);
     }
 }

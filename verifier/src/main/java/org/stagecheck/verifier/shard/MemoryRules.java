@@ -193,6 +193,9 @@ final class MemoryRules {
         // strided or indirect: the elements of the tensor's whole content that the pattern picks
         Region all = mem.holding;
         Val whole = st.bake(read(mem, all));
+        if (l.pattern() instanceof AccessPattern.Indirect i && whole instanceof Val.Exact content && gather(t, i, content, all, out) instanceof Val.Exact rowsRead) {
+            return rowsRead;
+        }
         String key = patternKey(l.pattern(), l.numBlocks());
         return switch (whole) {
             case Val.Exact e -> new Val.Exact(st.terms.of("pick(" + e.term().id() + e.region().key() + ";" + key + ")", () -> "pick(" + e.term().text() + ")", e.term().label(), out, e.term()), Region.at0(out));
@@ -203,6 +206,64 @@ final class MemoryRules {
             }
             case Val.Tainted x -> x;
         };
+    }
+
+    /**
+     * An indirect load of whole rows of a tensor whose content is one value, at an integer column
+     * of ids whose every element has an affine form in the element at the same row of an index
+     * column (docs/verifier.md, "Vocabulary-parallel embeddings"): row {@code i} of the result is
+     * row {@code form(id[i])} of the tensor plus its window's start, a row of the logical tensor,
+     * named as such in the coordinates of the content's term (the same term whichever window of
+     * the tensor a chip holds), with the guard the form holds
+     * under and the index's domain recorded as for a block load at one id. Null otherwise (the
+     * elements picked are then named by the index buffer's value).
+     */
+    private Val gather(TensorDecl t, AccessPattern.Indirect p, Val.Exact whole, Region holding, long[] out) {
+        int rank = t.shape().rank();
+        if (!(st.value(p.indexBuffer()) instanceof Val.Exact ids) || ids.hidden() != null || out.length != rank || ids.region().rank() != 1
+                || ids.region().extent(0) != out[0] || p.block().rank() != rank - 1 || p.originOffsets().size() != rank - 1) {
+            return null;
+        }
+        org.stagecheck.spec.ir.BufferDecl index = st.index.buffer(p.indexBuffer());
+        if (index == null || !index.dtype().isInteger() || whole.hidden() != null) {
+            return null;
+        }
+        String field = "/kind/pattern/indexBuffer";
+        String rows = ShardState.rowsKey(ids);
+        GuardedAffine g = st.rowGuarded.get(rows);
+        Affine form = st.rowAffine.containsKey(rows) ? st.rowAffine.get(rows) : g != null ? g.inside() : Affine.source(st.elementKey(ids), 1);
+        if (g != null) {
+            st.guards.made(g.guard(), "#" + st.stageIndex + " " + st.stage.id());
+            if (!GuardedBounds.checkAxis(st, g.guard(), g.inside(), g.outside(), 1, t, 0, field)) {
+                return null;
+            }
+        }
+        // logical element x of the tensor is element x - holding + whole's origin of the content's term
+        long[] shift = st.logicalShift(t);
+        for (int a = 0; a < rank; a++) {
+            Long delta = whole.region().origin(a).minus(holding.origin(a));
+            if (delta == null) {
+                return null;
+            }
+            shift[a] += delta;
+        }
+        StringBuilder key = new StringBuilder("gather(").append(whole.term().id()).append(';');
+        try {
+            key.append(form.plus(Affine.of(shift[0])).sym().key());
+            for (int a = 1; a < rank; a++) {
+                key.append(';').append(position(p.originOffsets().get(a - 1)).plus(shift[a]).key()).append('+').append(p.block().dim(a - 1));
+            }
+        } catch (ArithmeticException overflow) {
+            return null;
+        }
+        IndexedRows.Domain domain = st.indexedRows.rows(st, t, 0, ids, form, g, 1, p.indexBuffer(), field);
+        if (domain == null && g == null) {
+            return null; // rows at ids the rule does not bound: named by the index buffer's value
+        }
+        Val.Exact v = new Val.Exact(st.terms.of(key.append(')').toString(), () -> "gather(" + whole.term().text() + ")", whole.term().label(), out, whole.term()),
+                Region.at0(out));
+        st.indexedRows.record(v, domain);
+        return v;
     }
 
     private Val reshapeTo(Val.Exact e, long[] out) {

@@ -46,6 +46,21 @@ final class ShardState {
     final Map<String, Val.Exact> elementRoots = new HashMap<>();
     /** {@code Scalar} results that are affine only where a range test on their input holds (a {@code select}), by term id. */
     final Map<Integer, GuardedAffine> guarded = new HashMap<>();
+    /**
+     * Integer vectors an elementwise {@code Generic} computed, each element an affine function of
+     * the element at the same row of its inputs (a local id per token), by term id: the forms name
+     * the row's element ({@link #elementSource}). Keyed by {@link #rowsKey}, term and window, so a
+     * window of such a vector that starts at another row is none; kept apart from {@link #affine}
+     * and {@link #guarded}, whose values are one element (an offset).
+     */
+    final Map<String, Affine> rowAffine = new HashMap<>();
+    /** The same, affine only where a range test on the row's element holds. */
+    final Map<String, GuardedAffine> rowGuarded = new HashMap<>();
+
+    /** The key of a vector's rows in {@link #rowAffine} and {@link #rowGuarded}: its term and window. */
+    static String rowsKey(Val.Exact e) {
+        return e.term().id() + e.region().key();
+    }
     /** Which buffers and tensors hold values that are right only under a guard (docs/verifier.md, "Sums over an index"). */
     final Guards guards = new Guards();
     /** The index domains of rows read at an unbounded index (docs/verifier.md, "Vocabulary-parallel embeddings"). */
@@ -186,9 +201,14 @@ final class ShardState {
         return "v:" + e.term().id() + e.region().key() + e.hiddenKey();
     }
 
-    /** Records that one-element value {@code out} holds the element {@code in} holds. */
+    /**
+     * Records that one-element value {@code out} holds the element {@code in} holds; or, for a
+     * column of {@code n} elements reshaped to another column of them ({@code [n, 1]} and
+     * {@code [n]}), that each row holds the element the same row of {@code in} holds.
+     */
     void sameElement(Val.Exact out, Val.Exact in) {
-        if (volume(out.region()) == 1 && volume(in.region()) == 1) {
+        if (volume(out.region()) == 1 && volume(in.region()) == 1
+                || out.region().rank() > 0 && in.region().rank() > 0 && isColumn(out.region(), out.region().extent(0)) && isColumn(in.region(), out.region().extent(0))) {
             elementRoots.put(rawElementKey(out), elementRoot(in));
         }
     }
@@ -196,6 +216,19 @@ final class ShardState {
     /** The values the element one-element value {@code e} holds can take, {@code [lo, hi)}, or null when unknown. */
     long[] rangeOf(Val.Exact e) {
         return ranges.get(elementRoot(e).term().id());
+    }
+
+    /** Whether {@code r} has {@code n} rows (axis 0) and extent 1 on every other axis. */
+    static boolean isColumn(Region r, long n) {
+        if (r.rank() == 0 || r.extent(0) != n) {
+            return false;
+        }
+        for (int a = 1; a < r.rank(); a++) {
+            if (r.extent(a) != 1) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static long volume(Region r) {
@@ -209,10 +242,18 @@ final class ShardState {
     /**
      * The source name of input {@code p} of the current stage in an affine form: the element a
      * one-element integer buffer holds (so a {@code Scalar} copy of an index, the index itself and
-     * a reshape of it are one source), or null.
+     * a reshape of it are one source), or null. An integer column of as many rows as the stage's
+     * output ({@code [n]} for an output {@code [n]}, {@code [n, 1]} for {@code [n, d]}, broadcast
+     * along the other axes) is a source too: the element at the row the output element is in (a
+     * token id per row; docs/verifier.md, "Vocabulary-parallel embeddings"), so every fact stated
+     * with it holds row by row.
      */
     String elementSource(List<Val> ins, int p) {
-        if (p >= ins.size() || p >= stage.ins().size() || !(ins.get(p) instanceof Val.Exact e) || e.hidden() != null || volume(e.region()) != 1) {
+        if (p >= ins.size() || p >= stage.ins().size() || !(ins.get(p) instanceof Val.Exact e) || e.hidden() != null) {
+            return null;
+        }
+        long[] out = outDims();
+        if (volume(e.region()) != 1 && (out == null || out.length == 0 || e.region().rank() != out.length || !isColumn(e.region(), out[0]))) {
             return null;
         }
         BufferDecl d = index.buffer(stage.ins().get(p));

@@ -30,15 +30,35 @@ import org.stagecheck.verifier.report.ReportText;
  * {@code [s, s + n)}, computes its local id {@code select(s <= tok < s + n, tok - s, 0)} (a
  * {@code Scalar} stage), reads that row of its shard, zeroes it unless {@code s <= tok < s + n},
  * and a sum all-reduce combines the chips. The evaluator runs both programs for every token id of
- * the vocabulary (the parent faults outside it: a gather index out of range).
+ * the vocabulary (the parent faults outside it: a block out of bounds). The same split written as
+ * real engines write it, every token at once (an indirect load of the shard's rows at a column of
+ * local ids computed elementwise, the rows masked by the id column), is judged the same way over
+ * sequences of ids that use every id of the vocabulary at every position.
  */
 class VocabParallelEmbeddingTest {
     private static final int VOCAB = 8;
     private static final int DIM = 4;
     private static final Interpreter INTERPRETER = new Interpreter(RunOptions.defaults().withThreads(1));
+    /** Tokens per sequence in the indirect form. */
+    private static final int TOKENS = 3;
+
+    /** The ids each run binds: one token per run for the block form, three-token sequences for the indirect form. */
+    private static List<int[]> idRuns(boolean indirect) {
+        List<int[]> runs = new ArrayList<>();
+        for (int token = 0; token < VOCAB; token++) {
+            runs.add(indirect ? new int[] {token, (token * 3 + 1) % VOCAB, VOCAB - 1 - token} : new int[] {token});
+        }
+        return runs;
+    }
 
     private static SplitText parent() {
         return new SplitText("embedding", 1).input("tok", "i32", 0, 1).table("embed", 0, VOCAB, DIM).loadRow(0, "x", "embed", "@tok")
+                .output("y", 0, "x");
+    }
+
+    /** Rows {@code tok[i]} of the table for every token at once: one indirect load. */
+    private static SplitText gatherParent() {
+        return new SplitText("embedding-gather", 1).input("tok", "i32", 0, TOKENS).table("embed", "f32", 0, VOCAB, DIM).gather(0, "x", "embed", "tok")
                 .output("y", 0, "x");
     }
 
@@ -106,6 +126,35 @@ class VocabParallelEmbeddingTest {
         return s;
     }
 
+    /**
+     * The indirect form of {@link #split}: chip c computes the column of local ids elementwise,
+     * gathers those rows of its shard, and masks row i by token i's test (the ids as a column
+     * {@code [TOKENS, 1]}, broadcast along the row).
+     */
+    private static SplitText gatherSplit(Layout l) {
+        SplitText s = new SplitText("vocab-parallel-embedding-gather", l.chips());
+        List<String> parts = new ArrayList<>();
+        List<String> sums = new ArrayList<>();
+        for (int c = 0; c < l.chips(); c++) {
+            String test = "and(ge(in0, " + l.lo()[c] + "), lt(in0, " + l.hi()[c] + "))";
+            String local = "sub(in0, " + l.offset()[c] + ")";
+            s.input("tok." + c, "i32", c, TOKENS).shard("tok." + c, "tok", 0, 0, TOKENS, TOKENS);
+            s.table("embed." + c, "f32", c, l.rows()[c], DIM).shard("embed." + c, "embed", 0, l.held()[c], l.held()[c] + l.rows()[c], VOCAB);
+            s.generic(c, "local." + c, "i32", new int[] {TOKENS}, l.unclamped() ? local : "select(" + test + ", " + local + ", 0)", "tok." + c);
+            s.gather(c, "rows." + c, "embed." + c, "local." + c);
+            s.reshape(c, "tokcol." + c, new int[] {TOKENS, 1}, "tok." + c);
+            String mask = "select(" + test.replace("in0", "in1") + ", in0, 0.0)";
+            s.generic(c, "part." + c, new int[] {TOKENS, DIM}, l.unmasked() ? "in0" : mask, "rows." + c, "tokcol." + c);
+            parts.add("part." + c);
+            sums.add("y." + c);
+        }
+        s.allReduce("combine_rows", "sum", "y", parts, sums);
+        for (int c = 0; c < l.chips(); c++) {
+            s.output("y." + c, c, "y." + c).shard("y." + c, "y", 0, 0, TOKENS, TOKENS);
+        }
+        return s;
+    }
+
     /** The checker's verdicts (alone, given the parent) and the evaluator's over every token id of the vocabulary. */
     private record Judged(VerifyReport alone, VerifyReport withParent, String evaluator) {
         boolean agrees() {
@@ -120,14 +169,22 @@ class VocabParallelEmbeddingTest {
     }
 
     private static Judged judge(SplitText split) {
-        Program p = split.program();
-        Certificate c = split.certificate();
-        Program u = parent().program();
-        return new Judged(new Verifier().verify(p, c, Parent.none()), new Verifier().verify(p, c, Parent.unsplit(u)), evaluate(p, c, u));
+        return judge(split, parent(), idRuns(false));
     }
 
-    /** Null when the split's every output equals the parent's for every token id in [0, VOCAB); else the first difference or fault. */
-    private static String evaluate(Program split, Certificate cert, Program parent) {
+    private static Judged judgeGather(Layout l) {
+        return judge(gatherSplit(l), gatherParent(), idRuns(true));
+    }
+
+    private static Judged judge(SplitText split, SplitText unsplit, List<int[]> runs) {
+        Program p = split.program();
+        Certificate c = split.certificate();
+        Program u = unsplit.program();
+        return new Judged(new Verifier().verify(p, c, Parent.none()), new Verifier().verify(p, c, Parent.unsplit(u)), evaluate(p, c, u, runs));
+    }
+
+    /** Null when the split's every output equals the parent's for every run's ids (each in [0, VOCAB)); else the first difference or fault. */
+    private static String evaluate(Program split, Certificate cert, Program parent, List<int[]> runs) {
         SplittableRandom r = new SplittableRandom(7);
         float[] table = new float[VOCAB * DIM];
         for (int i = 0; i < table.length; i++) {
@@ -135,17 +192,18 @@ class VocabParallelEmbeddingTest {
         }
         Map<String, ShardDecl> decls = new LinkedHashMap<>();
         cert.shards().forEach(d -> decls.put(d.tensor(), d));
-        for (int token = 0; token < VOCAB; token++) {
-            RunResult want = INTERPRETER.run(parent, Map.of("tok", Tensor.fromInts(Shape.of(1), new int[] {token}),
-                    "embed", Tensor.fromFloats(DType.F32, Shape.of(VOCAB, DIM), table)), Map.of());
+        for (int[] ids : runs) {
+            String token = java.util.Arrays.toString(ids);
+            Tensor tok = Tensor.fromInts(Shape.of(ids.length), ids);
+            RunResult want = INTERPRETER.run(parent, Map.of("tok", tok, "embed", Tensor.fromFloats(DType.F32, Shape.of(VOCAB, DIM), table)), Map.of());
             assertThat(want.ok()).as("the parent at token " + token).isTrue();
             Map<String, Tensor> bound = new LinkedHashMap<>();
             for (TensorDecl t : split.tensors()) {
-                if (t.role() != TensorRole.INPUT) {
+                if (t.role() != TensorRole.INPUT && t.role() != TensorRole.WEIGHT) {
                     continue;
                 }
                 if (t.dtype() == DType.I32) {
-                    bound.put(t.name(), Tensor.fromInts(Shape.of(1), new int[] {token}));
+                    bound.put(t.name(), tok);
                 } else {
                     // the rows the certificate says the shard holds
                     int start = (int) decls.get(t.name()).start();
@@ -162,7 +220,7 @@ class VocabParallelEmbeddingTest {
             for (TensorDecl t : split.tensors()) {
                 if (t.role() == TensorRole.OUTPUT) {
                     Tensor g = got.tensor(t.name());
-                    for (int i = 0; i < DIM; i++) {
+                    for (int i = 0; i < y.size(); i++) {
                         if (Math.abs(g.getDouble(i) - y.getDouble(i)) > 1e-6) {
                             return t.name() + " differs at token " + token + ", element " + i + ": " + g.getDouble(i) + " vs " + y.getDouble(i);
                         }
@@ -180,7 +238,10 @@ class VocabParallelEmbeddingTest {
     }
 
     private static Judged rejected(Layout l) {
-        Judged j = judge(split(l));
+        return rejected(judge(split(l)));
+    }
+
+    private static Judged rejected(Judged j) {
         assertThat(j.agrees()).as("the evaluator: " + j).isFalse();
         assertThat(j.alone().holds()).as(j.toString()).isFalse();
         assertThat(j.withParent().holds()).as(j.toString()).isFalse();
@@ -270,5 +331,78 @@ class VocabParallelEmbeddingTest {
         Judged j = rejected(Layout.even(2).withoutClamp());
         assertThat(j.alone().codes()).as(j.toString()).contains("INDEXED_BLOCK_OUTSIDE_SHARD");
         assertThat(j.alone().diagnostics().getFirst().stageId()).isEqualTo("load_row.0");
+    }
+
+    // ------------------------------------------------------------------ the indirect form: every token at once
+
+    @Test
+    void the_parent_gather_faults_on_a_token_id_outside_the_vocabulary() {
+        // the domain of each row of the gather: an id outside [0, VOCAB) is no output of the parent
+        for (int bad : new int[] {VOCAB, -1}) {
+            RunResult r = INTERPRETER.run(gatherParent().program(), Map.of("tok", Tensor.fromInts(Shape.of(TOKENS), new int[] {0, bad, 1}),
+                    "embed", Tensor.zeros(DType.F32, Shape.of(VOCAB, DIM))), Map.of());
+            assertThat(r.ok()).isFalse();
+            assertThat(r.faultCodes().getFirst().name()).isEqualTo("INDEX_OUT_OF_RANGE");
+        }
+    }
+
+    @Test
+    void a_gather_of_masked_local_ids_over_disjoint_shards_and_a_sum_is_the_gather() {
+        accepted(judgeGather(Layout.even(2)));
+        accepted(judgeGather(Layout.even(4)));
+        // chip 0 holds rows [0, 3), chip 1 rows [3, 8)
+        accepted(judgeGather(new Layout(new int[] {0, 3}, new int[] {3, 5}, new int[] {0, 3}, new int[] {0, 3}, new int[] {3, 8}, false, false)));
+    }
+
+    @Test
+    void gathered_rows_without_their_mask_are_rejected_at_the_all_reduce() {
+        Judged j = rejected(judgeGather(Layout.even(2).withoutMask()));
+        assertThat(j.alone().codes()).as(j.toString()).contains("GUARDED_READ_UNMASKED");
+        assertThat(j.alone().diagnostics().getFirst().stageId()).isEqualTo("combine_rows");
+    }
+
+    @Test
+    void gathers_whose_masks_overlap_or_leave_a_gap_are_rejected() {
+        // chip 1 holds rows [3, 7) and admits ids [3, 7): id 3 is added twice
+        Judged overlap = rejected(judgeGather(Layout.even(2).chip(1, 3, 3, 3, 7)));
+        assertThat(overlap.alone().codes()).as(overlap.toString()).contains("ALLREDUCE_OVERLAP");
+        assertThat(overlap.alone().diagnostics().getFirst().stageId()).isEqualTo("combine_rows");
+        // chip 1 admits only ids [4, 7): id 7 is added by no chip
+        Judged gap = rejected(judgeGather(Layout.even(2).chip(1, 4, 4, 4, 7)));
+        assertThat(gap.alone().codes()).as(gap.toString()).contains("ALLREDUCE_GAP");
+        assertThat(gap.alone().diagnostics().getFirst().stageId()).isEqualTo("combine_rows");
+    }
+
+    @Test
+    void a_gather_at_off_by_one_local_ids_is_rejected_where_it_reads() {
+        // chip 1 subtracts 3 instead of 4: the rows after the ones asked for, past its shard for id 7
+        Judged j = rejected(judgeGather(Layout.even(2).chip(1, 4, 3, 4, 8)));
+        assertThat(j.alone().codes()).as(j.toString()).contains("GUARDED_BLOCK_OUT_OF_BOUNDS");
+        assertThat(j.alone().diagnostics().getFirst().stageId()).isEqualTo("gather_rows.1");
+    }
+
+    @Test
+    void a_gather_at_the_global_ids_under_the_shifted_test_is_rejected() {
+        // chip 1 (rows [4, 8)) leaves its offset out: local ids 4..7 lie past its 4 rows
+        Judged j = rejected(judgeGather(Layout.even(2).chip(1, 4, 0, 4, 8)));
+        assertThat(j.alone().codes()).as(j.toString()).contains("GUARDED_BLOCK_OUT_OF_BOUNDS");
+        assertThat(j.alone().diagnostics().getFirst().stageId()).isEqualTo("gather_rows.1");
+    }
+
+    @Test
+    void a_chip_that_leaves_its_offset_out_of_test_and_local_id_is_rejected_at_the_all_reduce() {
+        // chip 1 (rows [4, 8)) admits ids [0, 4) and reads its row id there, logical row id + 4:
+        // the rows of ids [0, 4) are added to other rows, those of ids [4, 8) are never read
+        Judged j = rejected(judgeGather(Layout.even(2).chip(1, 4, 0, 0, 4)));
+        assertThat(j.alone().codes()).as(j.toString()).contains("ALLREDUCE_VIEW_MISMATCH");
+        assertThat(j.alone().diagnostics().getFirst().stageId()).isEqualTo("combine_rows");
+    }
+
+    @Test
+    void a_gather_at_unclamped_local_ids_is_rejected_where_it_reads() {
+        // the ids of another chip's rows read outside this chip's shard
+        Judged j = rejected(judgeGather(Layout.even(2).withoutClamp()));
+        assertThat(j.alone().codes()).as(j.toString()).contains("INDEXED_BLOCK_OUTSIDE_SHARD");
+        assertThat(j.alone().diagnostics().getFirst().stageId()).isEqualTo("gather_rows.0");
     }
 }
