@@ -85,7 +85,7 @@ final class ExprRules {
             st.rowAffine.put(ShardState.rowsKey(out), position);
             return;
         }
-        GuardedAffine g = GuardedAffine.of(expr, x -> Affine.of(x, ins, java.util.Map.of(), st.fixedParams, 0, element));
+        GuardedAffine g = GuardedAffine.of(expr, x -> Affine.of(x, ins, java.util.Map.of(), st.fixedParams, 0, element), st::sourceRange);
         if (g != null) {
             st.rowGuarded.put(ShardState.rowsKey(out), g);
         }

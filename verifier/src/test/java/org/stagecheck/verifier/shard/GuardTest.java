@@ -27,7 +27,8 @@ class GuardTest {
         assertThat(guard("and(ge(in0, 4), lt(in0, 8))")).isEqualTo(new Guard("e", 4, 8));
         assertThat(guard("and(gt(in0, 3), le(in0, 7))")).isEqualTo(new Guard("e", 4, 8));
         assertThat(guard("and(le(4, in0), gt(8, in0))")).isEqualTo(new Guard("e", 4, 8));
-        assertThat(guard("ge(sub(in0, 4), 0)")).isEqualTo(new Guard("e", 4, Long.MAX_VALUE));
+        // in0 - 4 stays in i32 only for in0 >= -2^31 + 4
+        assertThat(guard("ge(sub(in0, 4), 0)")).isEqualTo(new Guard("e", 4, Long.MAX_VALUE, Integer.MIN_VALUE + 4L, Integer.MAX_VALUE));
         assertThat(guard("lt(in0, 2)")).isEqualTo(new Guard("e", Long.MIN_VALUE, 2));
     }
 
@@ -48,5 +49,18 @@ class GuardTest {
         assertThat(g.admits(Slices.of(3, 8))).isFalse();
         assertThat(g.admits(Slices.of(4, 9))).isFalse();
         assertThat(g.within(0, 6)).isEqualTo(Slices.of(4, 6));
+    }
+
+    @Test
+    void a_comparison_is_exact_only_where_its_sides_stay_in_i32() throws Exception {
+        // in0 + (2^31 - 1) wraps for every in0 >= 1: the test reads as in0 >= 0 but holds in i32 only at 0
+        Guard wraps = guard("ge(sub(in0, -2147483647), 2147483647)");
+        assertThat(wraps.lo()).isZero();
+        assertThat(wraps.exactOn(0, 0)).isTrue();
+        assertThat(wraps.exactOn(0, 1)).isFalse();
+        assertThat(wraps.exactOver(v -> new long[] {0, 7})).isFalse();
+        Guard shifted = guard("and(ge(sub(in0, 4), 0), lt(sub(in0, 4), 4))");
+        assertThat(shifted.exactOver(v -> new long[] {0, 7})).isTrue();
+        assertThat(shifted.exactOn(Integer.MIN_VALUE, 0)).as("in0 - 4 wraps below -2^31 + 4").isFalse();
     }
 }
