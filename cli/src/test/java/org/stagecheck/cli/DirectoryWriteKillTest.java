@@ -44,7 +44,7 @@ class DirectoryWriteKillTest {
     @Test
     void goldenRecord() throws Exception {
         new KillHarness("golden record", out -> List.of("golden", "record", tiny() + "/program.json", "--inputs", tiny(), "--trace", "--update",
-                "--out", out.toString()), true, 6).check(scratch);
+                "--out", out.toString()), true, 4).check(scratch);
     }
 
     @Test
