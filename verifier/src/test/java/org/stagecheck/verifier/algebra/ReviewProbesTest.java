@@ -4,21 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
-import org.stagecheck.spec.cert.Certificate;
-import org.stagecheck.spec.cert.ShardDecl;
 import org.stagecheck.spec.ir.DType;
-import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;
-import org.stagecheck.spec.ir.TensorDecl;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.verifier.Parent;
 import org.stagecheck.verifier.Verifier;
@@ -774,51 +767,7 @@ class ReviewProbesTest {
 
     /** Null when the split's outputs equal the parent's for every token id in [0, VOCAB); else the first difference or fault. */
     private static String evaluateEveryToken(SplitText split) {
-        Program p = split.program();
-        Certificate cert = split.certificate();
-        Program u = embeddingParent().program();
-        SplittableRandom r = new SplittableRandom(7);
-        float[] table = new float[VOCAB * DIM];
-        for (int i = 0; i < table.length; i++) {
-            table[i] = (float) (2 * r.nextDouble() - 1);
-        }
-        Map<String, ShardDecl> decls = new LinkedHashMap<>();
-        cert.shards().forEach(d -> decls.put(d.tensor(), d));
-        for (int token = 0; token < VOCAB; token++) {
-            RunResult want = INTERPRETER.run(u, Map.of("tok", Tensor.fromInts(Shape.of(1), new int[] {token}),
-                    "embed", Tensor.fromFloats(DType.F32, Shape.of(VOCAB, DIM), table)), Map.of());
-            assertThat(want.ok()).as("the parent at token " + token).isTrue();
-            Map<String, Tensor> bound = new LinkedHashMap<>();
-            for (TensorDecl t : p.tensors()) {
-                if (t.role() != TensorRole.INPUT) {
-                    continue;
-                }
-                if (t.dtype() == DType.I32) {
-                    bound.put(t.name(), Tensor.fromInts(Shape.of(1), new int[] {token}));
-                } else {
-                    int start = (int) decls.get(t.name()).start();
-                    float[] rows = new float[t.shape().dim(0) * DIM];
-                    System.arraycopy(table, start * DIM, rows, 0, rows.length);
-                    bound.put(t.name(), Tensor.fromFloats(DType.F32, t.shape(), rows));
-                }
-            }
-            RunResult got = INTERPRETER.run(p, bound, Map.of());
-            if (!got.ok()) {
-                return "the split faults (" + got.faultCodes().getFirst() + ") at token " + token;
-            }
-            Tensor y = want.tensor("y");
-            for (TensorDecl t : p.tensors()) {
-                if (t.role() == TensorRole.OUTPUT) {
-                    Tensor g = got.tensor(t.name());
-                    for (int i = 0; i < DIM; i++) {
-                        if (Math.abs(g.getDouble(i) - y.getDouble(i)) > 1e-6) {
-                            return t.name() + " differs at token " + token + ", element " + i + ": " + g.getDouble(i) + " vs " + y.getDouble(i);
-                        }
-                    }
-                }
-            }
-        }
-        return null;
+        return VocabParallelEmbeddingTest.evaluate(split.program(), split.certificate(), embeddingParent().program(), VocabParallelEmbeddingTest.idRuns(false));
     }
 
     private static final String[] HONEST = {"and(ge(in0, 0), lt(in0, 4))", "and(ge(in0, 4), lt(in0, 8))"};

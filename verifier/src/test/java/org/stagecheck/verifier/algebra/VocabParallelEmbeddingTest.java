@@ -43,7 +43,7 @@ class VocabParallelEmbeddingTest {
     private static final int TOKENS = 3;
 
     /** The ids each run binds: one token per run for the block form, three-token sequences for the indirect form. */
-    private static List<int[]> idRuns(boolean indirect) {
+    static List<int[]> idRuns(boolean indirect) {
         List<int[]> runs = new ArrayList<>();
         for (int token = 0; token < VOCAB; token++) {
             runs.add(indirect ? new int[] {token, (token * 3 + 1) % VOCAB, VOCAB - 1 - token} : new int[] {token});
@@ -184,7 +184,7 @@ class VocabParallelEmbeddingTest {
     }
 
     /** Null when the split's every output equals the parent's for every run's ids (each in [0, VOCAB)); else the first difference or fault. */
-    private static String evaluate(Program split, Certificate cert, Program parent, List<int[]> runs) {
+    static String evaluate(Program split, Certificate cert, Program parent, List<int[]> runs) {
         SplittableRandom r = new SplittableRandom(7);
         float[] table = new float[VOCAB * DIM];
         for (int i = 0; i < table.length; i++) {
