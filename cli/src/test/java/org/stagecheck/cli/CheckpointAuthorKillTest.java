@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -89,10 +87,7 @@ class CheckpointAuthorKillTest {
     }
 
     private static Process author(Path ck, Path out) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), "org.stagecheck.cli.Main",
-                "author", "--model", ck.toString(), "--cut", "decode", "--ctx", "16", "--tp", "2", "--out", out.toString()));
-        return new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        return new ProcessBuilder(ChildJvm.command("author", "--model", ck.toString(), "--cut", "decode", "--ctx", "16", "--tp", "2", "--out", out.toString())).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     }
 
     private static Map<String, String> files(Path dir) throws IOException {

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,9 +24,7 @@ class DeviceOutputTest {
     Path tmp;
 
     private static ProcessBuilder verifyWithSarif(String sarif) {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        return new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"), "org.stagecheck.cli.Main",
-                "verify", PROGRAM, "--cert", CERT, "--sarif", sarif));
+        return new ProcessBuilder(ChildJvm.command("verify", PROGRAM, "--cert", CERT, "--sarif", sarif));
     }
 
     private static int finish(Process p) throws InterruptedException {

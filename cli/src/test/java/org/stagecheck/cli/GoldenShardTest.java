@@ -109,8 +109,7 @@ class GoldenShardTest {
         List<String> union = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             Path status = tmp.resolve("status-" + i);
-            ProcessBuilder pb = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-cp",
-                    System.getProperty("java.class.path"), "org.stagecheck.cli.Main", "golden", "check", suite.toString(), "--json");
+            ProcessBuilder pb = new ProcessBuilder(ChildJvm.command("golden", "check", suite.toString(), "--json"));
             pb.environment().putAll(Map.of("TEST_TOTAL_SHARDS", "3", "TEST_SHARD_INDEX", Integer.toString(i),
                     "TEST_SHARD_STATUS_FILE", status.toString()));
             Process p = pb.redirectError(ProcessBuilder.Redirect.DISCARD).start();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -60,12 +59,16 @@ record KillHarness(String name, Function<Path, List<String>> command, boolean re
             // the first third of a run is the JVM starting; kill somewhere in the rest (or just after)
             long delay = (long) ((0.3 + 0.75 * random.nextDouble()) * fullMillis);
             Process p = start(target, ProcessBuilder.Redirect.DISCARD);
-            if (!p.waitFor(delay, TimeUnit.MILLISECONDS)) {
+            boolean finished = p.waitFor(delay, TimeUnit.MILLISECONDS);
+            if (!finished) {
                 p.destroyForcibly();
                 p.waitFor(30, TimeUnit.SECONDS);
                 killedWhileRunning++;
             }
             String where = name + ": seed " + seed + ", kill " + i + " after " + delay + " ms" + (withOld ? ", an earlier result in place" : "");
+            if (finished) {
+                assertThat(p.exitValue()).as(where + ": a run that ended before its kill succeeded").isZero();
+            }
             if (Files.exists(target)) {
                 assertThat(files(target)).as(where).isEqualTo(complete);
                 completeAfter++;
@@ -88,11 +91,7 @@ record KillHarness(String name, Function<Path, List<String>> command, boolean re
     }
 
     private Process start(Path out, ProcessBuilder.Redirect err) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector", "-cp", System.getProperty("java.class.path"),
-                "org.stagecheck.cli.Main"));
-        cmd.addAll(command.apply(out));
-        return new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err).start();
+        return new ProcessBuilder(ChildJvm.command(List.of(), command.apply(out))).redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err).start();
     }
 
     private static void finish(Process p, String what) throws Exception {

@@ -3,8 +3,6 @@ package org.stagecheck.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -27,11 +25,7 @@ class ProgressLinesTest {
     private record Ran(int exit, String out, String err) {}
 
     private static Ran bench(String progress, String... args) throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "--add-modules", "jdk.incubator.vector", "-cp", System.getProperty("java.class.path"),
-                "org.stagecheck.cli.Main"));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
+        ProcessBuilder pb = new ProcessBuilder(ChildJvm.command(args));
         pb.environment().remove(ProgressLines.ENV);
         if (progress != null) {
             pb.environment().put(ProgressLines.ENV, progress);
