@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.cuda.compile.Toolchain;
@@ -47,6 +48,7 @@ class CudaCheckCommandTest {
     }
 
     @Test
+    @Tag("slow") // compiles the whole suite for host emulation
     void everyCheckPassesInEmulationOnTheRealSuite() throws Exception {
         needsHostCompiler();
         CliRunner r = CliRunner.run("cuda", "check", "--emulate", "--examples", EXAMPLES, "--cases", CASES, "--json");

@@ -12,6 +12,7 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.tensor.Tensor;
@@ -158,6 +159,7 @@ class GoldenCommandTest {
     }
 
     @Test
+    @Tag("slow") // writes and compares a tensor set per engine
     void theCompareBenchReportsEveryEngineOnTheSameData() {
         CliRunner r = CliRunner.run("bench", "compare", "--mib", "2", "--tensors", "2", "--repeats", "1", "--work", tmp.toString());
         assertThat(r.exit()).as(r.err()).isZero();

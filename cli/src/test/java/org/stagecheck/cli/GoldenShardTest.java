@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -105,6 +106,7 @@ class GoldenShardTest {
 
     /** Bazel runs the test binary once per shard with TEST_SHARD_INDEX from 0 and asks for TEST_SHARD_STATUS_FILE to be touched. */
     @Test
+    @Tag("slow") // three JVMs
     void bazelsShardingEnvironmentSplitsTheSuiteAndTouchesTheStatusFile() throws Exception {
         List<String> union = new ArrayList<>();
         for (int i = 0; i < 3; i++) {

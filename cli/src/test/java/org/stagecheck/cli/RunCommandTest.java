@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -120,6 +121,7 @@ class RunCommandTest {
     }
 
     @Test
+    @Tag("slow") // starts python
     void numpyReadsWhatRunWrites() throws Exception {
         assumeTrue(hasNumpy(), "python3 with numpy is not installed here: the numpy cross-check is skipped");
         Path out = tmp.resolve("np");
@@ -139,6 +141,7 @@ class RunCommandTest {
     }
 
     @Test
+    @Tag("slow") // starts python
     void numpyAgreesWithTheBf16AndF16RoundingOfRandomBitPatterns() throws Exception {
         assumeTrue(hasNumpy(), "python3 with numpy is not installed here: the numpy cross-check is skipped");
         // Every f32 bit pattern is as likely: normals, subnormals, infinities, NaNs, ties.

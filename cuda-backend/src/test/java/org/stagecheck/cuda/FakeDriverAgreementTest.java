@@ -11,6 +11,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,6 +35,7 @@ import org.stagecheck.tensor.Tensor;
  * capture the driver refuses falls back to eager launches; a data fault in a kernel names its
  * stage as the reference does. One compile for all of it (FakeDriverPrograms).
  */
+@Tag("slow") // compiles the fake driver and the tiny decode step
 class FakeDriverAgreementTest {
     private static CudaModule module;
     private static List<Program> programs;

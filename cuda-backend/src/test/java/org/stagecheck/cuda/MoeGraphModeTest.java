@@ -11,6 +11,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.author.Author;
@@ -46,6 +47,7 @@ import org.stagecheck.tensor.Tensor;
  * result, which is what the emulated side stream exists to show. Each cut's graph-mode outputs
  * pass a golden case recorded on the reference. The four programs share one compile.
  */
+@Tag("slow") // compiles the MoE programs for host emulation
 class MoeGraphModeTest {
     static final int CTX = 8;
     static final int SEGMENT = 40;

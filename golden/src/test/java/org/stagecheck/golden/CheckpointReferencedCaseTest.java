@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.author.Author;
@@ -39,6 +40,7 @@ import org.stagecheck.tensor.inputs.InputsException;
  * case and reading it as inputs bind them from the checkpoint again, bit for bit; a checkpoint
  * changed since recording is refused, naming the file.
  */
+@Tag("slow") // writes checkpoints and records cases from them
 class CheckpointReferencedCaseTest {
     @TempDir
     Path tmp;

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -36,6 +37,7 @@ import org.stagecheck.tensor.Tensor;
  * agree with the independent float64 forward at every decode step (one chip, and two with the
  * experts split either way) and on a prefill chunk; their laws hold, sparse dispatch included.
  */
+@Tag("slow") // writes and authors three MoE checkpoints
 class MoeCheckpointAgreementTest {
     private static final int[] TOKENS = {5, 17, 3, 28, 11, 0, 30};
     private static final double EPS_F32 = 0x1p-23;

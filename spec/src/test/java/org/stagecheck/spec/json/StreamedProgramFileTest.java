@@ -11,6 +11,7 @@ import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.spec.gen.GenOptions;
@@ -115,6 +116,7 @@ class StreamedProgramFileTest {
     }
 
     @Test
+    @Tag("slow") // a sweep of damaged files
     void randomlyDamagedProgramsGiveTheSameProgramOrTheSameError() throws IOException {
         SplittableRandom rnd = new SplittableRandom(26);
         String[] inserts = {"{", "}", "[", "]", ",", ":", "\"", "0", "-1", "x", "\"a\": 1, ", "null", "1e99", "\"id\": \"q\", "};

@@ -9,6 +9,7 @@ import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -44,6 +45,7 @@ import org.stagecheck.verifier.soundness.Outcome;
  * slot k of row 0 is {@code moe.l0.r0.k<k>}; the sparse layer's all-reduce is
  * {@code allreduce_moe.l0_3}.
  */
+@Tag("slow") // runs the evaluator on every expert split and mutation
 class MixtureOfExpertsSplitsTest {
     private static final ModelSpec MOE = ModelSpec.tinyMoe();
     private static final Cut DECODE = Cut.decode(8);
