@@ -34,6 +34,9 @@ final class GuardedBounds {
                 }
             }
             if (g == null) {
+                if (!PiecewiseBounds.check(memory, st, t, o, extent[a], a, "/kind/pattern/origin/" + a)) {
+                    return;
+                }
                 continue;
             }
             Affine inside;
@@ -102,7 +105,7 @@ final class GuardedBounds {
         return null;
     }
 
-    private static void report(ShardState st, String field, String why) {
+    static void report(ShardState st, String field, String why) {
         st.findings.atStage(Code.GUARDED_BLOCK_OUT_OF_BOUNDS, st.stageIndex, st.stage, field, null,
                 "The block at a guarded offset can leave its tensor: " + why + ".");
     }
