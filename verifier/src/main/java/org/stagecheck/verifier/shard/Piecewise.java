@@ -60,8 +60,8 @@ record Piecewise(String var, boolean bool, List<Piece> pieces) {
         }
     }
 
-    static Piecewise constant(long c, boolean bool) {
-        return new Piecewise(null, bool, List.of(new Piece(Long.MIN_VALUE, Long.MAX_VALUE, 0, c)));
+    static Piecewise constant(long c) {
+        return new Piecewise(null, false, List.of(new Piece(Long.MIN_VALUE, Long.MAX_VALUE, 0, c)));
     }
 
     /**
@@ -114,7 +114,7 @@ record Piecewise(String var, boolean bool, List<Piece> pieces) {
             return null;
         }
         if (a.coefficients().isEmpty()) {
-            return constant(a.constant(), false);
+            return constant(a.constant());
         }
         if (a.coefficients().size() != 1 || !a.coefficients().firstKey().startsWith("p:")) {
             return null;
