@@ -631,8 +631,15 @@ final class ExprRules {
             if (position != null) {
                 st.affine.put(t.id(), position);
             } else if (integer) {
-                GuardedAffine g = GuardedAffine.of(e, x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, element, st::sourceRange), st::sourceRange);
-                if (g != null) {
+                java.util.function.Function<Expr, Affine> affineOf = x -> Affine.of(x, ins, st.affine, st.fixedParams, 0, element, st::sourceRange);
+                Piecewise w = Piecewise.of(e, affineOf, st::sourceRange);
+                GuardedAffine g = w == null ? GuardedAffine.of(e, affineOf, st::sourceRange) : null;
+                if (w != null) {
+                    st.affine.put(t.id(), w.affine());
+                    if (w.pieces().size() > 1) {
+                        st.keyRanges.putIfAbsent(w.name(), w.values()); // the source's values, for bounds and distances
+                    }
+                } else if (g != null) {
                     st.guarded.put(t.id(), g);
                 }
             }

@@ -13,7 +13,8 @@ import org.stagecheck.verifier.Code;
  * validator cannot bound an offset read from a buffer; here the index's values are known (an
  * arg-max over a whole axis of extent n lies in [0, n)), so the check is exact. A block that can
  * leave the tensor faults on the evaluator, and an analysis that took the inside form for
- * granted would accept it.
+ * granted would accept it. An offset that follows a piecewise index instead (a select on a
+ * parameter, whose every branch is a value the offset takes) is checked by {@link PiecewiseBounds}.
  */
 final class GuardedBounds {
 
@@ -34,6 +35,9 @@ final class GuardedBounds {
                 }
             }
             if (g == null) {
+                if (!PiecewiseBounds.check(memory, st, t, o, extent[a], a, "/kind/pattern/origin/" + a)) {
+                    return;
+                }
                 continue;
             }
             Affine inside;
@@ -102,7 +106,7 @@ final class GuardedBounds {
         return null;
     }
 
-    private static void report(ShardState st, String field, String why) {
+    static void report(ShardState st, String field, String why) {
         st.findings.atStage(Code.GUARDED_BLOCK_OUT_OF_BOUNDS, st.stageIndex, st.stage, field, null,
                 "The block at a guarded offset can leave its tensor: " + why + ".");
     }
