@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.cuda.compile.FakeDriverLibrary;
@@ -67,6 +68,7 @@ class CudaCommandTest {
     }
 
     @Test
+    @Tag("slow") // emits and compiles a decode step
     void cudaEmitWritesAKernelPerStageNamedByItsId() throws Exception {
         Path out = tmp.resolve("cu");
         CliRunner r = CliRunner.run("cuda", "emit", "../examples/tp2-matmul-allreduce.json", "--out", out.toString());
@@ -157,6 +159,7 @@ class CudaCommandTest {
     }
 
     @Test
+    @Tag("slow") // compiles the fake driver and a program
     void diffReplaysTheFakeDriverBackendAgainstTheReference() {
         assumeFakeDriver();
         CliRunner r = CliRunner.run("diff", "--replay", "--program", "../examples/elementwise-chain.json", "--inputs",

@@ -11,6 +11,7 @@ import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.interp.Interpreter;
 import org.stagecheck.interp.RunOptions;
@@ -97,6 +98,7 @@ class GenConfigTest {
     }
 
     @Test
+    @Tag("slow") // a sweep of generated programs
     void splitsOffNeverYieldAnAllReduceAndOnTheyComeWithTheirCertificate() {
         drawn(GenConfig.defaults().withSplits(false), g -> {
             assertThat(g.program().stages()).noneMatch(s -> s.kind() instanceof StageKind.AllReduce);
@@ -123,6 +125,7 @@ class GenConfigTest {
     }
 
     @Test
+    @Tag("slow") // a sweep of generated programs
     void chipsBoundEveryProgram() {
         List<Generated> one = drawn(GenConfig.defaults().withChips(1, 1), g -> assertThat(g.program().machine().chips()).isEqualTo(1));
         assertThat(sources(one)).contains("random", "authored", "example");

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.random.RandomGenerator;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.spec.ir.BufferDecl;
@@ -109,6 +110,7 @@ class SameOutputsPolicyTest {
     }
 
     @Test
+    @Tag("slow") // a sweep of generated programs
     void aTolerantPolicyStillHoldsForAnIdentityPassOnGeneratedPrograms() {
         PassCheck.of("identity, allclose", Pass.of(p -> p)).laws(Law.SameOutputs.within(new Policy.AllClose(1e-6, 0))).tries(60).check();
     }

@@ -2,9 +2,11 @@ package org.stagecheck.verifier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.verifier.bench.ScaleBench;
 
+@Tag("slow") // generates and verifies programs of every shape
 class ScaleBenchTest {
     @Test
     void generated_programs_have_the_asked_size_and_verify() {

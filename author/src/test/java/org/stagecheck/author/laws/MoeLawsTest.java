@@ -3,6 +3,7 @@ package org.stagecheck.author.laws;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.stagecheck.author.AuthorOptions;
@@ -14,6 +15,7 @@ import org.stagecheck.backend.Backends;
  * Every law, and sparse-equals-dense dispatch, holds on the built-in mixture-of-experts model;
  * split equivalence over 2 and 4 chips with the experts split either way.
  */
+@Tag("slow") // every law on two expert splits of a MoE model
 class MoeLawsTest {
     @ParameterizedTest
     @EnumSource(ExpertSplit.class)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.backend.Backend;
 import org.stagecheck.backend.RunResult;
@@ -61,6 +62,7 @@ class MismatchTest {
      * a backend that never traces is bisected at once, even where its outputs would pass that.
      */
     @Test
+    @Tag("slow") // bisects a decode step stage by stage
     void underTheDefaultJudgementABackendThatNeverTracesIsBisectedAtOnce() throws Exception {
         Subject s = Subjects.tinyCuts(false, false).stream().filter(x -> x.name().equals("tiny-decode")).findFirst().orElseThrow();
         Backend planted = PlantedBackend.at(Bug.NORM_EPSILON, "final_norm_2").roundedElsewhere(Rounding.F64_PER_STAGE);

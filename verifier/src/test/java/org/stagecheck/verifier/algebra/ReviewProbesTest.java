@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.stagecheck.backend.RunResult;
 import org.stagecheck.interp.Interpreter;
@@ -25,6 +26,7 @@ import org.stagecheck.verifier.VerifyReport;
  * rejected given the parent, and a right one should be accepted. The few probes that pin a
  * documented limit say so in their names (docs/verifier.md, "What the checker does not prove").
  */
+@Tag("slow") // 35 evaluator-judged probes; each rule has its own tests in the quick part
 class ReviewProbesTest {
 
     private static void rejectedAndWrong(SplitText.Judged j) {
