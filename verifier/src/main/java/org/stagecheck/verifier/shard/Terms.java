@@ -21,7 +21,7 @@ final class Terms {
     /** The plain operations and the canonical sums, maxima and minima, by their operation and operands. */
     private final TermTable formed = new TermTable();
     /** {@code neg(x)} for every term {@code x} whose negation was built, by x's id. */
-    private final Map<Integer, Term> negations = new HashMap<>();
+    private final IdMap<Term> negations = new IdMap<>();
     /** The selects with one branch 0, by condition. */
     private final Selects selects = new Selects();
     /** The transposed terms, by id. */
@@ -184,7 +184,7 @@ final class Terms {
             t = new Term(id, null, null, label, lo, hi, now, args, this, operations.computeIfAbsent(op, OpKey::new));
             formed.add(t);
             inherit(t, args);
-        } else if (t.made().phase() != now.phase() && rebuilt.add(t.id())) {
+        } else if (t.made().phase() != now.phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, args);
         }
         return t;
@@ -203,14 +203,14 @@ final class Terms {
             t = new Term(id, null, null, operands.label, lo, hi, now, sources, this, k);
             formed.add(t);
             inherit(t, sources);
-        } else if (t.made().phase() != now.phase() && rebuilt.add(t.id())) {
+        } else if (t.made().phase() != now.phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, sources);
         }
         return t;
     }
 
     /** Per term, a bit per axis along which its value does not change (a broadcast); rank above 63 is never marked. */
-    private final Map<Integer, Long> constantAxes = new HashMap<>();
+    private final IdMap<Long> constantAxes = new IdMap<>();
 
     long constantAxes(Term t) {
         Long m = constantAxes.get(t.id());
@@ -250,12 +250,12 @@ final class Terms {
      * For a term built from a demoted partial (directly or not), the latest such demotion, per
      * analysis: a term both programs build may be a demotion in one and not the other.
      */
-    private final Map<Integer, Demotion> parentDemotions = new HashMap<>();
-    private final Map<Integer, Demotion> demotions = new HashMap<>();
+    private final IdMap<Demotion> parentDemotions = new IdMap<>();
+    private final IdMap<Demotion> demotions = new IdMap<>();
     /** The parent's terms that the child's analysis built again (their demotions inherited for the child). */
-    private final java.util.Set<Integer> rebuilt = new java.util.HashSet<>();
+    private final IdMap<Boolean> rebuilt = new IdMap<>();
 
-    private Map<Integer, Demotion> demotions() {
+    private IdMap<Demotion> demotions() {
         return now.phase() == PARENT ? parentDemotions : demotions;
     }
 
@@ -272,14 +272,14 @@ final class Terms {
             t = new Term(id, key, text, label, lo.clone(), hi.clone(), now, sources.clone(), this);
             byKey.put(key, t);
             inherit(t, sources);
-        } else if (t.made().phase() != now.phase() && rebuilt.add(t.id())) {
+        } else if (t.made().phase() != now.phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, sources);
         }
         return t;
     }
 
     private void inherit(Term t, Term[] sources) {
-        Map<Integer, Demotion> ds = demotions();
+        IdMap<Demotion> ds = demotions();
         if (ds.isEmpty()) {
             return;
         }
@@ -326,7 +326,7 @@ final class Terms {
         if (known != null) {
             // what of() finds (whatever its rank), without making bounds for it
             if (known.made().phase() != now.phase()) {
-                rebuilt.add(known.id());
+                rebuilt.put(known.id(), Boolean.TRUE);
             }
             return known;
         }
