@@ -28,7 +28,8 @@ final class Terms {
     private final Transposes transposes = new Transposes(this);
     private final TextDepth textDepth = new TextDepth();
     private int count;
-    private Term.Made now = new Term.Made(CHILD, -1);
+    /** Where the terms made now are made ({@link Term.Made#pack}). */
+    private int now = Term.Made.pack(CHILD, -1);
 
     /** An associative and commutative operation's operands, flattened and sorted by id, each repeated as often as it is counted. */
     record Flat(String op, java.util.List<Term> parts) {}
@@ -150,13 +151,11 @@ final class Terms {
 
     /** Terms made from now on were first built by analysis {@code phase} at stage {@code stage}. */
     void at(int phase, int stage) {
-        if (now.phase() != phase || now.stage() != stage) {
-            now = new Term.Made(phase, stage);
-        }
+        now = Term.Made.pack(phase, stage);
     }
 
     int phase() {
-        return now.phase();
+        return Term.Made.phaseOf(now);
     }
 
     /** The operands of {@code t} when it is a canonical sum, max or min (its folded constant among them), else null. */
@@ -184,7 +183,7 @@ final class Terms {
             t = new Term(id, null, null, label, lo, hi, now, args, this, operations.computeIfAbsent(op, OpKey::new));
             formed.add(t);
             inherit(t, args);
-        } else if (t.made().phase() != now.phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
+        } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, args);
         }
         return t;
@@ -203,7 +202,7 @@ final class Terms {
             t = new Term(id, null, null, operands.label, lo, hi, now, sources, this, k);
             formed.add(t);
             inherit(t, sources);
-        } else if (t.made().phase() != now.phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
+        } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, sources);
         }
         return t;
@@ -256,7 +255,7 @@ final class Terms {
     private final IdMap<Boolean> rebuilt = new IdMap<>();
 
     private IdMap<Demotion> demotions() {
-        return now.phase() == PARENT ? parentDemotions : demotions;
+        return phase() == PARENT ? parentDemotions : demotions;
     }
 
     /** The term with this key; a new one inherits the first demotion among {@code sources}. */
@@ -272,7 +271,7 @@ final class Terms {
             t = new Term(id, key, text, label, lo.clone(), hi.clone(), now, sources.clone(), this);
             byKey.put(key, t);
             inherit(t, sources);
-        } else if (t.made().phase() != now.phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
+        } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, sources);
         }
         return t;
@@ -325,7 +324,7 @@ final class Terms {
         Term known = byKey.get(key);
         if (known != null) {
             // what of() finds (whatever its rank), without making bounds for it
-            if (known.made().phase() != now.phase()) {
+            if (known.madePhase() != phase()) {
                 rebuilt.put(known.id(), Boolean.TRUE);
             }
             return known;
