@@ -51,12 +51,13 @@ public final class Dataflow {
 
     private final List<Stage> stages;
     private final List<List<Read>> reads;
-    private final List<Integer> groupLoad;
+    /** Per stage: for a {@code Recv}, its group's latest earlier multicast load, else {@link #NONE} (ints, not boxed: one per stage). */
+    private final int[] groupLoad;
     /** For a {@code Load}: how many stores into its tensor come before it (a prefix of {@link #storesInto}); copying them was quadratic. */
     private final int[] storesBefore;
     private final Map<String, List<Integer>> storesInto;
 
-    private Dataflow(List<Stage> stages, List<List<Read>> reads, List<Integer> groupLoad, int[] storesBefore,
+    private Dataflow(List<Stage> stages, List<List<Read>> reads, int[] groupLoad, int[] storesBefore,
                      Map<String, List<Integer>> storesInto) {
         this.stages = stages;
         this.reads = reads;
@@ -76,42 +77,39 @@ public final class Dataflow {
         Map<String, Integer> lastWriter = new HashMap<>();
         Map<String, Integer> lastGroupLoad = new HashMap<>();
         Map<String, List<Integer>> stores = new HashMap<>();
-        List<List<Read>> reads = new ArrayList<>();
-        List<Integer> groupLoad = new ArrayList<>();
+        List<List<Read>> reads = new ArrayList<>(list.size());
+        int[] groupLoad = new int[list.size()];
+        java.util.Arrays.fill(groupLoad, NONE);
         int[] storesBefore = new int[list.size()];
         for (int i = 0; i < list.size(); i++) {
             Stage st = list.get(i);
-            List<Read> r = new ArrayList<>();
+            List<InternalRef> refs = st.kind().internalRefs();
+            Read[] r = new Read[st.ins().size() + refs.size()];
             for (int p = 0; p < st.ins().size(); p++) {
-                r.add(new Read(st.ins().get(p), p, null, lastWriter.getOrDefault(st.ins().get(p), NONE)));
+                r[p] = new Read(st.ins().get(p), p, null, lastWriter.getOrDefault(st.ins().get(p), NONE));
             }
-            for (InternalRef ref : st.kind().internalRefs()) {
-                r.add(new Read(ref.buffer(), -1, ref, lastWriter.getOrDefault(ref.buffer(), NONE)));
+            for (int k = 0; k < refs.size(); k++) {
+                InternalRef ref = refs.get(k);
+                r[st.ins().size() + k] = new Read(ref.buffer(), -1, ref, lastWriter.getOrDefault(ref.buffer(), NONE));
             }
-            reads.add(List.copyOf(r));
+            // one list of the reads, not a working list and its copy (this runs once per stage)
+            reads.add(switch (r.length) {
+                case 0 -> List.of();
+                case 1 -> List.of(r[0]);
+                case 2 -> List.of(r[0], r[1]);
+                default -> List.of(r);
+            });
             switch (st.kind()) {
-                case StageKind.Load l -> {
-                    groupLoad.add(NONE);
-                    storesBefore[i] = stores.getOrDefault(l.tensor(), List.of()).size();
-                }
-                case StageKind.Recv rv -> {
-                    groupLoad.add(lastGroupLoad.getOrDefault(rv.group(), NONE));
-                }
-                case StageKind.Store s -> {
-                    groupLoad.add(NONE);
-                }
-                case StageKind.AllReduce a -> {
-                    groupLoad.add(NONE);
-                }
-                case StageKind.Compute c -> {
-                    groupLoad.add(NONE);
-                }
-                case StageKind.Scalar s -> {
-                    groupLoad.add(NONE);
-                }
+                case StageKind.Load l -> storesBefore[i] = stores.getOrDefault(l.tensor(), List.of()).size();
+                case StageKind.Recv rv -> groupLoad[i] = lastGroupLoad.getOrDefault(rv.group(), NONE);
+                case StageKind.Store s -> { }
+                case StageKind.AllReduce a -> { }
+                case StageKind.Compute c -> { }
+                case StageKind.Scalar s -> { }
             }
+            Integer at = i; // one box per stage, shared by every buffer it writes
             for (String b : st.buffersWritten()) {
-                lastWriter.put(b, i);
+                lastWriter.put(b, at);
             }
             switch (st.kind()) {
                 case StageKind.Store s -> stores.computeIfAbsent(s.tensor(), k -> new ArrayList<>()).add(i);
@@ -128,7 +126,7 @@ public final class Dataflow {
         }
         Map<String, List<Integer>> storesInto = new HashMap<>();
         stores.forEach((t, s) -> storesInto.put(t, List.copyOf(s)));
-        return new Dataflow(list, List.copyOf(reads), List.copyOf(groupLoad), storesBefore, Map.copyOf(storesInto));
+        return new Dataflow(list, List.copyOf(reads), groupLoad, storesBefore, Map.copyOf(storesInto));
     }
 
     /** The stages, in reference order. */
@@ -159,7 +157,7 @@ public final class Dataflow {
 
     /** For a {@code Recv}: the latest earlier multicast {@code Load} of its group; otherwise, or when there is none, {@link #NONE}. */
     public int groupLoad(int i) {
-        return groupLoad.get(i);
+        return groupLoad[i];
     }
 
     /** For a {@code Load}: the earlier {@code Store}s into its tensor, ascending; otherwise empty. */
@@ -185,8 +183,8 @@ public final class Dataflow {
             }
         }
         storesBefore(i).forEach(prod::set);
-        if (groupLoad.get(i) != NONE) {
-            prod.set(groupLoad.get(i));
+        if (groupLoad[i] != NONE) {
+            prod.set(groupLoad[i]);
         }
         return prod.stream().boxed().toList();
     }

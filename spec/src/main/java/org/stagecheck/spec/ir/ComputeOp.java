@@ -58,14 +58,15 @@ public sealed interface ComputeOp {
 
     /** Buffers the op names beyond the stage's ports, with the field that names each. */
     default List<InternalRef> internalRefs() {
+        if (!(this instanceof MatMul m) || m.bias() == null && m.spill() == null) {
+            return List.of(); // the usual case, asked per stage by every check: no list made
+        }
         List<InternalRef> out = new ArrayList<>();
-        if (this instanceof MatMul m) {
-            if (m.bias() != null) {
-                out.add(new InternalRef(InternalRef.Role.BIAS, "bias", m.bias()));
-            }
-            if (m.spill() != null) {
-                out.add(new InternalRef(InternalRef.Role.SPILL, "spill", m.spill()));
-            }
+        if (m.bias() != null) {
+            out.add(new InternalRef(InternalRef.Role.BIAS, "bias", m.bias()));
+        }
+        if (m.spill() != null) {
+            out.add(new InternalRef(InternalRef.Role.SPILL, "spill", m.spill()));
         }
         return out;
     }

@@ -53,6 +53,9 @@ public record Offset(long constant, List<Term> terms) {
 
     /** Buffers this offset reads: kind-internal references, renamed by buffer remaps. */
     public List<String> buffers() {
+        if (terms.isEmpty()) {
+            return List.of(); // a constant offset (the usual case; asked per stage by every check)
+        }
         List<String> out = new ArrayList<>();
         for (Term t : terms) {
             switch (t) {

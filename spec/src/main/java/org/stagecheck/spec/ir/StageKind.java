@@ -120,6 +120,9 @@ public sealed interface StageKind {
     }
 
     private static List<InternalRef> patternRefs(AccessPattern p) {
+        if (!(p instanceof AccessPattern.Indirect) && constantOrigin(p)) {
+            return List.of(); // the usual case, asked per stage by every check: no list made
+        }
         List<InternalRef> out = new ArrayList<>();
         if (p instanceof AccessPattern.Indirect ind) {
             out.add(new InternalRef(InternalRef.Role.INDEX_BUFFER, "pattern/indexBuffer", ind.indexBuffer()));
@@ -131,6 +134,15 @@ public sealed interface StageKind {
             }
         }
         return out;
+    }
+
+    private static boolean constantOrigin(AccessPattern p) {
+        for (Offset o : p.originOffsets()) {
+            if (!o.buffers().isEmpty()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The same kind with every kind-internal buffer reference renamed by {@code map}. */

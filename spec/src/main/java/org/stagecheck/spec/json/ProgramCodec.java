@@ -57,8 +57,12 @@ public final class ProgramCodec {
         return out.toByteArray();
     }
 
-    /** Writes the canonical bytes of {@code program} to {@code out}, which stays open. */
-    private void writeTo(OutputStream out, Program program) {
+    /**
+     * Writes the canonical bytes of {@code program} to {@code out}, which stays open: a large
+     * program goes to a file without its whole text in memory at once ({@link #write(Program)}
+     * holds it twice while it copies).
+     */
+    public void writeTo(OutputStream out, Program program) {
         try (JsonGenerator g = factory.createGenerator(out)) {
             g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
             g.setPrettyPrinter(new CanonicalPrinter());

@@ -120,7 +120,11 @@ public final class ScaleBench {
         Generated g = shape.generate(n);
         Path programFile = dir.resolve("program.json");
         Path certFile = dir.resolve("cert.json");
-        Files.write(programFile, new ProgramCodec().write(g.program()));
+        // streamed: the text of a 10^6-stage program held in memory (twice, while copied) could
+        // exhaust a capped heap before anything is measured
+        try (var out = new java.io.BufferedOutputStream(Files.newOutputStream(programFile))) {
+            new ProgramCodec().writeTo(out, g.program());
+        }
         Files.write(certFile, new CertificateCodec().write(g.certificate()));
         Verifier verifier = new Verifier();
         heap.reset();

@@ -1,5 +1,6 @@
 package org.stagecheck.verifier.shard;
 
+import java.util.Arrays;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -44,8 +45,37 @@ final class Align {
         return f;
     }
 
+    /**
+     * The last alignments made, a slot per term id modulo the size: stage after stage reads the
+     * same buffer value (the same term over the same region object) in the same frame, and finding
+     * it here skips making its key text and looking the key up (docs/verifier.md, "Scale"). The
+     * result depends only on what the entry holds: the term, the region, the frame, the output
+     * extent, the term's constant axes (which may be marked later) and the analysis (the parent's
+     * and the child's share the terms, not their demotions).
+     */
+    private final Aligned[] recent = new Aligned[256];
+
+    private record Aligned(Term t, Region r, Sym[] frame, long[] outExt, long constant, int phase, Term result) {
+        boolean same(Term t2, Region r2, Sym[] frame2, long[] outExt2, long constant2, int phase2) {
+            return t == t2 && r == r2 && constant == constant2 && phase == phase2 && Arrays.equals(frame, frame2) && Arrays.equals(outExt, outExt2);
+        }
+    }
+
     /** {@code t} (held over {@code r}) as seen from {@code frame}. */
     Term term(Term t, Region r, Sym[] frame, long[] outExt) {
+        long constant = terms.constantAxes(t);
+        int phase = terms.phase();
+        int slot = t.id() & (recent.length - 1);
+        Aligned known = recent[slot];
+        if (known != null && known.same(t, r, frame, outExt, constant, phase)) {
+            return known.result();
+        }
+        Term result = aligned(t, r, frame, outExt, constant);
+        recent[slot] = new Aligned(t, r, frame.clone(), outExt.clone(), constant, phase, result);
+        return result;
+    }
+
+    private Term aligned(Term t, Region r, Sym[] frame, long[] outExt, long constant) {
         Term inner = ops.identities().elementwiseArgument(t);
         if (inner != null && inner.rank() == t.rank()) {
             // an elementwise function read elsewhere is the function of its argument read there, so
@@ -63,7 +93,6 @@ final class Align {
             return terms.of("opaque-align:" + t.id() + r.key() + frameKey(frame), () -> t.text(), t.label(),
                     Terms.unboundedLo(frame.length), Terms.unboundedHi(frame.length), t);
         }
-        long constant = terms.constantAxes(t);
         if (readsInPlace(t, r, frame, outExt, lead, constant)) {
             return t;
         }

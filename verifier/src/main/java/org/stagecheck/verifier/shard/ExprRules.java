@@ -194,7 +194,11 @@ final class ExprRules {
 
     private Val evaluate(Expr expr, List<Val> ins, List<String> names, long[] out) {
         evalIns = ins;
-        evalTypes = ins.stream().anyMatch(v -> v instanceof Val.Partial) ? IntegerPartials.types(st.index, expr, names, out.length) : null;
+        boolean anyPartial = false;
+        for (Val v : ins) {
+            anyPartial |= v instanceof Val.Partial;
+        }
+        evalTypes = anyPartial ? IntegerPartials.types(st.index, expr, names, out.length) : null;
         List<Region> regions = new ArrayList<>();
         Val.Hidden hidden = null;
         for (Val v : ins) {
@@ -384,7 +388,7 @@ final class ExprRules {
             Term t = op(fn.spelling(), ts);
             vocab.derived(t, fn, ts);
             // a computed 0 (x - x) is the constant 0, as a written one is
-            return new Ex(t, t.key().equals("cf:0.0") || t.key().equals("cf:-0.0") || t.key().equals("ci:0"));
+            return new Ex(t, t.leafKey().equals("cf:0.0") || t.leafKey().equals("cf:-0.0") || t.leafKey().equals("ci:0"));
         }
         Lin first = firstLin(vs);
         return switch (fn) {

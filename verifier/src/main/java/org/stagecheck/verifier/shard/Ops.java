@@ -93,7 +93,7 @@ final class Ops {
     }
 
     private static boolean isMinusOne(Term t) {
-        return t.key().equals("cf:-1.0") || t.key().equals("ci:-1");
+        return t.leafKey().equals("cf:-1.0") || t.leafKey().equals("ci:-1");
     }
 
     /**

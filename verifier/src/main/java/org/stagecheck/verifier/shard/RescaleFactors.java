@@ -17,7 +17,7 @@ final class RescaleFactors {
     private final Terms terms;
     private final Ops ops;
     /** Products carrying rescale factors: their factor without them, and the factors' powers by rescale key. */
-    private final Map<Integer, Rescaled> rescaled = new HashMap<>();
+    private final IdMap<Rescaled> rescaled = new IdMap<>();
     /** Per rescale key: the factor at power 1 (demoted where it was made; its constant axes marked). */
     private final Map<String, Term> kappaBase = new HashMap<>();
 

@@ -1,9 +1,7 @@
 package org.stagecheck.verifier.shard;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The selects with one branch 0 of one verification, {@code select(c, a, 0)} and
@@ -16,8 +14,8 @@ final class Selects {
     /** {@code select(cond, value, 0)} when {@code whereTrue}, else {@code select(cond, 0, value)}. */
     record Half(Term select, Term cond, Term value, boolean whereTrue) {}
 
-    private final Map<Integer, Half> byId = new HashMap<>();
-    private final Map<Integer, List<Half>> byCond = new HashMap<>();
+    private final IdMap<Half> byId = new IdMap<>();
+    private final IdMap<List<Half>> byCond = new IdMap<>();
 
     /** Records {@code select = select(args)} when exactly one of its branches is the constant 0. */
     void record(Term select, List<Term> args) {
@@ -31,7 +29,12 @@ final class Selects {
         }
         Half h = new Half(select, args.get(0), zeroElse ? args.get(1) : args.get(2), zeroElse);
         byId.put(select.id(), h);
-        byCond.computeIfAbsent(args.get(0).id(), k -> new ArrayList<>()).add(h);
+        List<Half> onCond = byCond.get(args.get(0).id());
+        if (onCond == null) {
+            onCond = new ArrayList<>();
+            byCond.put(args.get(0).id(), onCond);
+        }
+        onCond.add(h);
     }
 
     /** The half select {@code t} is, or null. */
@@ -42,7 +45,8 @@ final class Selects {
     /** The half selects on condition {@code cond} with the other branch 0 than {@code h}'s, oldest first. */
     List<Half> complements(Half h) {
         List<Half> out = new ArrayList<>();
-        for (Half o : byCond.getOrDefault(h.cond().id(), List.of())) {
+        List<Half> onCond = byCond.get(h.cond().id());
+        for (Half o : onCond == null ? List.<Half>of() : onCond) {
             if (o.whereTrue() != h.whereTrue()) {
                 out.add(o);
             }
@@ -51,6 +55,6 @@ final class Selects {
     }
 
     private static boolean zero(Term t) {
-        return t.key().equals("cf:0.0") || t.key().equals("cf:-0.0") || t.key().equals("ci:0");
+        return t.leafKey().equals("cf:0.0") || t.leafKey().equals("cf:-0.0") || t.leafKey().equals("ci:0");
     }
 }

@@ -26,7 +26,8 @@ final class Term {
     private final String label;
     private final long[] lo;
     private final long[] hi;
-    private final Made made;
+    /** Where it was first built, packed ({@link Made#pack}): one int per term, no object per stage. */
+    private final int made;
     private final Term[] sources;
     /** The table that made it (its readable text is rendered to a bounded depth there). */
     private final Terms owner;
@@ -43,7 +44,20 @@ final class Term {
     private record Step(String op, Term plus, Term result) {}
 
     /** The analysis ({@code phase}) and stage ({@code stage}, -1 before the first) that first built a term. */
-    record Made(int phase, int stage) {}
+    record Made(int phase, int stage) {
+        /** Both in one int: the phase (0 or 1) in the low bit, {@code stage + 1} (at most 2^31 - 1) above it, unsigned. */
+        static int pack(int phase, int stage) {
+            return (stage + 1) << 1 | phase;
+        }
+
+        static int phaseOf(int packed) {
+            return packed & 1;
+        }
+
+        static Made of(int packed) {
+            return new Made(packed & 1, (packed >>> 1) - 1);
+        }
+    }
 
     /**
      * @param id      equal exactly when the keys are equal
@@ -52,17 +66,17 @@ final class Term {
      * @param label   the logical tensor the expression is mainly about (for messages)
      * @param lo      per axis, the first index where the term is defined
      * @param hi      per axis, one past the last (Long.MIN_VALUE/MAX_VALUE: unbounded)
-     * @param made    where the term was first built: the analysis ({@link Terms#PARENT} or
+     * @param made    where the term was first built ({@link Made#pack}): the analysis ({@link Terms#PARENT} or
      *                {@link Terms#CHILD}) and the stage index, so a finding can name the stage where
      *                a program first computed something the other one never did
      * @param sources the terms it was built from (for that trail)
      */
-    Term(int id, String key, Supplier<String> text, String label, long[] lo, long[] hi, Made made, Term[] sources, Terms owner) {
+    Term(int id, String key, Supplier<String> text, String label, long[] lo, long[] hi, int made, Term[] sources, Terms owner) {
         this(id, key, text, label, lo, hi, made, sources, owner, null);
     }
 
     /** A canonical sum, max or min of the operands {@code form} names. */
-    Term(int id, String key, Supplier<String> text, String label, long[] lo, long[] hi, Made made, Term[] sources, Terms owner,
+    Term(int id, String key, Supplier<String> text, String label, long[] lo, long[] hi, int made, Term[] sources, Terms owner,
          Terms.Form form) {
         this.id = id;
         this.owner = owner;
@@ -248,7 +262,12 @@ final class Term {
     }
 
     Made made() {
-        return made;
+        return Made.of(made);
+    }
+
+    /** The analysis that first built it ({@code made().phase()}, without making the record). */
+    int madePhase() {
+        return Made.phaseOf(made);
     }
 
     Term[] sources() {

@@ -21,14 +21,15 @@ final class Terms {
     /** The plain operations and the canonical sums, maxima and minima, by their operation and operands. */
     private final TermTable formed = new TermTable();
     /** {@code neg(x)} for every term {@code x} whose negation was built, by x's id. */
-    private final Map<Integer, Term> negations = new HashMap<>();
+    private final IdMap<Term> negations = new IdMap<>();
     /** The selects with one branch 0, by condition. */
     private final Selects selects = new Selects();
     /** The transposed terms, by id. */
     private final Transposes transposes = new Transposes(this);
     private final TextDepth textDepth = new TextDepth();
     private int count;
-    private Term.Made now = new Term.Made(CHILD, -1);
+    /** Where the terms made now are made ({@link Term.Made#pack}). */
+    private int now = Term.Made.pack(CHILD, -1);
 
     /** An associative and commutative operation's operands, flattened and sorted by id, each repeated as often as it is counted. */
     record Flat(String op, java.util.List<Term> parts) {}
@@ -150,13 +151,11 @@ final class Terms {
 
     /** Terms made from now on were first built by analysis {@code phase} at stage {@code stage}. */
     void at(int phase, int stage) {
-        if (now.phase() != phase || now.stage() != stage) {
-            now = new Term.Made(phase, stage);
-        }
+        now = Term.Made.pack(phase, stage);
     }
 
     int phase() {
-        return now.phase();
+        return Term.Made.phaseOf(now);
     }
 
     /** The operands of {@code t} when it is a canonical sum, max or min (its folded constant among them), else null. */
@@ -184,7 +183,7 @@ final class Terms {
             t = new Term(id, null, null, label, lo, hi, now, args, this, operations.computeIfAbsent(op, OpKey::new));
             formed.add(t);
             inherit(t, args);
-        } else if (t.made().phase() != now.phase() && rebuilt.add(t.id())) {
+        } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, args);
         }
         return t;
@@ -203,14 +202,14 @@ final class Terms {
             t = new Term(id, null, null, operands.label, lo, hi, now, sources, this, k);
             formed.add(t);
             inherit(t, sources);
-        } else if (t.made().phase() != now.phase() && rebuilt.add(t.id())) {
+        } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, sources);
         }
         return t;
     }
 
     /** Per term, a bit per axis along which its value does not change (a broadcast); rank above 63 is never marked. */
-    private final Map<Integer, Long> constantAxes = new HashMap<>();
+    private final IdMap<Long> constantAxes = new IdMap<>();
 
     long constantAxes(Term t) {
         Long m = constantAxes.get(t.id());
@@ -250,13 +249,13 @@ final class Terms {
      * For a term built from a demoted partial (directly or not), the latest such demotion, per
      * analysis: a term both programs build may be a demotion in one and not the other.
      */
-    private final Map<Integer, Demotion> parentDemotions = new HashMap<>();
-    private final Map<Integer, Demotion> demotions = new HashMap<>();
+    private final IdMap<Demotion> parentDemotions = new IdMap<>();
+    private final IdMap<Demotion> demotions = new IdMap<>();
     /** The parent's terms that the child's analysis built again (their demotions inherited for the child). */
-    private final java.util.Set<Integer> rebuilt = new java.util.HashSet<>();
+    private final IdMap<Boolean> rebuilt = new IdMap<>();
 
-    private Map<Integer, Demotion> demotions() {
-        return now.phase() == PARENT ? parentDemotions : demotions;
+    private IdMap<Demotion> demotions() {
+        return phase() == PARENT ? parentDemotions : demotions;
     }
 
     /** The term with this key; a new one inherits the first demotion among {@code sources}. */
@@ -272,14 +271,14 @@ final class Terms {
             t = new Term(id, key, text, label, lo.clone(), hi.clone(), now, sources.clone(), this);
             byKey.put(key, t);
             inherit(t, sources);
-        } else if (t.made().phase() != now.phase() && rebuilt.add(t.id())) {
+        } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, sources);
         }
         return t;
     }
 
     private void inherit(Term t, Term[] sources) {
-        Map<Integer, Demotion> ds = demotions();
+        IdMap<Demotion> ds = demotions();
         if (ds.isEmpty()) {
             return;
         }
@@ -325,8 +324,8 @@ final class Terms {
         Term known = byKey.get(key);
         if (known != null) {
             // what of() finds (whatever its rank), without making bounds for it
-            if (known.made().phase() != now.phase()) {
-                rebuilt.add(known.id());
+            if (known.madePhase() != phase()) {
+                rebuilt.put(known.id(), Boolean.TRUE);
             }
             return known;
         }

@@ -1,9 +1,7 @@
 package org.stagecheck.verifier.shard;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The transposed terms of one verification, in one form (docs/verifier.md, "Canonical sums"): a
@@ -16,7 +14,7 @@ final class Transposes {
     record Of(Term inner, List<Integer> perm) {}
 
     private final Terms terms;
-    private final Map<Integer, Of> byId = new HashMap<>();
+    private final IdMap<Of> byId = new IdMap<>();
 
     Transposes(Terms terms) {
         this.terms = terms;

@@ -1,10 +1,8 @@
 package org.stagecheck.verifier.shard;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -29,7 +27,7 @@ import org.stagecheck.verifier.Code;
 final class VocabArgmax {
     private final ShardState st;
     /** By term id: the local arg-max it is, plus a constant. */
-    private final Map<Integer, Local> locals = new HashMap<>();
+    private final IdMap<Local> locals = new IdMap<>();
     private final List<Term> made = new ArrayList<>();
     private final Set<Integer> combined = new HashSet<>();
 

@@ -1,0 +1,34 @@
+package org.stagecheck.verifier.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Reading a value in a frame ({@link Align#term}) remembers its last alignments (docs/verifier.md,
+ * "Scale"): what it finds again must be what it would build again, also after something the
+ * alignment depends on changed since, here the axes along which the term is known constant.
+ */
+class AlignTest {
+    private final Terms terms = new Terms();
+    private final Align align = new Align(terms, new Ops(terms));
+
+    @Test
+    void a_read_found_again_is_the_read_built_again_and_follows_constant_axes_marked_since() {
+        Term row = terms.of("leaf:x", "x", "x", new long[] {1, 8});
+        Region held = Region.at0(new long[] {1, 8});
+        Sym[] frame = {Sym.ZERO, Sym.ZERO};
+        long[] out = {4, 8};
+        // one row read as four: a broadcast along axis 0, a term of its own
+        Term broadcast = align.term(row, held, frame, out);
+        assertThat(broadcast).isNotSameAs(row);
+        assertThat(align.term(row, held, frame.clone(), out.clone())).isSameAs(broadcast);
+        // the same term in another frame is another read
+        Term shifted = align.term(row, held, new Sym[] {Sym.ZERO, Sym.of(2)}, out);
+        assertThat(shifted).isNotSameAs(broadcast).isNotSameAs(row);
+        assertThat(align.term(row, held, frame, out)).isSameAs(broadcast);
+        // once the term is known the same along axis 0, reading one row is reading every row: the term itself
+        terms.constantAxes(row, 1L);
+        assertThat(align.term(row, held, frame, out)).isSameAs(row);
+    }
+}
