@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ class AuthorCommandTest {
     }
 
     @Test
+    @Tag("slow") // authors and runs the step on 1 and 2 chips
     void theSplitAndUnsplitStepsPickTheSameToken() {
         Path one = tmp.resolve("one");
         Path two = tmp.resolve("two");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.spec.ir.DType;
@@ -16,6 +17,7 @@ class AuthorHardeningTest {
     Path tmp;
 
     @Test
+    @Tag("slow") // authors and runs a model per narrow format
     void narrowWeightsAreAuthoredAndRun() throws Exception {
         for (String dtype : new String[] {"bf16", "f16", "e4m3", "e5m2"}) {
             Path dir = tmp.resolve(dtype);

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code /dev/null} and {@code /dev/zero} take it and stay devices. Run in a separate JVM, whose
  * stdout is what the test gives it.
  */
+@Tag("slow") // starts a JVM per device
 class DeviceOutputTest {
     private static final String PROGRAM = "../examples/tp2-matmul-allreduce.json";
     private static final String CERT = "../examples/certificates/tp2-matmul-allreduce.json";

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,6 +28,7 @@ import org.stagecheck.tensor.npy.SafeNames;
  * Names in a program are data: no tensor name or stage id makes run, run --trace or author write
  * outside the output directory or read outside the inputs directory.
  */
+@Tag("slow") // a sweep of hostile output names
 class PathSafetyTest {
     @TempDir
     Path tmp;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.spec.ir.ComputeOp;
@@ -50,6 +51,7 @@ class ReduceCommandTest {
     }
 
     @Test
+    @Tag("slow") // a second whole reduction
     void jsonGivesTheSizesBeforeAndAfter() {
         Path out = dir.resolve("min-json");
         CliRunner r = CliRunner.run("reduce", dir.resolve("decode/program.json").toString(), "--inputs", dir.resolve("decode").toString(),

@@ -28,6 +28,7 @@ import org.stagecheck.spec.validate.Validator;
  * windows of the authored cuts, splits, the examples), checked directly on the programs; and by
  * default the real programs are drawn.
  */
+@Tag("slow") // sweeps of generated programs per configuration
 class GenConfigTest {
     private static final int DRAWS = 120;
 
@@ -98,7 +99,6 @@ class GenConfigTest {
     }
 
     @Test
-    @Tag("slow") // a sweep of generated programs
     void splitsOffNeverYieldAnAllReduceAndOnTheyComeWithTheirCertificate() {
         drawn(GenConfig.defaults().withSplits(false), g -> {
             assertThat(g.program().stages()).noneMatch(s -> s.kind() instanceof StageKind.AllReduce);
@@ -125,7 +125,6 @@ class GenConfigTest {
     }
 
     @Test
-    @Tag("slow") // a sweep of generated programs
     void chipsBoundEveryProgram() {
         List<Generated> one = drawn(GenConfig.defaults().withChips(1, 1), g -> assertThat(g.program().machine().chips()).isEqualTo(1));
         assertThat(sources(one)).contains("random", "authored", "example");
