@@ -29,9 +29,7 @@ class CheckpointBenchTest {
     private static final SyntheticModel TINY = SyntheticModel.builder(SynthFamily.LLAMA).dtype(DType.BF16).seed(5).build();
 
     private static ChildMeasure children() {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        return new ChildMeasure(List.of(java, "--add-modules", "jdk.incubator.vector", "-cp", System.getProperty("java.class.path"),
-                Main.class.getName()));
+        return new ChildMeasure(ChildJvm.command());
     }
 
     @Test
