@@ -98,6 +98,18 @@ class PiecewiseProbesTest {
         rejectedAndWrong(split(8, 0, 7, slot), parent(8, 0, 7, POS), slot);
     }
 
+    @Test
+    void a_slot_that_jumps_across_i32_is_bounded_without_overflow() {
+        // two values, -2^31 and 2^31 - 1: one line of slope 2^32 - 1; scaled by 2^40 in the offset the bounds overflow a long
+        String slot = "select(eq(" + POS + ", 0), -2147483648, 2147483647)";
+        SplitText s = split(4, 0, 1, slot);
+        SplitText.Judged j = rejectedAndWrong(s, parent(4, 0, 1, "rem(" + POS + ", 4)"), slot);
+        assertThat(j.alone().codes()).contains("GUARDED_BLOCK_OUT_OF_BOUNDS");
+        BiConsumer<SplitText, Integer> scaled = (t, c) -> t.load("peek." + c, c, "cache." + c, new int[] {1, 3}, "1099511627776*@slot." + c, "0");
+        SplitText.Judged far = rejectedAndWrong(split(4, 0, 1, scaled, slot), parent(4, 0, 1, "rem(" + POS + ", 4)"), "scaled by 2^40");
+        assertThat(far.alone().codes()).contains("GUARDED_BLOCK_OUT_OF_BOUNDS");
+    }
+
     // ---- division: truncation, negative divisors ----
 
     @Test
@@ -187,6 +199,28 @@ class PiecewiseProbesTest {
         assertThat(j.alone().codes()).contains("GUARDED_READ_UNMASKED");
         // both branches one position: the slot itself, right
         acceptedAndRight(turned("select(ge(in0, 2), in0, in0)"), parent, "both branches the parent's slot");
+    }
+
+    /** As {@link #turned}, the row written into a scratch copy of the cache at {@code turn} of the slot, then the copy stored back whole. */
+    private static SplitText turnedThroughScratch(String turn) {
+        SplitText s = new SplitText("kv-ring-split", 2).param("pos", 0, 7);
+        for (int c = 0; c < 2; c++) {
+            s.state("cache." + c, c, 4, 3).shard("cache." + c, "cache", 1, 3 * c, 3 * c + 3, 6);
+            s.input("x." + c, c, 1, 3).shard("x." + c, "x", 1, 3 * c, 3 * c + 3, 6);
+            s.tensor("tmp." + c, "scratch", c, 4, 3);
+            s.load("old." + c, c, "cache." + c, new int[] {4, 3}, "0", "0").store("put_old." + c, c, "old." + c, "tmp." + c, "0", "0");
+            s.generic(c, "row." + c, new int[] {1, 3}, "tanh(in0)", "x." + c).scalar(c, "slot." + c, "rem(" + POS + ", 4)")
+                    .scalar(c, "turned." + c, turn, "slot." + c).store("put_row." + c, c, "row." + c, "tmp." + c, "@turned." + c, "0");
+            s.load("new." + c, c, "tmp." + c, new int[] {4, 3}, "0", "0").store("put_new." + c, c, "new." + c, "cache." + c, "0", "0");
+        }
+        return s;
+    }
+
+    @Test
+    void a_store_at_a_guarded_slot_into_a_scratch_copy() {
+        SplitText parent = parent(4, 0, 7, "rem(" + POS + ", 4)");
+        SplitText.Judged j = rejectedAndWrong(turnedThroughScratch("select(ge(in0, 2), in0, 3)"), parent, "through a scratch copy");
+        assertThat(j.alone().codes()).contains("GUARDED_READ_UNMASKED");
     }
 
     // ---- ranges and the piece cap ----

@@ -167,9 +167,10 @@ class PiecewiseTest {
     }
 
     private static Expr boolExpr(SplittableRandom r, int depth) {
-        int pick = depth <= 0 ? 0 : r.nextInt(4);
+        int pick = depth <= 0 ? 0 : r.nextInt(5);
         return switch (pick) {
             case 1 -> new Expr.Apply(Fn.NOT, List.of(boolExpr(r, depth - 1)));
+            case 4 -> new Expr.Apply(Fn.SELECT, List.of(boolExpr(r, depth - 1), boolExpr(r, depth - 1), boolExpr(r, depth - 1)));
             case 2 -> new Expr.Apply(r.nextBoolean() ? Fn.AND : Fn.OR, List.of(boolExpr(r, depth - 1), boolExpr(r, depth - 1)));
             default -> new Expr.Apply(COMPARE[r.nextInt(COMPARE.length)], List.of(intExpr(r, Math.max(0, depth - 1)), intExpr(r, Math.max(0, depth - 1))));
         };
@@ -223,6 +224,12 @@ class PiecewiseTest {
             case NOT -> {
                 Boolean x = evalBool(a.args().get(0), pos);
                 yield x == null ? null : !x;
+            }
+            case SELECT -> {
+                Boolean c = evalBool(a.args().get(0), pos);
+                Boolean x = evalBool(a.args().get(1), pos);
+                Boolean y = evalBool(a.args().get(2), pos);
+                yield c == null || x == null || y == null ? null : c ? x : y;
             }
             case AND, OR -> {
                 Boolean x = evalBool(a.args().get(0), pos);
