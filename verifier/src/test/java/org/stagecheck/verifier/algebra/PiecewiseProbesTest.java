@@ -199,6 +199,8 @@ class PiecewiseProbesTest {
         assertThat(j.alone().codes()).contains("GUARDED_READ_UNMASKED");
         // both branches one position: the slot itself, right
         acceptedAndRight(turned("select(ge(in0, 2), in0, in0)"), parent, "both branches the parent's slot");
+        // the slot read back lies in [0, 3]: the outside branch is never taken
+        acceptedAndRight(turned("select(ge(in0, 0), in0, 3)"), parent, "a guard that always holds");
     }
 
     /** As {@link #turned}, the row written into a scratch copy of the cache at {@code turn} of the slot, then the copy stored back whole. */
