@@ -20,10 +20,17 @@ final class GuardedBounds {
 
     private GuardedBounds() {}
 
+    /**
+     * Checks each origin offset of {@code p} with the block's {@code extent} on its axis (for an
+     * {@link AccessPattern.Indirect} pattern, the axes after the indexed one), reporting the first
+     * that can leave the tensor.
+     */
     static void check(MemoryRules memory, ShardState st, TensorDecl t, AccessPattern p, long[] extent) {
         List<Offset> origin = p.originOffsets();
-        for (int a = 0; a < origin.size() && a < extent.length; a++) {
+        int first = p instanceof AccessPattern.Indirect ? 1 : 0;
+        for (int a = 0; a < origin.size() && a < extent.length && a + first < t.shape().rank(); a++) {
             Offset o = origin.get(a);
+            int axis = a + first;
             GuardedAffine g = null;
             for (Offset.Term term : o.terms()) {
                 if (term instanceof Offset.Term.OfBuffer b && memory.guardedOffset(b.buffer()) instanceof GuardedAffine found) {
@@ -35,7 +42,7 @@ final class GuardedBounds {
                 }
             }
             if (g == null) {
-                if (!PiecewiseBounds.check(memory, st, t, o, extent[a], a, "/kind/pattern/origin/" + a)) {
+                if (!PiecewiseBounds.check(memory, st, t, o, extent[a], axis, "/kind/pattern/origin/" + a)) {
                     return;
                 }
                 continue;
@@ -49,7 +56,7 @@ final class GuardedBounds {
                 report(st, "/kind/pattern/origin/" + a, "its offset overflows");
                 return;
             }
-            if (!checkAxis(st, g.guard(), inside, outside, extent[a], t, a, "/kind/pattern/origin/" + a)) {
+            if (!checkAxis(st, g.guard(), inside, outside, extent[a], t, axis, "/kind/pattern/origin/" + a)) {
                 return;
             }
         }

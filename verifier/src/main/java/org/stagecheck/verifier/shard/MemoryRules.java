@@ -122,6 +122,10 @@ final class MemoryRules {
     /** The box a Block or contiguous Streamed pattern covers in tensor {@code t}'s logical coordinates; null otherwise. */
     private Region box(TensorDecl t, AccessPattern p, int numBlocks) {
         int rank = t.shape().rank();
+        if (p instanceof AccessPattern.Indirect && p.block().rank() == rank - 1) {
+            GuardedBounds.check(this, st, t, p, java.util.Arrays.stream(p.block().toArray()).asLongStream().toArray()); // the window over the axes after the indexed one
+            return null;
+        }
         if (p.block().rank() != rank) {
             return null;
         }
@@ -138,6 +142,7 @@ final class MemoryRules {
                 }
                 if (numBlocks > 1 && s.stride() != ext[s.axis()]) {
                     ext[s.axis()] = (numBlocks - 1) * s.stride() + ext[s.axis()];
+                    GuardedBounds.check(this, st, t, p, ext); // from the first block's start to the last one's end
                     return null;
                 }
                 ext[s.axis()] *= numBlocks;
@@ -439,6 +444,7 @@ final class MemoryRules {
         ShardDecl d = st.decls.of(t.name());
         TensorMemory mem = st.memory(t);
         Region w = box(t, s.pattern(), 1);
+        GuardedStores.check(this, st, t, s.pattern(), buffer);
         if (v instanceof Val.Partial p) {
             boolean persistent = t.role() == TensorRole.OUTPUT || t.role() == TensorRole.STATE || t.role() == TensorRole.INPUT || t.role() == TensorRole.WEIGHT;
             boolean declaredOther = !persistent && d != null && !fitsDeclaration(p, d);

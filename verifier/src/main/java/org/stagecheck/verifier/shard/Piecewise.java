@@ -97,7 +97,7 @@ record Piecewise(String var, boolean bool, List<Piece> pieces) {
             }
             case Expr.Cast c -> {
                 Piecewise x = c.dtype() == DType.I32 ? walk(c.arg(), affineOf, rangeOf, depth + 1) : null;
-                yield x == null ? null : new Piecewise(x.var, false, x.pieces); // i32 to i32 keeps it; a BOOL is 0 or 1
+                yield x == null ? null : tidy(x.var, false, x.pieces); // i32 to i32 keeps it; a BOOL is 0 or 1, cut as an integer
             }
             case Expr.IntConst i -> null;
             case Expr.ParamRef p -> null;
@@ -181,13 +181,25 @@ record Piecewise(String var, boolean bool, List<Piece> pieces) {
         return args.stream().map(Piecewise::var).filter(v -> v != null).distinct().count() > 1;
     }
 
-    /** {@code pieces} (sorted, contiguous) in canonical form: neighbours with one formula merged; null when too many. */
+    /**
+     * {@code pieces} (sorted, contiguous) in canonical form, or null when too many: for an integer
+     * value of a parameter, its leftmost-longest pieces ({@link #longest}), which depend only on
+     * the values, so two ways of writing one function give one form; for a condition or a
+     * constant, neighbours with one formula merged (every piece of a condition is a constant 0 or
+     * 1, and a constant has one piece).
+     */
     static Piecewise tidy(String var, boolean bool, List<Piece> pieces) {
+        List<Piece> kept = pieces.stream().filter(p -> p.lo <= p.hi).toList();
+        if (kept.isEmpty()) {
+            return null;
+        }
+        List<Piece> out = var != null && !bool ? longest(kept) : merged(var, kept);
+        return out.size() > MAX_PIECES ? null : new Piecewise(var, bool, List.copyOf(out));
+    }
+
+    private static List<Piece> merged(String var, List<Piece> pieces) {
         List<Piece> out = new ArrayList<>();
         for (Piece p : pieces) {
-            if (p.lo > p.hi) {
-                continue;
-            }
             Piece last = out.isEmpty() ? null : out.getLast();
             if (last != null && last.sameFormula(p) && last.hi + 1 == p.lo) {
                 out.set(out.size() - 1, last.on(last.lo, p.hi));
@@ -195,7 +207,55 @@ record Piecewise(String var, boolean bool, List<Piece> pieces) {
                 out.add(var == null ? p.on(Long.MIN_VALUE, Long.MAX_VALUE) : p);
             }
         }
-        return out.isEmpty() || out.size() > MAX_PIECES ? null : new Piecewise(var, bool, List.copyOf(out));
+        return out;
+    }
+
+    /**
+     * The function {@code pieces} give, cut greedily from the left: each piece starts where the
+     * last ended, takes the line through its first two values (a lone last value is that
+     * constant) and runs while the function's values lie on it. The pieces depend on the values
+     * alone: a value where two lines meet belongs to the piece on its left, a one-value piece on
+     * a neighbour's line is absorbed ({@code select(eq(pos, 4), 0, rem(pos, 4))} is
+     * {@code rem(pos, 4)}); and no decomposition has fewer pieces (each greedy piece ends no
+     * earlier than the piece of any other decomposition that holds its start).
+     */
+    private static List<Piece> longest(List<Piece> pieces) {
+        List<Piece> out = new ArrayList<>();
+        long end = pieces.getLast().hi;
+        int i = 0;
+        long s = pieces.getFirst().lo;
+        while (true) {
+            while (pieces.get(i).hi < s) {
+                i++;
+            }
+            long first = pieces.get(i).at(s);
+            if (s == end) {
+                out.add(new Piece(s, s, 0, first));
+                return out;
+            }
+            int j = pieces.get(i).hi > s ? i : i + 1;
+            long k = Math.subtractExact(pieces.get(j).at(s + 1), first);
+            Piece line = new Piece(s, s + 1, k, Math.subtractExact(first, Math.multiplyExact(k, s)));
+            long t = s + 1; // the function lies on the line over [s, t]
+            while (t < end) {
+                while (pieces.get(j).hi < t + 1) {
+                    j++;
+                }
+                Piece next = pieces.get(j);
+                if (next.sameFormula(line)) {
+                    t = next.hi;
+                } else if (next.at(t + 1) == line.at(t + 1)) {
+                    t++; // two lines meet once: the value after is off the line, unless the next piece starts there
+                } else {
+                    break;
+                }
+            }
+            out.add(line.on(s, t));
+            if (t == end) {
+                return out;
+            }
+            s = t + 1;
+        }
     }
 
     /** This value as an affine form: the formula itself when one piece is left, else the source {@link #name()}. */

@@ -173,6 +173,37 @@ final class SplitText {
         return this;
     }
 
+    /** A one-element buffer {@code out} of {@code dtype} computed by a {@code Scalar} stage from {@code expr} over the inputs. */
+    SplitText scalarOf(int chip, String out, String dtype, String expr, String... ins) {
+        buffer(out, dtype, chip, 1);
+        stages.add("{\"id\": \"make_" + out + "\", \"site\": " + site(chip) + ", \"ins\": " + names(List.of(ins)) + ", \"outs\": [\"" + out
+                + "\"], \"kind\": {\"type\": \"Scalar\", \"body\": [\"" + expr + "\"]}}");
+        return this;
+    }
+
+    /**
+     * {@code numBlocks} blocks of shape {@code block} of tensor {@code t} streamed along {@code axis}
+     * {@code stride} apart from {@code origin}, laid side by side along that axis in a new buffer {@code b}.
+     */
+    SplitText loadStreamed(String b, int chip, String t, int[] block, int axis, int stride, int numBlocks, String... origin) {
+        int[] shape = block.clone();
+        shape[axis] *= numBlocks;
+        buffer(b, chip, shape);
+        stages.add("{\"id\": \"load_" + b + "\", \"site\": " + site(chip) + ", \"ins\": [], \"outs\": [\"" + b + "\"], \"kind\": {\"type\": \"Load\", \"tensor\": \""
+                + t + "\", \"pattern\": {\"type\": \"streamed\", \"origin\": " + origin(origin) + ", \"block\": " + list(block) + ", \"axis\": " + axis
+                + ", \"stride\": " + stride + "}, \"numBlocks\": " + numBlocks + "}}");
+        return this;
+    }
+
+    /** Rows {@code ids[i]} of rank-2 tensor {@code t}, columns {@code [origin, origin + cols)}, into a new buffer {@code out}. */
+    SplitText gatherAt(int chip, String out, String t, String ids, int cols, String origin) {
+        int[] shape = {dims.get(ids)[0], cols};
+        buffer(out, dtypes.get(t), chip, shape);
+        stages.add("{\"id\": \"gather_" + out + "\", \"site\": " + site(chip) + ", \"ins\": [], \"outs\": [\"" + out + "\"], \"kind\": {\"type\": \"Load\", \"tensor\": \""
+                + t + "\", \"pattern\": {\"type\": \"indirect\", \"indexBuffer\": \"" + ids + "\", \"origin\": " + origin(origin) + ", \"block\": [" + cols + "]}, \"numBlocks\": 1}}");
+        return this;
+    }
+
     /** The store of buffer {@code b} into tensor {@code t} at {@code origin} (integers or affine offsets such as {@code "@slot"}). */
     SplitText storeAt(int chip, String t, String b, String... origin) {
         return store("store_" + b + "_in_" + t, chip, b, t, origin);

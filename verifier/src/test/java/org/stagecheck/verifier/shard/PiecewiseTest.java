@@ -103,6 +103,38 @@ class PiecewiseTest {
         assertThat(followed).as("expressions with a form").isGreaterThan(n / 3);
     }
 
+    @Test
+    void a_function_has_one_form_whatever_its_pieces_were() throws Exception {
+        // a one-value piece on its neighbour's line, and a value where two lines meet, written both ways
+        assertThat(form("select(eq(param(pos), 4), 0, rem(param(pos), 4))", 0, 7)).isEqualTo(form("rem(param(pos), 4)", 0, 7));
+        assertThat(form("max(param(pos), sub(4, param(pos)))", 0, 7)).isEqualTo(form("select(gt(param(pos), 2), param(pos), sub(4, param(pos)))", 0, 7));
+        assertThat(form("max(param(pos), sub(4, param(pos)))", 0, 7).name()).isEqualTo("pw:p:pos{0..2:-1,4;3..7:1,0}");
+        // two values are one line: an affine form
+        assertThat(form("i32(ge(param(pos), 4))", 3, 4).affine()).isEqualTo(Affine.source("p:pos", 1).plus(Affine.of(-3)));
+        // random expressions on one range: equal values, one form
+        SplittableRandom r = new SplittableRandom(7);
+        Map<List<Long>, String> formOfValues = new java.util.HashMap<>();
+        int same = 0;
+        for (int i = 0; i < 4000; i++) {
+            Expr e = intExpr(r, 3);
+            Piecewise p = form(e, -3, 6);
+            if (p == null) {
+                continue;
+            }
+            List<Long> values = new java.util.ArrayList<>();
+            for (long v = -3; v <= 6; v++) {
+                values.add(valueAt(p, v));
+            }
+            String name = p.affine().sym().key();
+            String before = formOfValues.putIfAbsent(values, name);
+            if (before != null) {
+                same++;
+                assertThat(name).as(Expr.print(e) + " takes the values of another expression").isEqualTo(before);
+            }
+        }
+        assertThat(same).as("expressions with the values of an earlier one").isGreaterThan(500);
+    }
+
     private static long valueAt(Piecewise p, long v) {
         for (Piecewise.Piece q : p.pieces()) {
             if (p.var() == null || q.lo() <= v && v <= q.hi()) {
@@ -135,9 +167,10 @@ class PiecewiseTest {
     }
 
     private static Expr boolExpr(SplittableRandom r, int depth) {
-        int pick = depth <= 0 ? 0 : r.nextInt(4);
+        int pick = depth <= 0 ? 0 : r.nextInt(5);
         return switch (pick) {
             case 1 -> new Expr.Apply(Fn.NOT, List.of(boolExpr(r, depth - 1)));
+            case 4 -> new Expr.Apply(Fn.SELECT, List.of(boolExpr(r, depth - 1), boolExpr(r, depth - 1), boolExpr(r, depth - 1)));
             case 2 -> new Expr.Apply(r.nextBoolean() ? Fn.AND : Fn.OR, List.of(boolExpr(r, depth - 1), boolExpr(r, depth - 1)));
             default -> new Expr.Apply(COMPARE[r.nextInt(COMPARE.length)], List.of(intExpr(r, Math.max(0, depth - 1)), intExpr(r, Math.max(0, depth - 1))));
         };
@@ -191,6 +224,12 @@ class PiecewiseTest {
             case NOT -> {
                 Boolean x = evalBool(a.args().get(0), pos);
                 yield x == null ? null : !x;
+            }
+            case SELECT -> {
+                Boolean c = evalBool(a.args().get(0), pos);
+                Boolean x = evalBool(a.args().get(1), pos);
+                Boolean y = evalBool(a.args().get(2), pos);
+                yield c == null || x == null || y == null ? null : c ? x : y;
             }
             case AND, OR -> {
                 Boolean x = evalBool(a.args().get(0), pos);
