@@ -53,7 +53,7 @@ class QuickSuiteTest {
                     for (Path f : s.filter(p -> p.getFileName().toString().endsWith("Test.java")).toList()) {
                         int[] counts = perModule.computeIfAbsent(module.getFileName().toString(), k -> new int[2]);
                         counts[0]++;
-                        if (Files.readString(f).contains("\n@Tag(\"slow\")\n")) {
+                        if (Files.readString(f).contains("\n@Tag(\"slow\")")) {
                             counts[1]++;
                         }
                     }
