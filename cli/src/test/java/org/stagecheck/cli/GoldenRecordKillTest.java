@@ -2,7 +2,6 @@ package org.stagecheck.cli;
 
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,20 +13,10 @@ import org.junit.jupiter.api.io.TempDir;
  * command, so the test JVMs share the kills out.
  */
 @Tag("slow")
-class GoldenRecordKillTest {
-    @TempDir
-    static Path shared;
-
-    private static Path tiny;
-
-    @BeforeAll
-    static void authorTheTinyDecodeStep() {
-        tiny = TinyDecodeStep.authoredIn(shared);
-    }
-
+class GoldenRecordKillTest extends TinyDecodeStep {
     @Test
     void killedAtRandomMomentsItLeavesNothingOrTheCompleteResult(@TempDir Path scratch) throws Exception {
-        new KillHarness("golden record", out -> List.of("golden", "record", tiny + "/program.json", "--inputs", tiny.toString(), "--trace", "--update",
+        new KillHarness("golden record", out -> List.of("golden", "record", tiny() + "/program.json", "--inputs", tiny().toString(), "--trace", "--update",
                 "--out", out.toString()), true, 4).check(scratch);
     }
 }

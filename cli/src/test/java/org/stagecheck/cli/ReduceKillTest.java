@@ -2,7 +2,6 @@ package org.stagecheck.cli;
 
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,22 +13,12 @@ import org.junit.jupiter.api.io.TempDir;
  * command, so the test JVMs share the kills out.
  */
 @Tag("slow")
-class ReduceKillTest {
+class ReduceKillTest extends TinyDecodeStep {
     private static final String HAS_SLICE = "if grep -qE '\"type\" ?: ?\"slice\"' \"$STAGECHECK_PROGRAM\"; then echo 'found a Slice'; exit 3; fi";
-
-    @TempDir
-    static Path shared;
-
-    private static Path tiny;
-
-    @BeforeAll
-    static void authorTheTinyDecodeStep() {
-        tiny = TinyDecodeStep.authoredIn(shared);
-    }
 
     @Test
     void killedAtRandomMomentsItLeavesNothingOrTheCompleteResult(@TempDir Path scratch) throws Exception {
-        new KillHarness("reduce", out -> List.of("reduce", tiny + "/program.json", "--inputs", tiny.toString(), "--test", HAS_SLICE,
+        new KillHarness("reduce", out -> List.of("reduce", tiny() + "/program.json", "--inputs", tiny().toString(), "--test", HAS_SLICE,
                 "--out", out.toString()), false, 4).check(scratch);
     }
 }

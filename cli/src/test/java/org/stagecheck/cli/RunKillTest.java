@@ -2,7 +2,6 @@ package org.stagecheck.cli;
 
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,20 +13,10 @@ import org.junit.jupiter.api.io.TempDir;
  * command, so the test JVMs share the kills out.
  */
 @Tag("slow")
-class RunKillTest {
-    @TempDir
-    static Path shared;
-
-    private static Path tiny;
-
-    @BeforeAll
-    static void authorTheTinyDecodeStep() {
-        tiny = TinyDecodeStep.authoredIn(shared);
-    }
-
+class RunKillTest extends TinyDecodeStep {
     @Test
     void killedAtRandomMomentsItLeavesNothingOrTheCompleteResult(@TempDir Path scratch) throws Exception {
-        new KillHarness("run", out -> List.of("run", tiny + "/program.json", "--inputs", tiny.toString(), "--trace", "--out", out.toString()),
+        new KillHarness("run", out -> List.of("run", tiny() + "/program.json", "--inputs", tiny().toString(), "--trace", "--out", out.toString()),
                 true, 4).check(scratch);
     }
 }
