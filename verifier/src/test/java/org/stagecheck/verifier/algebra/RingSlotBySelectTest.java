@@ -14,11 +14,10 @@ import org.junit.jupiter.api.Test;
  * and the evaluator shows each wrong (a write past the cache faults).
  */
 class RingSlotBySelectTest {
-    private static final String POS = "param(pos)";
+    private static final String POS = KvRingSlot.POS;
 
     private static SplitText parent(long last, String slot) {
-        return new SplitText("kv-ring", 1).param("pos", 0, last).state("cache", 0, 4, 6).input("x", 0, 1, 6)
-                .generic(0, "row", new int[] {1, 6}, "tanh(in0)", "x").scalar(0, "slot", slot).storeAt(0, "cache", "row", "@slot", "0");
+        return KvRingSlot.parent(4, 0, last, slot);
     }
 
     private static SplitText parent(long last) {
@@ -31,21 +30,11 @@ class RingSlotBySelectTest {
     }
 
     private static SplitText split(long first, long last, String... slots) {
-        SplitText s = new SplitText("kv-ring-split", 2).param("pos", first, last);
-        for (int c = 0; c < 2; c++) {
-            s.state("cache." + c, c, 4, 3).shard("cache." + c, "cache", 1, 3 * c, 3 * c + 3, 6);
-            s.input("x." + c, c, 1, 3).shard("x." + c, "x", 1, 3 * c, 3 * c + 3, 6);
-            s.generic(c, "row." + c, new int[] {1, 3}, "tanh(in0)", "x." + c)
-                    .scalar(c, "slot." + c, slots[Math.min(c, slots.length - 1)]).storeAt(c, "cache." + c, "row." + c, "@slot." + c, "0");
-        }
-        return s;
+        return KvRingSlot.split(4, first, last, slots);
     }
 
     private static void accepted(SplitText split, SplitText parent, String what) {
-        SplitText.Judged j = split.judge(parent);
-        assertThat(j.agrees()).as(what + ": " + j).isTrue();
-        assertThat(j.alone().codes()).as(what + ": " + j).isEmpty();
-        assertThat(j.withParent().codes()).as(what + ": " + j).isEmpty();
+        KvRingSlot.acceptedAndRight(split, parent, what);
     }
 
     /** A block past the cache: rejected alone and given the parent, and the split faults on the evaluator at the first wrong pos. */

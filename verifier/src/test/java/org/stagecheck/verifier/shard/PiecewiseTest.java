@@ -196,13 +196,12 @@ class PiecewiseTest {
                 yield x == null ? null : (long) -x.intValue();
             }
             case Expr.Apply a -> {
-                Long xl = evalInt(a.args().get(0), pos);
-                Long yl = evalInt(a.args().get(1), pos);
-                if (xl == null || yl == null) {
+                int[] xy = intOperands(a, pos);
+                if (xy == null) {
                     yield null;
                 }
-                int x = xl.intValue();
-                int y = yl.intValue();
+                int x = xy[0];
+                int y = xy[1];
                 yield switch (a.fn()) {
                     case ADD -> (long) (x + y);
                     case SUB -> (long) (x - y);
@@ -216,6 +215,13 @@ class PiecewiseTest {
             }
             default -> throw new IllegalArgumentException(Expr.print(e));
         };
+    }
+
+    /** The values of a binary operation's two integer operands as i32, or null where either faults. */
+    private static int[] intOperands(Expr.Apply a, int pos) {
+        Long x = evalInt(a.args().get(0), pos);
+        Long y = evalInt(a.args().get(1), pos);
+        return x == null || y == null ? null : new int[] {x.intValue(), y.intValue()};
     }
 
     private static Boolean evalBool(Expr e, int pos) {
@@ -237,13 +243,12 @@ class PiecewiseTest {
                 yield x == null || y == null ? null : a.fn() == Fn.AND ? x && y : x || y;
             }
             default -> {
-                Long xl = evalInt(a.args().get(0), pos);
-                Long yl = evalInt(a.args().get(1), pos);
-                if (xl == null || yl == null) {
+                int[] xy = intOperands(a, pos);
+                if (xy == null) {
                     yield null;
                 }
-                int x = xl.intValue();
-                int y = yl.intValue();
+                int x = xy[0];
+                int y = xy[1];
                 yield switch (a.fn()) {
                     case EQ -> x == y;
                     case NE -> x != y;
