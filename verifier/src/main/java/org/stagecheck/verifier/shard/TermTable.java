@@ -2,18 +2,23 @@ package org.stagecheck.verifier.shard;
 
 /**
  * The hash-consing table of the terms that have a {@link Terms.Form} (plain operations and
- * canonical sums): an open-addressing set of the terms themselves, found by their operation and
- * operands without making a key object per look-up and without an entry object per term (at 10^6
- * stages, a nest keeps several million terms, docs/verifier.md "Scale"). Each slot keeps its
- * term's hash beside it, so a probe reads a term only when the hashes agree and growing the
- * table computes no hash again.
+ * canonical sums): an open-addressing set of the terms, found by their operation and operands
+ * without making a key object per look-up and without an entry object per term (at 10^6 stages,
+ * a nest keeps several million terms, docs/verifier.md "Scale").
+ *
+ * <p>Each slot is one {@code long}: the term's hash in the high half and its place in
+ * {@link #terms} plus one in the low half (0: a free slot). A probe reads one array, so a look-up
+ * that finds nothing (every new term) costs one cache miss, and a term is read only when the
+ * hashes agree; growing computes no hash again. The terms themselves sit in insertion order in
+ * a dense array, which is written at its end only: the garbage collector finds the slots array
+ * free of references and the terms array dirty only at its tail.
  */
 final class TermTable {
     private static final int INITIAL_BITS = 10;
-    private Term[] slots = new Term[1 << INITIAL_BITS];
-    private int[] hashes = new int[1 << INITIAL_BITS];
+    private long[] slots = new long[1 << INITIAL_BITS];
     /** {@code 32 - log2(slots.length)}: a slot is the top bits of the hash times the golden ratio. */
     private int shift = 32 - INITIAL_BITS;
+    private Term[] terms = new Term[1 << (INITIAL_BITS - 1)];
     private int size;
 
     /** The plain term {@code op(args)}, or null. */
@@ -21,12 +26,15 @@ final class TermTable {
         int h = Terms.OpKey.hash(op, args);
         int mask = slots.length - 1;
         for (int i = slot(h, shift); ; i = (i + 1) & mask) {
-            Term t = slots[i];
-            if (t == null) {
+            long e = slots[i];
+            if (e == 0) {
                 return null;
             }
-            if (hashes[i] == h && t.form() instanceof Terms.OpKey k && k.op().equals(op) && Terms.OpKey.sameArgs(t.sources(), args)) {
-                return t;
+            if ((int) (e >>> 32) == h) {
+                Term t = terms[(int) e - 1];
+                if (t.form() instanceof Terms.OpKey k && k.op().equals(op) && Terms.OpKey.sameArgs(t.sources(), args)) {
+                    return t;
+                }
             }
         }
     }
@@ -36,46 +44,53 @@ final class TermTable {
         int h = key.hashCode();
         int mask = slots.length - 1;
         for (int i = slot(h, shift); ; i = (i + 1) & mask) {
-            Term t = slots[i];
-            if (t == null) {
+            long e = slots[i];
+            if (e == 0) {
                 return null;
             }
-            if (hashes[i] == h && t.form() instanceof Terms.FlatKey k && k.equals(key)) {
-                return t;
+            if ((int) (e >>> 32) == h) {
+                Term t = terms[(int) e - 1];
+                if (t.form() instanceof Terms.FlatKey k && k.equals(key)) {
+                    return t;
+                }
             }
         }
     }
 
     /** Adds {@code t}, which no term of the table equals. */
     void add(Term t) {
-        if (2 * (size + 1) > slots.length) {
+        if (size == Integer.MAX_VALUE - 1) {
+            throw new IllegalStateException("the term table holds " + size + " terms, its most");
+        }
+        if (2 * ((long) size + 1) > slots.length) {
             grow();
         }
-        place(slots, hashes, shift, t, t.formHash());
+        if (size == terms.length) {
+            terms = java.util.Arrays.copyOf(terms, (int) Math.min(Integer.MAX_VALUE - 8L, 2L * terms.length));
+        }
+        terms[size] = t;
+        place(slots, shift, (long) t.formHash() << 32 | (size + 1));
         size++;
     }
 
     private void grow() {
-        Term[] biggerSlots = new Term[slots.length * 2];
-        int[] biggerHashes = new int[slots.length * 2];
+        long[] bigger = new long[slots.length * 2];
         shift--;
-        for (int i = 0; i < slots.length; i++) {
-            if (slots[i] != null) {
-                place(biggerSlots, biggerHashes, shift, slots[i], hashes[i]);
+        for (long e : slots) {
+            if (e != 0) {
+                place(bigger, shift, e);
             }
         }
-        slots = biggerSlots;
-        hashes = biggerHashes;
+        slots = bigger;
     }
 
-    private static void place(Term[] table, int[] hashes, int shift, Term t, int hash) {
+    private static void place(long[] table, int shift, long entry) {
         int mask = table.length - 1;
-        int i = slot(hash, shift);
-        while (table[i] != null) {
+        int i = slot((int) (entry >>> 32), shift);
+        while (table[i] != 0) {
             i = (i + 1) & mask;
         }
-        table[i] = t;
-        hashes[i] = hash;
+        table[i] = entry;
     }
 
     private static int slot(int hash, int shift) {
