@@ -482,25 +482,58 @@ class PrecisionProbesTest {
         acceptedAndRight(flashDecoding(false));
     }
 
-    // ---- Identities: a constant scale taken out of a sum ----
+    // ---- Identities: a constant scale and a sum over a split axis ----
 
-    @Test
-    void a_constant_scale_taken_out_of_a_row_sum_is_the_parents_scaled_sum() {
-        // sum_j(2 x_j) = 2 sum_j(x_j) up to rounding (docs/verifier.md: a reduction takes out what does not vary along its
-        // axis); the finding today names the same expression on both sides
+    /**
+     * Row means of x [2, 8] as {@code sum_j(x_j * k)} ({@code scaleInside}) or {@code sum_j(x_j) * k}, in the parent and in a
+     * split that sums its columns and completes the sum with a sum all-reduce. All four are the same value up to rounding.
+     */
+    private static SplitText.Judged scaledRowSums(boolean parentScalesInside, boolean splitScalesInside) {
         int[] col = {2, 1};
+        String k = "mul(in0, 0.125)";
         SplitText p = new SplitText("scaled-sum", 1).input("x", 0, ROWS);
-        p.generic(0, "e", ROWS, "mul(in0, 2.0)", "x").reduce(0, "y", "sum", 1, "e").output("y", 0, "y");
+        if (parentScalesInside) {
+            p.generic(0, "e", ROWS, k, "x").reduce(0, "y", "sum", 1, "e").output("y", 0, "y");
+        } else {
+            p.reduce(0, "m", "sum", 1, "x").generic(0, "y", col, k, "m").output("y", 0, "y");
+        }
         SplitText s = new SplitText("scaled-sum-split", 2);
         for (int c = 0; c < 2; c++) {
             s.input("x." + c, c, HALF).shard("x." + c, "x", 1, 4 * c, 4 * c + 4, 8);
-            s.reduce(c, "m." + c, "sum", 1, "x." + c);
+            if (splitScalesInside) {
+                s.generic(c, "e." + c, HALF, k, "x." + c).reduce(c, "m." + c, "sum", 1, "e." + c);
+            } else {
+                s.reduce(c, "m." + c, "sum", 1, "x." + c);
+            }
         }
         s.allReduce("combine", "sum", "m", List.of("m.0", "m.1"), List.of("r.0", "r.1"));
         for (int c = 0; c < 2; c++) {
-            s.generic(c, "y." + c, col, "mul(in0, 2.0)", "r." + c).output("y." + c, c, "y." + c).shard("y." + c, "y", 0, 0, 2, 2);
+            s.generic(c, "y." + c, col, splitScalesInside ? "in0" : k, "r." + c).output("y." + c, c, "y." + c).shard("y." + c, "y", 0, 0, 2, 2);
         }
-        acceptedAndRight(s.judge(p));
+        return s.judge(p);
+    }
+
+    @Test
+    void a_row_mean_scaled_after_the_sum_in_parent_and_split_is_accepted() {
+        acceptedAndRight(scaledRowSums(false, false));
+    }
+
+    @Test
+    void a_row_mean_scaled_inside_the_sum_in_parent_and_split_is_the_parents() {
+        // the same program on both sides (each chip sums x/8 over its columns, a sum all-reduce completes it)
+        acceptedAndRight(scaledRowSums(true, true));
+    }
+
+    @Test
+    void a_row_mean_scaled_inside_the_sum_in_the_parent_and_after_it_in_the_split_is_the_parents() {
+        // sum_j(x_j * k) = sum_j(x_j) * k: the identity the checker applies when a reduction takes out a constant;
+        // the finding today names the same expression on both sides
+        acceptedAndRight(scaledRowSums(true, false));
+    }
+
+    @Test
+    void a_row_mean_scaled_after_the_sum_in_the_parent_and_inside_it_in_the_split_is_the_parents() {
+        acceptedAndRight(scaledRowSums(false, true));
     }
 
     // ---- Unreduced outputs: an output declared to hold the partial ----
