@@ -508,7 +508,11 @@ class PrecisionProbesTest {
         }
         s.allReduce("combine", "sum", "m", List.of("m.0", "m.1"), List.of("r.0", "r.1"));
         for (int c = 0; c < 2; c++) {
-            s.generic(c, "y." + c, col, splitScalesInside ? "in0" : k, "r." + c).output("y." + c, c, "y." + c).shard("y." + c, "y", 0, 0, 2, 2);
+            if (splitScalesInside) {
+                s.output("y." + c, c, "r." + c).shard("y." + c, "y", 0, 0, 2, 2);
+            } else {
+                s.generic(c, "y." + c, col, k, "r." + c).output("y." + c, c, "y." + c).shard("y." + c, "y", 0, 0, 2, 2);
+            }
         }
         return s.judge(p);
     }
@@ -522,6 +526,18 @@ class PrecisionProbesTest {
     void a_row_mean_scaled_inside_the_sum_in_parent_and_split_is_the_parents() {
         // the same program on both sides (each chip sums x/8 over its columns, a sum all-reduce completes it)
         acceptedAndRight(scaledRowSums(true, true));
+    }
+
+    @Test
+    void an_identity_copy_of_a_row_sum_is_the_row_sum() {
+        // one chip, the parent's program plus y = in0 of the [2, 1] row sum: an elementwise op reads the one-column
+        // result as a broadcast of its column (Align), a term the parent's store of the row sum itself never has
+        int[] col = {2, 1};
+        SplitText p = new SplitText("row-sum", 1).input("x", 0, ROWS);
+        p.generic(0, "e", ROWS, "tanh(in0)", "x").reduce(0, "y", "sum", 1, "e").output("y", 0, "y");
+        SplitText s = new SplitText("row-sum-copied", 1).input("x", 0, ROWS);
+        s.generic(0, "e", ROWS, "tanh(in0)", "x").reduce(0, "m", "sum", 1, "e").generic(0, "y", col, "in0", "m").output("y", 0, "y");
+        acceptedAndRight(s.judge(p));
     }
 
     @Test
@@ -650,5 +666,43 @@ class PrecisionProbesTest {
         // not judged on the evaluator: the parent is not defined for pos 3 and 4
         return new SplitText.Judged(new Verifier().verify(split, c, Parent.none()), new Verifier().verify(split, c, Parent.unsplit(p.program())),
                 new CorpusRuns.Judgement(CorpusRuns.Verdict.DIFFERS, "the parent is not defined for pos in [3, 4]"));
+    }
+
+    // ---- All-gathers built from all-reduces: overlapping windows ----
+
+    /** Chip 0 computes tanh(x) over columns [0, 5), chip 1 over [3, 8); each pads to 8 columns with {@code pad} and a {@code pool} all-reduce gathers. */
+    private static SplitText.Judged overlappingGather(String pad, String pool) {
+        SplitText p = new SplitText("gather", 1).input("x", 0, ROWS);
+        p.generic(0, "y", ROWS, "tanh(in0)", "x").output("y", 0, "y");
+        SplitText s = new SplitText("overlap-split", 2);
+        int[] wide = {2, 5};
+        int[] rest = {2, 3};
+        for (int c = 0; c < 2; c++) {
+            s.input("x." + c, c, wide).shard("x." + c, "x", 1, 3 * c, 3 * c + 5, 8);
+            s.generic(c, "a." + c, wide, "tanh(in0)", "x." + c).slice(c, "xs." + c, "x." + c, new int[] {0, 0}, rest)
+                    .generic(c, "pad." + c, rest, pad, "xs." + c);
+            if (c == 0) {
+                s.concat(c, "g." + c, 1, "a." + c, "pad." + c);
+            } else {
+                s.concat(c, "g." + c, 1, "pad." + c, "a." + c);
+            }
+        }
+        s.allReduce("gather", pool, "y", List.of("g.0", "g.1"), List.of("r.0", "r.1"));
+        for (int c = 0; c < 2; c++) {
+            s.output("y." + c, c, "r." + c).shard("y." + c, "y", 0, 0, 2, 2);
+        }
+        return s.judge(p);
+    }
+
+    @Test
+    void overlapping_windows_gathered_by_a_sum_are_rejected() {
+        // columns 3 and 4 are added twice
+        rejectedAndWrong(overlappingGather("0.0", "sum"));
+    }
+
+    @Test
+    void overlapping_windows_gathered_by_a_max_with_minus_infinity_padding_are_exact() {
+        // max(v, v) = v: the two chips' copies of columns 3 and 4 are the same value
+        acceptedAndRight(overlappingGather("-inf", "max"));
     }
 }
