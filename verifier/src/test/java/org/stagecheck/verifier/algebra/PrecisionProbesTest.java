@@ -705,4 +705,41 @@ class PrecisionProbesTest {
         // max(v, v) = v: the two chips' copies of columns 3 and 4 are the same value
         acceptedAndRight(overlappingGather("-inf", "max"));
     }
+
+    // ---- Ranges of partials: partials inside the format's range that cancel ----
+
+    /**
+     * {@code y = bf16(sum_j e)}, {@code e = tanh(x) + 250} on columns 0-3 and {@code tanh(x) - 250} on 4-7: each half-sum is
+     * about +-1000 (bf16 spacing 4 there, far inside its range), the row sum below 4 in magnitude. The split rounds each
+     * half-sum to bf16 before the sum all-reduce when {@code splitRounds}. Judged within two bf16 units of the output's scale.
+     */
+    private static SplitText.Judged cancellingHalves(boolean splitRounds) {
+        String e = "add(tanh(in0), select(lt(index(1), 4), 250.0, -250.0))";
+        int[] col = {2, 1};
+        SplitText p = new SplitText("cancelling-halves", 1).input("x", 0, ROWS);
+        p.generic(0, "e", ROWS, e, "x").reduce(0, "m", "sum", 1, "e").generic(0, "y", "bf16", col, "in0", "m").output("y", 0, "y");
+        SplitText s = new SplitText("cancelling-halves-split", 2);
+        for (int c = 0; c < 2; c++) {
+            s.input("x." + c, c, HALF).shard("x." + c, "x", 1, 4 * c, 4 * c + 4, 8);
+            s.generic(c, "e." + c, HALF, "add(tanh(in0), select(lt(add(index(1), " + 4 * c + "), 4), 250.0, -250.0))", "x." + c)
+                    .reduce(c, "m." + c, "sum", 1, "e." + c).generic(c, "q." + c, splitRounds ? "bf16" : "f32", col, "in0", "m." + c);
+        }
+        s.allReduce("combine", "sum", "m", List.of("q.0", "q.1"), List.of("r.0", "r.1"));
+        for (int c = 0; c < 2; c++) {
+            s.generic(c, "y." + c, "bf16", col, "in0", "r." + c).output("y." + c, c, "y." + c).shard("y." + c, "y", 0, 0, 2, 2);
+        }
+        return judgeWithin(s, p, 0x1p-7);
+    }
+
+    @Test
+    void cancelling_half_sums_kept_in_f32_and_rounded_after_the_sum_are_accepted() {
+        acceptedAndRight(cancellingHalves(false));
+    }
+
+    @Test
+    void cancelling_half_sums_rounded_to_bf16_inside_its_range_are_rejected() {
+        // bf16(1000.7) + bf16(-998.2) is off by up to 4 from the row sum, whose bf16 rounding the parent stores:
+        // rounding a partial perturbs it relative to the partial, not to the sum
+        rejectedAndWrong(cancellingHalves(true));
+    }
 }
