@@ -229,6 +229,10 @@ class PrecisionProbesTest {
      * (VocabParallelArgmaxTest), each chip's local maximum taken over z or, with {@code copyDtype}, over z rounded to it.
      */
     private static SplitText.Judged vocabArgmax(String zf, String zDtype, String splitZDtype, String copyDtype) {
+        return vocabArgmax(zf, zDtype, splitZDtype, copyDtype, "select(eq(in0, in1), in2, 8)", "min");
+    }
+
+    private static SplitText.Judged vocabArgmax(String zf, String zDtype, String splitZDtype, String copyDtype, String candidate, String pool) {
         int[] row = {2, 1};
         SplitText p = new SplitText("greedy", 1).input("h", 0, 2, 4).input("w", 0, 4, 8);
         p.matmul(0, "logits", "h", "w", false, false).generic(0, "z", zDtype, new int[] {2, 8}, zf, "logits").reduce(0, "idx", "argmax", 1, "z")
@@ -249,9 +253,9 @@ class PrecisionProbesTest {
         }
         s.allReduce("global_max", "max", "lmax", List.of("lmax.0", "lmax.1"), List.of("M.0", "M.1"));
         for (int c = 0; c < 2; c++) {
-            s.generic(c, "cand." + c, "i32", row, "select(eq(in0, in1), in2, 8)", "lmax." + c, "M." + c, "gidx." + c);
+            s.generic(c, "cand." + c, "i32", row, candidate, "lmax." + c, "M." + c, "gidx." + c);
         }
-        s.allReduce("global_argmax", "min", "idx", List.of("cand.0", "cand.1"), List.of("idx.0", "idx.1"));
+        s.allReduce("global_argmax", pool, "idx", List.of("cand.0", "cand.1"), List.of("idx.0", "idx.1"));
         for (int c = 0; c < 2; c++) {
             s.output("idx." + c, c, "idx." + c).shard("idx." + c, "idx", 0, 0, 2, 2);
         }
@@ -261,6 +265,18 @@ class PrecisionProbesTest {
     @Test
     void vocabulary_parallel_arg_max_of_finite_logits_is_accepted() {
         acceptedAndRight(vocabArgmax("in0", "f32", "f32", null));
+    }
+
+    @Test
+    void vocabulary_parallel_arg_max_with_ties_between_chips_takes_the_first_position() {
+        // min(logits, -0.5): most rows hold -0.5 on both chips, and the parent's arg-max is its first position
+        acceptedAndRight(vocabArgmax("min(in0, -0.5)", "f32", "f32", null));
+    }
+
+    @Test
+    void vocabulary_parallel_arg_max_combined_by_its_last_position_differs_on_ties() {
+        SplitText.Judged j = vocabArgmax("min(in0, -0.5)", "f32", "f32", null, "select(eq(in0, in1), in2, -1)", "max");
+        rejectedAndWrong(j);
     }
 
     @Test
@@ -741,5 +757,57 @@ class PrecisionProbesTest {
         // bf16(1000.7) + bf16(-998.2) is off by up to 4 from the row sum, whose bf16 rounding the parent stores:
         // rounding a partial perturbs it relative to the partial, not to the sum
         rejectedAndWrong(cancellingHalves(true));
+    }
+
+    // ---- Rescaled sums: a chip whose every position is masked ----
+
+    /**
+     * Causal sequence-parallel attention: positions above {@code live} masked to -inf (a decode step at position {@code live}),
+     * 8 positions on 2 chips, the production flash-decoding combine (SequenceParallelAttentionTest). With {@code live} below 4,
+     * chip 1 holds masked positions only: its local maximum is -inf and exp(s - m) is exp(-inf + inf), NaN.
+     */
+    private static SplitText.Judged maskedFlashDecoding(int live) {
+        int rows = 2;
+        int dim = 4;
+        String mask = "select(gt(index(1), " + live + "), -inf, in0)";
+        SplitText u = new SplitText("causal-attention", 1).input("q", 0, rows, dim).input("k", 0, 8, dim).input("v", 0, 8, dim);
+        u.matmul(0, "s0", "q", "k", false, true).generic(0, "s", new int[] {rows, 8}, mask, "s0").reduce(0, "m", "max", 1, "s");
+        u.generic(0, "p", new int[] {rows, 8}, "exp(sub(in0, in1))", "s", "m").reduce(0, "l", "sum", 1, "p").matmul(0, "o", "p", "v", false, false);
+        u.generic(0, "y", new int[] {rows, dim}, "div(in0, in1)", "o", "l").output("y", 0, "y");
+        SplitText s = new SplitText("causal-flash-decoding", 2);
+        for (int c = 0; c < 2; c++) {
+            s.input("q." + c, c, rows, dim).shard("q." + c, "q", 0, 0, rows, rows);
+            s.input("k." + c, c, 4, dim).shard("k." + c, "k", 0, 4 * c, 4 * c + 4, 8);
+            s.input("v." + c, c, 4, dim).shard("v." + c, "v", 0, 4 * c, 4 * c + 4, 8);
+            s.matmul(c, "s0." + c, "q." + c, "k." + c, false, true)
+                    .generic(c, "s." + c, new int[] {rows, 4}, "select(gt(add(index(1), " + 4 * c + "), " + live + "), -inf, in0)", "s0." + c)
+                    .reduce(c, "m." + c, "max", 1, "s." + c);
+            s.generic(c, "p." + c, new int[] {rows, 4}, "exp(sub(in0, in1))", "s." + c, "m." + c);
+            s.reduce(c, "l." + c, "sum", 1, "p." + c).matmul(c, "o." + c, "p." + c, "v." + c, false, false);
+        }
+        s.allReduce("global_max", "max", "m", List.of("m.0", "m.1"), List.of("M.0", "M.1"));
+        for (int c = 0; c < 2; c++) {
+            s.generic(c, "alpha." + c, new int[] {rows, 1}, "exp(sub(in0, in1))", "m." + c, "M." + c);
+            s.generic(c, "ls." + c, new int[] {rows, 1}, "mul(in0, in1)", "l." + c, "alpha." + c);
+            s.generic(c, "os." + c, new int[] {rows, dim}, "mul(in0, in1)", "o." + c, "alpha." + c);
+        }
+        s.allReduce("sum_l", "sum", "l", List.of("ls.0", "ls.1"), List.of("L.0", "L.1")).allReduce("sum_o", "sum", "o", List.of("os.0", "os.1"),
+                List.of("O.0", "O.1"));
+        for (int c = 0; c < 2; c++) {
+            s.generic(c, "y." + c, new int[] {rows, dim}, "div(in0, in1)", "O." + c, "L." + c).output("y." + c, c, "y." + c).shard("y." + c, "y", 0, 0, rows, rows);
+        }
+        return s.judge(u);
+    }
+
+    @Test
+    void causal_flash_decoding_with_live_positions_on_every_chip_is_accepted() {
+        acceptedAndRight(maskedFlashDecoding(5));
+    }
+
+    @Test
+    void causal_flash_decoding_with_a_chip_whose_positions_are_all_masked_is_nan() {
+        // documented as not modelled (docs/verifier.md, "Monotone functions and rescaled maxima"), but a decode step early
+        // in the sequence is exactly this: the parent's softmax over positions 0-2 is finite, the split's is NaN
+        rejectedAndWrong(maskedFlashDecoding(2));
     }
 }
