@@ -369,7 +369,12 @@ final class ExprRules {
     private AV cast(Expr.Cast c, AV v) {
         return switch (v) {
             case Ex x -> new Ex(op("cast-" + c.dtype().jsonName(), List.of(x.term())), false);
-            case Lin l when c.dtype().isFloating() -> l; // rounding only: the sum of rounded partials is within rounding of the rounded sum
+            // an integer sum partial wraps in 32 bits where its float casts do not: the sum of the casts is not the cast of the sum
+            case Lin l when c.dtype().isFloating() && l.pool() == ReducePool.SUM && evalTypes != null && evalTypes.get(c.arg()) == ValueType.INT ->
+                    throw new Refuted(Code.PARTIAL_NONLINEAR, "a cast to " + c.dtype().jsonName() + " meets the integer partial (its sum wraps in 32 bits, the casts' sum does not)",
+                            l.origin());
+            // rounding only: the sum of rounded float partials is within rounding of the rounded sum; max/min commute with a monotone rounding
+            case Lin l when c.dtype().isFloating() -> l;
             case Lin l -> throw new Refuted(Code.PARTIAL_NONLINEAR, "a cast to " + c.dtype().jsonName() + " meets the partial", l.origin());
         };
     }

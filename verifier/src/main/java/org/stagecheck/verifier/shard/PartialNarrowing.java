@@ -30,8 +30,11 @@ import org.stagecheck.verifier.Code;
  * is rounded to a format narrower than f32 whose largest finite value its bound exceeds: a buffer
  * of that dtype, a cast in an expression or combine, a tensor stored to. Given the unsplit
  * parent, each such point of the split where the parent does not round the same partial (the
- * same contraction over the same slices) to the same format is {@code PARTIAL_RANGE_NARROWED}.
- * One pass, O(1) per buffer reference and expression node.
+ * same contraction over the same slices) to the same format on the way to one of its outputs is
+ * {@code PARTIAL_RANGE_NARROWED}: a rounding of the parent's whose result no output or state
+ * tensor is computed from (a buffer nothing reads) licenses nothing. For that, each buffer and
+ * tensor carries the roundings its value was computed from, once there is any.
+ * One pass, O(1) per buffer reference and expression node (and per rounding carried).
  */
 final class PartialNarrowing {
     private final ShardState st;
@@ -41,7 +44,13 @@ final class PartialNarrowing {
     private final Map<String, Double> inFlight = new HashMap<>();
     /** {@code partial key|dtype} of every partial this analysis rounded past a format's range. */
     private final Set<String> narrowed = new HashSet<>();
-    /** The parent's {@link #narrowed}, when this analysis is compared with one; else null (nothing is reported). */
+    /** Per buffer, tensor and multicast group: the {@link #narrowed} keys its value was computed from (absent: none). */
+    private final Map<String, Set<String>> bufferKeys = new HashMap<>();
+    private final Map<String, Set<String>> tensorKeys = new HashMap<>();
+    private final Map<String, Set<String>> inFlightKeys = new HashMap<>();
+    /** The keys recorded at the current stage. */
+    private final Set<String> stageKeys = new HashSet<>();
+    /** The parent's roundings that reach one of its outputs, when this analysis is compared with one; else null (nothing is reported). */
     private Set<String> parent;
     /** False for a program checked alone: nothing would be compared, so nothing is followed. */
     private boolean on = true;
@@ -56,7 +65,60 @@ final class PartialNarrowing {
 
     /** Reports, from now on, the points where the parent (whose {@code narrowed} this is) does not round the same partial. */
     void compareWith(PartialNarrowing parentAnalysis) {
-        this.parent = parentAnalysis.narrowed;
+        this.parent = parentAnalysis.reachingOutputs();
+    }
+
+    /** The roundings recorded here that an output or state tensor's value was computed from. */
+    private Set<String> reachingOutputs() {
+        Set<String> live = new HashSet<>();
+        for (TensorDecl t : st.index.program().tensors()) {
+            if (t.role() == org.stagecheck.spec.ir.TensorRole.OUTPUT || t.role() == org.stagecheck.spec.ir.TensorRole.STATE) {
+                live.addAll(tensorKeys.getOrDefault(t.name(), Set.of()));
+            }
+        }
+        return live;
+    }
+
+    /**
+     * Carries the roundings of the current stage's inputs and of the stage itself to what it
+     * writes (buffers, a stored tensor, a multicast group); nothing to do while no rounding was
+     * recorded anywhere.
+     */
+    private void carryKeys(Stage s) {
+        if (narrowed.isEmpty()) {
+            return;
+        }
+        Set<String> keys = new HashSet<>(stageKeys);
+        for (String b : s.ins()) {
+            keys.addAll(bufferKeys.getOrDefault(b, Set.of()));
+        }
+        for (org.stagecheck.spec.ir.InternalRef r : s.kind().internalRefs()) {
+            keys.addAll(bufferKeys.getOrDefault(r.buffer(), Set.of()));
+        }
+        switch (s.kind()) {
+            case StageKind.Load l -> {
+                keys.addAll(tensorKeys.getOrDefault(l.tensor(), Set.of()));
+                if (l.multicast() != null) {
+                    inFlightKeys.put(l.multicast(), keys);
+                }
+            }
+            case StageKind.Store w -> {
+                if (!keys.isEmpty()) {
+                    tensorKeys.computeIfAbsent(w.tensor(), k -> new HashSet<>()).addAll(keys);
+                }
+            }
+            case StageKind.Recv r -> keys.addAll(inFlightKeys.getOrDefault(r.group(), Set.of()));
+            case StageKind.AllReduce a -> { }
+            case StageKind.Compute c -> { }
+            case StageKind.Scalar sc -> { }
+        }
+        for (String b : s.buffersWritten()) {
+            if (keys.isEmpty()) {
+                bufferKeys.remove(b);
+            } else {
+                bufferKeys.put(b, keys);
+            }
+        }
     }
 
     /** Follows nothing from now on (a program checked without a parent). */
@@ -70,6 +132,7 @@ final class PartialNarrowing {
             return;
         }
         Stage s = st.stage;
+        stageKeys.clear();
         List<Double> ins = new ArrayList<>(s.ins().size());
         for (String b : s.ins()) {
             ins.add(bound(b));
@@ -120,6 +183,7 @@ final class PartialNarrowing {
             DType d = dtype(b);
             buffers.put(b, d == null ? value : ValueBounds.rounded(value, d));
         }
+        carryKeys(s);
     }
 
     private double compute(ComputeOp op, List<Double> ins, List<ValueBounds.Cast> casts) {
@@ -185,6 +249,7 @@ final class PartialNarrowing {
         }
         String key = p.familyKey() + "|" + d.name();
         narrowed.add(key);
+        stageKeys.add(key);
         if (parent == null || parent.contains(key)) {
             return;
         }

@@ -20,11 +20,15 @@ import org.stagecheck.verifier.Findings;
 /**
  * The precision a split keeps (docs/verifier.md, "The unsplit parent"): terms do not model
  * rounding, so partials summed in bf16 where the unsplit program sums in f32 give the same term.
- * This pass follows, for every buffer and tensor, the narrowest float format (mantissa bits) that
- * any value it was computed from passed through: a buffer's dtype, a cast inside an expression,
- * a tensor stored to. An output of the split that passed through a narrower format than the
- * parent's output of that logical name is {@code PRECISION_NARROWED}; a wider one (a split that
- * keeps f32 where the parent rounds) is not a finding.
+ * This pass follows, for every buffer and tensor, the set of float formats narrower than f32
+ * that any value it was computed from passed through: a buffer's dtype, a cast inside an
+ * expression, a tensor stored to. A format is not ranked by its significand bits alone: f16
+ * keeps more bits than bf16 but overflows past 65504, e4m3 keeps more bits than e5m2 but
+ * saturates at 448. A format {@code g} covers {@code f} when it loses at least what {@code f}
+ * loses in every respect: no more significand bits, no larger finite range, no finer smallest
+ * subnormal. An output of the split that passed through a format that no format of the
+ * parent's output of that logical name covers is {@code PRECISION_NARROWED}; a split that keeps
+ * f32 where the parent rounds is not a finding.
  *
  * <p>One pass over the stages, linear in program size; integer values count as exact.
  */
@@ -45,10 +49,50 @@ final class Precision {
         };
     }
 
+    /** The smallest positive (subnormal) value of a float format; 1 for integers. */
+    static double smallest(DType d) {
+        return switch (d) {
+            case F32 -> Math.scalb(1.0, -149);
+            case F16 -> Math.scalb(1.0, -24);
+            case BF16 -> Math.scalb(1.0, -133);
+            case E4M3 -> Math.scalb(1.0, -9);
+            case E5M2 -> Math.scalb(1.0, -16);
+            case I32 -> 1;
+        };
+    }
+
+    /** Whether rounding to {@code g} loses at least what rounding to {@code f} loses: fewer or as many bits, no wider range, no finer subnormals. */
+    static boolean covers(DType g, DType f) {
+        return bits(g) <= bits(f) && ValueBounds.maxFinite(g) <= ValueBounds.maxFinite(f) && smallest(g) >= smallest(f);
+    }
+
+    /** The bit of a float format narrower than f32 in a set of formats; 0 for f32 (the arithmetic's own format) and integers. */
+    static int mask(DType d) {
+        return d.isFloating() && d != DType.F32 ? 1 << d.ordinal() : 0;
+    }
+
+    /** The formats of {@code split} that no format of {@code parent} covers (bit sets of {@link #mask}). */
+    static int uncovered(int split, int parent) {
+        int out = 0;
+        for (DType f : DType.values()) {
+            if ((split & mask(f)) == 0) {
+                continue;
+            }
+            boolean covered = false;
+            for (DType g : DType.values()) {
+                covered |= (parent & mask(g)) != 0 && covers(g, f);
+            }
+            if (!covered) {
+                out |= mask(f);
+            }
+        }
+        return out;
+    }
+
     /**
      * Reports every output or state tensor of {@code split} (named like a tensor of
-     * {@code parent} or declared a window of it) whose value passed through a narrower float
-     * format than the parent's.
+     * {@code parent} or declared a window of it) whose value passed through a float format that
+     * no format the parent's value passed through covers.
      */
     static void compare(Program parent, Program split, ShardDecls decls, Findings findings) {
         Map<String, Integer> mine = ofTensors(split);
@@ -61,25 +105,31 @@ final class Precision {
             String logical = d != null ? d.logical() : t.name();
             Integer want = theirs.get(logical);
             Integer got = mine.get(t.name());
-            if (want != null && got != null && got < want) {
+            int lost = want == null || got == null ? 0 : uncovered(got, want);
+            if (lost != 0) {
                 findings.atField(Code.PRECISION_NARROWED, "/tensors", null, "Tensor '" + t.name() + "' (chip " + t.chip()
-                        + ") stands for the unsplit program's tensor '" + logical + "', whose value never passes through a float format narrower than "
-                        + name(want) + ", but the split's passes through " + name(got)
-                        + " (a buffer, cast or tensor of that dtype on the way): it is computed less precisely than the unsplit program computes it.");
+                        + ") stands for the unsplit program's tensor '" + logical + "', whose value passes through " + names(want)
+                        + ", but the split's passes through " + names(lost)
+                        + " (a buffer, cast or tensor of that dtype on the way), which none of those formats covers (fewer or as many significand"
+                        + " bits, no wider finite range, no finer subnormals): it is computed less precisely, or over a narrower range, than"
+                        + " the unsplit program computes it.");
             }
         }
     }
 
-    private static String name(int bits) {
+    /** The formats of a set, e.g. {@code "f16 (11 significand bits, largest 65504)"}; "no format narrower than f32" for none. */
+    private static String names(int formats) {
+        java.util.List<String> out = new java.util.ArrayList<>();
         for (DType d : DType.values()) {
-            if (bits(d) == bits) {
-                return d.jsonName() + " (" + bits + " significand bits)";
+            if ((formats & mask(d)) != 0) {
+                double max = ValueBounds.maxFinite(d);
+                out.add(d.jsonName() + " (" + bits(d) + " significand bits, largest " + (max < 1e6 ? Long.toString((long) max) : String.format(java.util.Locale.ROOT, "%.3g", max)) + ")");
             }
         }
-        return bits + " significand bits";
+        return out.isEmpty() ? "no format narrower than f32" : String.join(" and ", out);
     }
 
-    /** The narrowest format each output or state tensor's final value passed through, by tensor name. */
+    /** The formats narrower than f32 ({@link #mask} bits) each output or state tensor's final value passed through, by tensor name. */
     static Map<String, Integer> ofTensors(Program p) {
         Map<String, Integer> buffers = new HashMap<>();
         Map<String, Integer> tensors = new HashMap<>();
@@ -87,32 +137,32 @@ final class Precision {
         Map<String, DType> bufferType = new HashMap<>();
         p.buffers().forEach(b -> bufferType.put(b.name(), b.dtype()));
         for (TensorDecl t : p.tensors()) {
-            tensors.put(t.name(), bits(t.dtype()));
+            tensors.put(t.name(), mask(t.dtype()));
         }
         for (Stage s : p.stages()) {
-            int in = EXACT;
+            int in = 0;
             for (String b : s.ins()) {
-                in = Math.min(in, buffers.getOrDefault(b, own(bufferType, b)));
+                in |= buffers.getOrDefault(b, own(bufferType, b));
             }
             for (InternalRef r : s.kind().internalRefs()) {
-                in = Math.min(in, buffers.getOrDefault(r.buffer(), own(bufferType, r.buffer())));
+                in |= buffers.getOrDefault(r.buffer(), own(bufferType, r.buffer()));
             }
             int value = switch (s.kind()) {
                 case StageKind.Load l -> {
-                    int v = Math.min(in, tensors.getOrDefault(l.tensor(), EXACT));
+                    int v = in | tensors.getOrDefault(l.tensor(), 0);
                     if (l.multicast() != null) {
                         inFlight.put(l.multicast(), v);
                     }
                     yield v;
                 }
                 case StageKind.Store st -> {
-                    tensors.merge(st.tensor(), in, Math::min);
+                    tensors.merge(st.tensor(), in, (a, b) -> a | b);
                     yield in;
                 }
-                case StageKind.Recv r -> inFlight.getOrDefault(r.group(), EXACT);
-                case StageKind.AllReduce a -> Math.min(in, casts(a.combine().expr()));
+                case StageKind.Recv r -> inFlight.getOrDefault(r.group(), 0);
+                case StageKind.AllReduce a -> in | casts(a.combine().expr());
                 case StageKind.Compute c -> switch (c.op()) {
-                    case ComputeOp.Generic g -> Math.min(in, casts(g.expr()));
+                    case ComputeOp.Generic g -> in | casts(g.expr());
                     case ComputeOp.MatMul m -> in;
                     case ComputeOp.Reduce r -> in;
                     case ComputeOp.Reshape r -> in;
@@ -123,13 +173,13 @@ final class Precision {
                 case StageKind.Scalar sc -> {
                     int v = in;
                     for (Expr e : sc.body().results()) {
-                        v = Math.min(v, casts(e));
+                        v |= casts(e);
                     }
                     yield v;
                 }
             };
             for (String b : s.outs()) {
-                buffers.put(b, Math.min(value, own(bufferType, b)));
+                buffers.put(b, value | own(bufferType, b));
             }
         }
         return tensors;
@@ -137,20 +187,18 @@ final class Precision {
 
     private static int own(Map<String, DType> types, String buffer) {
         DType d = types.get(buffer);
-        return d == null ? EXACT : bits(d);
+        return d == null ? 0 : mask(d);
     }
 
-    /** The narrowest float format an expression casts to (iteratively: expressions may nest deeply). */
+    /** The float formats narrower than f32 an expression casts to (iteratively: expressions may nest deeply). */
     private static int casts(Expr root) {
-        int narrowest = EXACT;
+        int formats = 0;
         Deque<Expr> todo = new ArrayDeque<>();
         todo.push(root);
         while (!todo.isEmpty()) {
             switch (todo.pop()) {
                 case Expr.Cast c -> {
-                    if (c.dtype().isFloating()) {
-                        narrowest = Math.min(narrowest, bits(c.dtype()));
-                    }
+                    formats |= mask(c.dtype());
                     todo.push(c.arg());
                 }
                 case Expr.Apply a -> a.args().forEach(todo::push);
@@ -161,6 +209,6 @@ final class Precision {
                 case Expr.Index x -> { }
             }
         }
-        return narrowest;
+        return formats;
     }
 }
