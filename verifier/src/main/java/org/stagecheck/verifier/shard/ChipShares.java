@@ -24,8 +24,12 @@ final class ChipShares {
     /** Where a share was used as a value: the demotion, and the logical tensor and slices of the share it held. */
     record Root(Demotion why, String logical, Slices slices) {}
 
-    /** A root reached: the demotion on the chip asked about (else another chip's), and every chip's demotion of that term. */
-    record Reached(Root root, java.util.Collection<Root> everyChip) {}
+    /**
+     * A root reached: the demotion on the chip asked about (else another chip's), every chip's
+     * demotion of that term, and whether the term asked about is that demoted share itself (not
+     * a value computed from it).
+     */
+    record Reached(Root root, java.util.Collection<Root> everyChip, boolean itself) {}
 
     /** A term that reaches no root, in {@link #reaches}. */
     private static final int NONE = -1;
@@ -122,6 +126,6 @@ final class ChipShares {
             return null;
         }
         Map<Integer, Root> byChip = roots.get(root);
-        return new Reached(byChip.getOrDefault(chip, byChip.values().iterator().next()), byChip.values());
+        return new Reached(byChip.getOrDefault(chip, byChip.values().iterator().next()), byChip.values(), root == t.id());
     }
 }

@@ -13,7 +13,9 @@ import org.stagecheck.verifier.Code;
  * share of a split contraction, taken as a value (stored unreduced, or through a non-linear op
  * first), is {@code UNREDUCED_OUTPUT} at the store, even when no other chip's output is there to
  * compare it with (docs/verifier.md, "Unreduced outputs"), unless the certificate declares the
- * tensor to hold that very partial (a window of the share's logical tensor over its slices). A demotion the checker already reported
+ * tensor to hold that very partial (a window of the share's logical tensor over its slices) and
+ * the store writes the share itself, not a value computed from it (tanh of the share is no
+ * partial of anything, whatever the declaration says). A demotion the checker already reported
  * the same demotion (the chips' outputs met and differed) is not reported twice.
  */
 final class UnreducedOutputs {
@@ -33,7 +35,7 @@ final class UnreducedOutputs {
                     continue;
                 }
                 ChipShares.Reached reached = st.shares.reached(e.term(), t.chip());
-                if (reached == null || reported(st, reached.everyChip()) || declaredPartial(declared, reached.root(), e)) {
+                if (reached == null || reported(st, reached.everyChip()) || reached.itself() && declaredPartial(declared, reached.root(), e)) {
                     continue;
                 }
                 ChipShares.Root root = reached.root();
