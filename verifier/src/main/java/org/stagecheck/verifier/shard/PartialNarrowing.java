@@ -31,10 +31,10 @@ import org.stagecheck.verifier.Code;
  * of that dtype, a cast in an expression or combine, a tensor stored to. Given the unsplit
  * parent, each such point of the split where the parent does not round the same partial (the
  * same contraction over the same slices) to the same format on the way to one of its outputs is
- * {@code PARTIAL_RANGE_NARROWED}: a rounding of the parent's whose result no output or state
- * tensor is computed from (a buffer nothing reads) licenses nothing. For that, each buffer and
- * tensor carries the roundings its value was computed from, once there is any.
- * One pass, O(1) per buffer reference and expression node (and per rounding carried).
+ * {@code PARTIAL_RANGE_NARROWED}: a rounding of the parent's at a stage that no output or state
+ * tensor depends on (a buffer nothing reads) licenses nothing ({@link #reachingOutputs}).
+ * One pass, O(1) per buffer reference and expression node, and one backward pass over the
+ * parent's dataflow when it rounds a partial at all.
  */
 final class PartialNarrowing {
     private final ShardState st;
@@ -44,12 +44,11 @@ final class PartialNarrowing {
     private final Map<String, Double> inFlight = new HashMap<>();
     /** {@code partial key|dtype} of every partial this analysis rounded past a format's range. */
     private final Set<String> narrowed = new HashSet<>();
-    /** Per buffer, tensor and multicast group: the {@link #narrowed} keys its value was computed from (absent: none). */
-    private final Map<String, Set<String>> bufferKeys = new HashMap<>();
-    private final Map<String, Set<String>> tensorKeys = new HashMap<>();
-    private final Map<String, Set<String>> inFlightKeys = new HashMap<>();
-    /** The keys recorded at the current stage. */
-    private final Set<String> stageKeys = new HashSet<>();
+    /** Where each rounding of {@link #narrowed} was made: its key and stage index. */
+    private final List<Point> points = new ArrayList<>();
+
+    private record Point(String key, int stage) {}
+
     /** The parent's roundings that reach one of its outputs, when this analysis is compared with one; else null (nothing is reported). */
     private Set<String> parent;
     /** False for a program checked alone: nothing would be compared, so nothing is followed. */
@@ -68,57 +67,43 @@ final class PartialNarrowing {
         this.parent = parentAnalysis.reachingOutputs();
     }
 
-    /** The roundings recorded here that an output or state tensor's value was computed from. */
-    private Set<String> reachingOutputs() {
-        Set<String> live = new HashSet<>();
-        for (TensorDecl t : st.index.program().tensors()) {
-            if (t.role() == org.stagecheck.spec.ir.TensorRole.OUTPUT || t.role() == org.stagecheck.spec.ir.TensorRole.STATE) {
-                live.addAll(tensorKeys.getOrDefault(t.name(), Set.of()));
-            }
-        }
-        return live;
-    }
-
     /**
-     * Carries the roundings of the current stage's inputs and of the stage itself to what it
-     * writes (buffers, a stored tensor, a multicast group); nothing to do while no rounding was
-     * recorded anywhere.
+     * The roundings recorded here that an output or state tensor's value was computed from: those
+     * made at a stage that some store into such a tensor depends on, through the stages whose
+     * results each reads (buffers' last writers, a load's earlier stores, a receive's multicast),
+     * found by one backward pass over the dataflow (made only when there is a rounding to judge).
      */
-    private void carryKeys(Stage s) {
-        if (narrowed.isEmpty()) {
-            return;
+    private Set<String> reachingOutputs() {
+        if (points.isEmpty()) {
+            return Set.of();
         }
-        Set<String> keys = new HashSet<>(stageKeys);
-        for (String b : s.ins()) {
-            keys.addAll(bufferKeys.getOrDefault(b, Set.of()));
+        org.stagecheck.spec.ir.Program program = st.index.program();
+        org.stagecheck.spec.flow.Dataflow flow = org.stagecheck.spec.flow.Dataflow.of(program);
+        boolean[] live = new boolean[program.stages().size()];
+        java.util.ArrayDeque<Integer> todo = new java.util.ArrayDeque<>();
+        for (int i = 0; i < live.length; i++) {
+            if (program.stages().get(i).kind() instanceof StageKind.Store w && st.index.tensor(w.tensor()) != null
+                    && (st.index.tensor(w.tensor()).role() == org.stagecheck.spec.ir.TensorRole.OUTPUT
+                    || st.index.tensor(w.tensor()).role() == org.stagecheck.spec.ir.TensorRole.STATE)) {
+                live[i] = true;
+                todo.push(i);
+            }
         }
-        for (org.stagecheck.spec.ir.InternalRef r : s.kind().internalRefs()) {
-            keys.addAll(bufferKeys.getOrDefault(r.buffer(), Set.of()));
-        }
-        switch (s.kind()) {
-            case StageKind.Load l -> {
-                keys.addAll(tensorKeys.getOrDefault(l.tensor(), Set.of()));
-                if (l.multicast() != null) {
-                    inFlightKeys.put(l.multicast(), keys);
+        while (!todo.isEmpty()) {
+            for (int producer : flow.producers(todo.pop())) {
+                if (!live[producer]) {
+                    live[producer] = true;
+                    todo.push(producer);
                 }
             }
-            case StageKind.Store w -> {
-                if (!keys.isEmpty()) {
-                    tensorKeys.computeIfAbsent(w.tensor(), k -> new HashSet<>()).addAll(keys);
-                }
-            }
-            case StageKind.Recv r -> keys.addAll(inFlightKeys.getOrDefault(r.group(), Set.of()));
-            case StageKind.AllReduce a -> { }
-            case StageKind.Compute c -> { }
-            case StageKind.Scalar sc -> { }
         }
-        for (String b : s.buffersWritten()) {
-            if (keys.isEmpty()) {
-                bufferKeys.remove(b);
-            } else {
-                bufferKeys.put(b, keys);
+        Set<String> reaching = new HashSet<>();
+        for (Point p : points) {
+            if (live[p.stage()]) {
+                reaching.add(p.key());
             }
         }
+        return reaching;
     }
 
     /** Follows nothing from now on (a program checked without a parent). */
@@ -132,7 +117,6 @@ final class PartialNarrowing {
             return;
         }
         Stage s = st.stage;
-        stageKeys.clear();
         List<Double> ins = new ArrayList<>(s.ins().size());
         for (String b : s.ins()) {
             ins.add(bound(b));
@@ -183,7 +167,6 @@ final class PartialNarrowing {
             DType d = dtype(b);
             buffers.put(b, d == null ? value : ValueBounds.rounded(value, d));
         }
-        carryKeys(s);
     }
 
     private double compute(ComputeOp op, List<Double> ins, List<ValueBounds.Cast> casts) {
@@ -249,7 +232,7 @@ final class PartialNarrowing {
         }
         String key = p.familyKey() + "|" + d.name();
         narrowed.add(key);
-        stageKeys.add(key);
+        points.add(new Point(key, st.stageIndex));
         if (parent == null || parent.contains(key)) {
             return;
         }
