@@ -19,6 +19,34 @@ import org.stagecheck.verifier.Findings;
 public final class ParamRanges {
     private ParamRanges() {}
 
+    /**
+     * {@code parent} with each parameter's range cut to where the split's parameter of that name
+     * also lies (the intersection, when not empty): the comparison with the parent is made for
+     * the values both run, so a split specialised for a narrower range is analysed against the
+     * parent on that range (index forms that depend on the range, such as {@code rem(pos, 4)},
+     * which is {@code pos} on [0, 3] and two pieces on [0, 7], then meet). A wider range of the
+     * split is reported by {@link #checkAgainstParent}; the comparison still holds on the
+     * intersection.
+     */
+    public static Program within(Program parent, Program split) {
+        Map<String, Param> mine = new HashMap<>();
+        split.params().forEach(p -> mine.putIfAbsent(p.name(), p));
+        List<Param> cut = new java.util.ArrayList<>(parent.params().size());
+        boolean changed = false;
+        for (Param q : parent.params()) {
+            Param p = mine.get(q.name());
+            long lo = p == null ? q.min() : Math.max(p.min(), q.min());
+            long hi = p == null ? q.max() : Math.min(p.max(), q.max());
+            if (lo > hi || lo == q.min() && hi == q.max()) {
+                cut.add(q);
+            } else {
+                cut.add(new Param(q.name(), lo, hi));
+                changed = true;
+            }
+        }
+        return changed ? new Program(parent.name(), parent.machine(), cut, parent.tensors(), parent.buffers(), parent.groups(), parent.stages()) : parent;
+    }
+
     /** Reports each parameter of {@code split} missing from {@code parent}, or declared with a wider range, at {@code /params/i}. */
     public static void checkAgainstParent(Program split, Program parent, Findings findings) {
         Map<String, Param> theirs = new HashMap<>();

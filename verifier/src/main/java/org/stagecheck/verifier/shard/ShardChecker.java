@@ -74,7 +74,8 @@ public final class ShardChecker {
         ShardState parent = null;
         if (unsplit != null) {
             Findings own = new Findings();
-            parent = new ShardState(ProgramIndex.of(unsplit), ShardDecls.none(), own, st.terms, Terms.PARENT);
+            // the parent on the parameter values the split runs (a split may be specialised for a narrower range)
+            parent = new ShardState(ProgramIndex.of(ParamRanges.within(unsplit, st.index.program())), ShardDecls.none(), own, st.terms, Terms.PARENT);
             ShardChecker parentChecker = new ShardChecker(parent, null);
             parentChecker.pass();
             narrowing.compareWith(parentChecker.narrowing);

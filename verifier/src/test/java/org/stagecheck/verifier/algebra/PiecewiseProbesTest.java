@@ -206,6 +206,13 @@ class PiecewiseProbesTest {
     }
 
     @Test
+    void a_narrower_split_range_right_on_it() {
+        // on [0, 3] rem(pos, 4) is pos: the parent is analysed on the split's range, where its two pieces are one
+        acceptedAndRight(split(4, 0, 3, POS), parent(4, 0, 7, "rem(" + POS + ", 4)"), "narrower, right on it");
+        acceptedAndRight(split(4, 4, 7, "sub(" + POS + ", 4)"), parent(4, 0, 7, "rem(" + POS + ", 4)"), "narrower, the upper piece");
+    }
+
+    @Test
     void past_the_piece_cap_the_slot_is_opaque() {
         // rem(pos, 2) on [0, 32] is 33 pieces, past the cap of 32
         SplitText parent = parent(2, 0, 32, "rem(" + POS + ", 2)");
