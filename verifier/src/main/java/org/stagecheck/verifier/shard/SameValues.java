@@ -4,12 +4,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.ReduceFn;
 import org.stagecheck.spec.ir.ReducePool;
+import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 
@@ -18,8 +20,8 @@ import org.stagecheck.spec.ir.StageKind;
  * Terms do not model rounding: a buffer rounded to bf16 and widened back holds the term of its
  * source, but not its values. An arg-max and the maximum it is compared with must be taken over
  * the same values, so this follows a value id per buffer: every write makes a new one, except an
- * exact copy (a {@code Generic} {@code in0} into a dtype that holds every value of its input's
- * dtype), which keeps its input's. It also records what a max reduce, and a max all-reduce, took
+ * exact copy (a {@code Generic} {@code in0} into a buffer of the same shape whose dtype holds
+ * every value of its input's dtype), which keeps its input's. It also records what a max reduce, and a max all-reduce, took
  * the maximum of, when its output dtype holds that maximum exactly (a maximum is one of its
  * operands, so it is exact whenever the output can hold every operand).
  *
@@ -38,10 +40,14 @@ final class SameValues {
     /** By the value id of a max all-reduce's output: its operands. */
     private final Map<Integer, AllMax> allMax = new HashMap<>();
     private final Map<String, DType> dtypes = new HashMap<>();
+    private final Map<String, Shape> shapes = new HashMap<>();
     private int next;
 
     SameValues(List<BufferDecl> buffers) {
-        buffers.forEach(b -> dtypes.put(b.name(), b.dtype()));
+        for (BufferDecl b : buffers) {
+            dtypes.put(b.name(), b.dtype());
+            shapes.put(b.name(), b.shape());
+        }
     }
 
     /** The value id buffer {@code b} holds now. */
@@ -68,7 +74,8 @@ final class SameValues {
         }
         String in = s.ins().isEmpty() ? null : s.ins().getFirst();
         if (s.kind() instanceof StageKind.Compute c && c.op() instanceof ComputeOp.Generic g && g.expr() instanceof Expr.In i && i.index() == 0
-                && s.ins().size() == 1 && s.outs().size() == 1 && holds(s.outs().getFirst(), in) && id(in) != UNKNOWN) {
+                && s.ins().size() == 1 && s.outs().size() == 1 && holds(s.outs().getFirst(), in) && id(in) != UNKNOWN
+                && Objects.equals(shapes.get(in), shapes.get(s.outs().getFirst()))) {
             ids.put(s.outs().getFirst(), id(in)); // an exact copy: the same values
             return;
         }
