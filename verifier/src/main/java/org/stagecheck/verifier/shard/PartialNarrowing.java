@@ -12,6 +12,7 @@ import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Param;
+import org.stagecheck.spec.ir.ReducePool;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
@@ -229,6 +230,9 @@ final class PartialNarrowing {
     private void narrows(Val.Partial p, DType d, double bound, String field, String buffer, String where) {
         if (d == DType.F32 || !d.isFloating() || ShardState.complete(p)) {
             return; // the arithmetic is f32: rounding to it is the computation itself, and a complete partial is the full value
+        }
+        if (p.pool() != ReducePool.SUM) {
+            return; // rounding is nondecreasing (saturation and overflow included): the max (min) of rounded partials is the rounded max (min)
         }
         String key = p.familyKey() + "|" + d.name();
         narrowed.add(key);

@@ -116,6 +116,7 @@ public final class ShardChecker {
                 out = List.of(Val.TAINTED);
             }
             narrowing.stage(out);
+            exprs.vocab().written();
             for (int k = 0; k < st.stage.outs().size(); k++) {
                 Val v = out.isEmpty() ? null : out.get(Math.min(k, out.size() - 1));
                 if (v == null) {
