@@ -50,6 +50,11 @@ final class ExprRules {
         this.vocab = new VocabArgmax(st);
     }
 
+    /** The rules of max and min partials through monotone functions (docs/verifier.md, "Monotone functions and rescaled maxima"). */
+    MonotonePartials monotone() {
+        return monotone;
+    }
+
     /** The local arg-maxes and their combines (docs/verifier.md, "Vocabulary-parallel arg-max"). */
     VocabArgmax vocab() {
         return vocab;
