@@ -92,7 +92,7 @@ final class Align {
      * a wider one; a one-element term read there at its own position is read in place (the term
      * itself), so a copy of a row sum ({@code y = in0}) is the row sum and {@code k * sum(x)}
      * written after the sum is the term the reduction of {@code k * x} builds (docs/verifier.md,
-     * "Frames"). Where another input is a window of a wider term, the one-element term is read as
+     * "Regions"). Where another input is a window of a wider term, the one-element term is read as
      * a broadcast as before, its key independent of the frame that window sets.
      */
     long oneWide(java.util.List<Term> inputTerms, java.util.List<Region> regions, long[] outExt) {
