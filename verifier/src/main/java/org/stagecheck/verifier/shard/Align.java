@@ -55,45 +55,91 @@ final class Align {
      */
     private final Aligned[] recent = new Aligned[256];
 
-    private record Aligned(Term t, Region r, Sym[] frame, long[] outExt, long constant, int phase, Term result) {
-        boolean same(Term t2, Region r2, Sym[] frame2, long[] outExt2, long constant2, int phase2) {
-            return t == t2 && r == r2 && constant == constant2 && phase == phase2 && Arrays.equals(frame, frame2) && Arrays.equals(outExt, outExt2);
+    private record Aligned(Term t, Region r, Sym[] frame, long[] outExt, long constant, long oneWide, int phase, Term result) {
+        boolean same(Term t2, Region r2, Sym[] frame2, long[] outExt2, long constant2, long oneWide2, int phase2) {
+            return t == t2 && r == r2 && constant == constant2 && oneWide == oneWide2 && phase == phase2 && Arrays.equals(frame, frame2)
+                    && Arrays.equals(outExt, outExt2);
         }
     }
 
-    /** {@code t} (held over {@code r}) as seen from {@code frame}. */
+    /** {@code t} (held over {@code r}) as seen from {@code frame}, no axis one element wide in every input ({@link #oneWide}). */
     Term term(Term t, Region r, Sym[] frame, long[] outExt) {
+        return term(t, r, frame, outExt, 0);
+    }
+
+    /**
+     * {@code t} (held over {@code r}) as seen from {@code frame}; {@code oneWide} marks the axes along
+     * which the op's every input has one element ({@link #oneWide}), where a term with one element
+     * read at its own position is read in place rather than as a broadcast.
+     */
+    Term term(Term t, Region r, Sym[] frame, long[] outExt, long oneWide) {
         long constant = terms.constantAxes(t);
         int phase = terms.phase();
         int slot = t.id() & (recent.length - 1);
         Aligned known = recent[slot];
-        if (known != null && known.same(t, r, frame, outExt, constant, phase)) {
+        if (known != null && known.same(t, r, frame, outExt, constant, oneWide, phase)) {
             return known.result();
         }
-        Term result = aligned(t, r, frame, outExt, constant);
-        recent[slot] = new Aligned(t, r, frame.clone(), outExt.clone(), constant, phase, result);
+        Term result = aligned(t, r, frame, outExt, constant, oneWide);
+        recent[slot] = new Aligned(t, r, frame.clone(), outExt.clone(), constant, oneWide, phase, result);
         return result;
     }
 
-    private Term aligned(Term t, Region r, Sym[] frame, long[] outExt, long constant) {
+    /**
+     * The axes (a bit each, below 64) of an output one element wide along which every input has
+     * one element too: its term has one element there or is known the same along the axis. Along
+     * such an axis no input varies, so the op's value there is a value of its own, not a window of
+     * a wider one; a one-element term read there at its own position is read in place (the term
+     * itself), so a copy of a row sum ({@code y = in0}) is the row sum and {@code k * sum(x)}
+     * written after the sum is the term the reduction of {@code k * x} builds (docs/verifier.md,
+     * "Regions"). Where another input is a window of a wider term, the one-element term is read as
+     * a broadcast as before, its key independent of the frame that window sets.
+     */
+    long oneWide(java.util.List<Term> inputTerms, java.util.List<Region> regions, long[] outExt) {
+        long mask = 0;
+        for (int a = 0; a < outExt.length && a < 64; a++) {
+            if (outExt[a] == 1) {
+                mask |= 1L << a;
+            }
+        }
+        for (int i = 0; i < inputTerms.size() && mask != 0; i++) {
+            Term t = inputTerms.get(i);
+            Region r = regions.get(i);
+            if (t == null || r == null) {
+                continue;
+            }
+            int lead = outExt.length - r.rank();
+            long constant = terms.constantAxes(t);
+            for (int a = Math.max(0, lead); a < outExt.length && a < 64; a++) {
+                int ai = a - lead;
+                boolean single = ai < t.rank() && t.bounded(ai) && t.hi()[ai] - t.lo()[ai] == 1;
+                if (!single && (constant >> ai & 1) == 0) {
+                    mask &= ~(1L << a);
+                }
+            }
+        }
+        return mask;
+    }
+
+    private Term aligned(Term t, Region r, Sym[] frame, long[] outExt, long constant, long oneWide) {
         Term inner = ops.identities().elementwiseArgument(t);
         if (inner != null && inner.rank() == t.rank()) {
             // an elementwise function read elsewhere is the function of its argument read there, so
             // exp(max(x)) is one term whether exp was applied before or after the read (docs/verifier.md,
             // "Monotone functions and rescaled maxima")
-            return ops.identities().reapply(t, term(inner, r, frame, outExt));
+            return ops.identities().reapply(t, term(inner, r, frame, outExt, oneWide));
         }
         int lead = frame.length - r.rank();
         Term core = ops.rescales().rescaledCore(t);
         if (core != null && lead == 0 && t.rank() == r.rank() && keepsRows(r, frame, outExt, ops.rescales().rescaleConstantAxes(t))) {
             // a value times rescale factors read where the factors' rows are not moved: the value read there, times them
-            return ops.rescales().withFactorsOf(t, term(core, r, frame, outExt));
+            return ops.rescales().withFactorsOf(t, term(core, r, frame, outExt, oneWide));
         }
         if (lead < 0 || t.rank() != r.rank()) {
             return terms.of("opaque-align:" + t.id() + r.key() + frameKey(frame), () -> t.text(), t.label(),
                     Terms.unboundedLo(frame.length), Terms.unboundedHi(frame.length), t);
         }
-        if (readsInPlace(t, r, frame, outExt, lead, constant)) {
+        if (readsInPlace(t, r, frame, outExt, lead, constant, oneWide)) {
             return t;
         }
         StringBuilder spec = new StringBuilder();
@@ -117,7 +163,7 @@ final class Align {
                 madeConstant |= 1L << a;
                 continue;
             }
-            if (r.extent(ai) == 1 && (outExt[a] != 1 || single)) {
+            if (r.extent(ai) == 1 && (outExt[a] != 1 || single && !inPlace(r, frame, a, ai, oneWide))) {
                 spec.append(";b").append(r.origin(ai).key());
                 identity = false;
                 madeConstant |= 1L << a;
@@ -148,7 +194,7 @@ final class Align {
      * and on every axis either a read of an axis the term is constant along or no shift and no
      * broadcast.
      */
-    private static boolean readsInPlace(Term t, Region r, Sym[] frame, long[] outExt, int lead, long constant) {
+    private static boolean readsInPlace(Term t, Region r, Sym[] frame, long[] outExt, int lead, long constant, long oneWide) {
         if (lead != 0) {
             return false;
         }
@@ -157,7 +203,7 @@ final class Align {
                 continue;
             }
             boolean single = t.hi()[a] != Long.MAX_VALUE && t.lo()[a] != Long.MIN_VALUE && t.hi()[a] - t.lo()[a] == 1;
-            if (r.extent(a) == 1 && (outExt[a] != 1 || single)) {
+            if (r.extent(a) == 1 && (outExt[a] != 1 || single && !inPlace(r, frame, a, a, oneWide))) {
                 return false;
             }
             Long d = r.origin(a).minus(frame[a]);
@@ -166,6 +212,15 @@ final class Align {
             }
         }
         return true;
+    }
+
+    /** Whether axis {@code a} (axis {@code ai} of {@code r}) is one element wide in every input and {@code r} is read there at its own position. */
+    private static boolean inPlace(Region r, Sym[] frame, int a, int ai, long oneWide) {
+        if (a >= 64 || (oneWide >> a & 1) == 0) {
+            return false;
+        }
+        Long d = r.origin(ai).minus(frame[a]);
+        return d != null && d == 0;
     }
 
     /** Whether reading {@code r} in {@code frame} neither shifts nor broadcasts any axis outside {@code constantAxes}. */
@@ -182,10 +237,10 @@ final class Align {
         return true;
     }
 
-    SortedMap<Integer, Family> families(Map<Integer, Family> fams, Region r, Sym[] frame, long[] outExt) {
+    SortedMap<Integer, Family> families(Map<Integer, Family> fams, Region r, Sym[] frame, long[] outExt, long oneWide) {
         SortedMap<Integer, Family> out = new TreeMap<>();
         for (Family f : fams.values()) {
-            Family g = f.map(t -> term(t, r, frame, outExt));
+            Family g = f.map(t -> term(t, r, frame, outExt, oneWide));
             out.put(g.key(), g);
         }
         return out;

@@ -55,6 +55,15 @@ final class AllReduceRule {
         if (tainted) {
             return Val.TAINTED;
         }
+        if (op.pool() != ReducePool.SUM) {
+            for (int p = 0; p < vals.size(); p++) {
+                // exp(A(m_c)) factored with a rescale factor is also the max (min) partial of exp(A(M)) that it is
+                ExprRules.Lin view = vals.get(p) instanceof Val.Exact e ? exprs.monotone().extremeView(e.term(), op.pool()) : null;
+                if (view != null) {
+                    vals.set(p, new Val.Partial(view.pool(), view.families(), ((Val.Exact) vals.get(p)).region(), view.origin()));
+                }
+            }
+        }
         Region region = ExprRules.regionOf(vals.getFirst());
         boolean anyPartial = false;
         for (int p = 0; p < vals.size(); p++) {

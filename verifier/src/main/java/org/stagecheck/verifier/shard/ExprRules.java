@@ -50,6 +50,11 @@ final class ExprRules {
         this.vocab = new VocabArgmax(st);
     }
 
+    /** The rules of max and min partials through monotone functions (docs/verifier.md, "Monotone functions and rescaled maxima"). */
+    MonotonePartials monotone() {
+        return monotone;
+    }
+
     /** The local arg-maxes and their combines (docs/verifier.md, "Vocabulary-parallel arg-max"). */
     VocabArgmax vocab() {
         return vocab;
@@ -208,12 +213,13 @@ final class ExprRules {
             }
         }
         Sym[] frame = Align.frame(regions, out);
+        long oneWide = oneWide(ins, out);
         List<AV> args = new ArrayList<>();
         for (int p = 0; p < ins.size(); p++) {
             Val v = ins.get(p);
             args.add(switch (v) {
-                case Val.Exact e -> new Ex(align.term(e.term(), e.region(), frame, out), false);
-                case Val.Partial pa -> new Lin(pa.pool(), align.families(pa.families(), pa.region(), frame, out), pa.origin(),
+                case Val.Exact e -> new Ex(align.term(e.term(), e.region(), frame, out, oneWide), false);
+                case Val.Partial pa -> new Lin(pa.pool(), align.families(pa.families(), pa.region(), frame, out, oneWide), pa.origin(),
                         MonotonePartials.Rescale.of(pa, frame, out.length, st.stage.ins().size() > p ? st.stage.ins().get(p) : null));
                 case Val.Tainted t -> throw new IllegalStateException("tainted inputs are filtered out");
                 case null -> new Ex(st.terms.unbounded("unwritten-read:" + st.here() + ":" + p, "unwritten", out.length), false);
@@ -225,6 +231,29 @@ final class ExprRules {
             case Ex e -> new Val.Exact(e.term(), region, hidden);
             case Lin l -> new Val.Partial(l.pool(), l.families(), region, st.step(() -> "elementwise op keeps the partial", l.origin()));
         };
+    }
+
+    /** The axes one element wide in the output and in every input's term ({@link Align#oneWide}): each family of a partial counts as an input. */
+    private long oneWide(List<Val> ins, long[] out) {
+        List<Term> ts = new ArrayList<>();
+        List<Region> rs = new ArrayList<>();
+        for (Val v : ins) {
+            switch (v) {
+                case Val.Exact e -> {
+                    ts.add(e.term());
+                    rs.add(e.region());
+                }
+                case Val.Partial pa -> {
+                    for (Family f : pa.families().values()) {
+                        ts.add(f.term());
+                        rs.add(pa.region());
+                    }
+                }
+                case Val.Tainted t -> { }
+                case null -> { }
+            }
+        }
+        return align.oneWide(ts, rs, out);
     }
 
     /**

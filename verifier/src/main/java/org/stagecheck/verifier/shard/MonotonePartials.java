@@ -24,6 +24,13 @@ import org.stagecheck.verifier.Code;
 final class MonotonePartials {
     private final ShardState st;
     private final ExprRules exprs;
+    /**
+     * The values {@code exp(A(m_c))} factored as {@code exp(A(M))} times a rescale factor
+     * ({@link #rescaled}), by term id: each is also the max (or min) partial of {@code exp(A(M))}
+     * that {@code exp}, increasing, makes of the partial, which a max (or min) all-reduce
+     * completes ({@link #extremeView}).
+     */
+    private final IdMap<ExprRules.Lin> extremeViews = new IdMap<>();
 
     MonotonePartials(ShardState st, ExprRules exprs) {
         this.st = st;
@@ -115,7 +122,25 @@ final class MonotonePartials {
                         + "differs from chip to chip and is never cancelled by a rescale with exp(m_c - M), so the chips' values do not combine.",
                 trail);
         Term factor = st.ops.rescales().kappa(r.key(), r.coefficient(), r.rank(), r.constantAxes(), r.text(), why);
-        return new ExprRules.Ex(exprs.op("mul", List.of(atCompletion, factor)), false);
+        Term value = exprs.op("mul", List.of(atCompletion, factor));
+        if (!extremeViews.containsKey(value.id())) {
+            Origin kept = st.step(() -> "exp keeps the " + ExprRules.describe(l) + " (exp is increasing)", l.origin());
+            extremeViews.put(value.id(), new ExprRules.Lin(l.pool(), ExprRules.mapTerms(l, t -> exprs.op("exp", List.of(t))), kept, null));
+        }
+        return new ExprRules.Ex(value, false);
+    }
+
+    /**
+     * The partial {@code value} also is when it is {@code exp(A(m_c))} of a max or min partial
+     * {@code m_c} that {@link #rescaled} factored, pooled with {@code pool}; else null. Under a max
+     * all-reduce {@code max_c exp(A(m_c)) = exp(A(max_c m_c))} (exp and an affine map with a
+     * positive coefficient are nondecreasing, so the chip holding the largest {@code m_c} holds
+     * the largest value, to the bit), so the factored value need not cancel its factor to
+     * combine: it is completed as the partial it is.
+     */
+    ExprRules.Lin extremeView(Term value, ReducePool pool) {
+        ExprRules.Lin view = extremeViews.get(value.id());
+        return view != null && view.pool() == pool ? view : null;
     }
 
     /** {@code l + x} (or {@code x + l}): increasing in the partial. */

@@ -354,9 +354,33 @@ final class UnsplitOutputs {
             return; // a partial stored as this chip's share: that is the finding
         }
         String theirs = u.value() instanceof Val.Exact eu ? eu.term().text() : "no value the checker follows";
-        String diff = u.value() instanceof Val.Exact eu ? summandDiff(ec.term(), eu.term()) : "";
+        String diff = u.value() instanceof Val.Exact eu ? summandDiff(ec.term(), eu.term()) + sameText(ec, w.region(), eu, u.region()) : "";
         differs(p, c, w.stage(), "but its store " + w.region() + " holds " + ec.term().text() + " where the unsplit program's holds " + theirs
                 + diff + ": the split computes another program.", divergence(ec.term()));
+    }
+
+    /**
+     * When both stores print the same expression, what differs: where each holds it relative to
+     * its store ({@link #same} compares that too), or the first subterms that differ
+     * ({@link TermDifference}); else the empty text.
+     */
+    private static String sameText(Val.Exact mine, Region myStore, Val.Exact theirs, Region theirStore) {
+        if (!mine.term().text().equals(theirs.term().text())) {
+            return "";
+        }
+        if (mine.term() != theirs.term()) {
+            return " (the texts are the same; they differ" + TermDifference.of(mine.term(), theirs.term()) + ")";
+        }
+        List<String> axes = new ArrayList<>();
+        for (int ax = 0; ax < myStore.rank() && ax < mine.region().rank() && ax < theirs.region().rank(); ax++) {
+            String a = shift(mine.region().origin(ax), myStore.origin(ax));
+            String b = shift(theirs.region().origin(ax), theirStore.origin(ax));
+            if (!a.equals(b)) {
+                axes.add("on axis " + ax + " the split's store starts at its element " + a + " and the unsplit program's at " + b);
+            }
+        }
+        return axes.isEmpty() ? " (the same expression at the same position, in another hidden position)"
+                : " (the same expression, stored from another position: " + String.join("; ", axes) + ")";
     }
 
     /** For two sums, the summands one has more often than the other. */

@@ -78,6 +78,46 @@ class MonotoneMaximaTest {
     }
 
     @Test
+    void exp_of_the_local_max_less_a_replicated_value_under_a_max_all_reduce_is_exp_of_the_row_max_less_it() {
+        // exp(m_c - b) is factored as exp(M - b) times the rescale factor exp(m_c - M), and also a max-partial of
+        // exp(M - b): exp is increasing, so max_c exp(m_c - b) = exp(M - b) to the bit
+        accepted(split("in0", "max", "exp(sub(in0, in1))", null, "max").judge(parent("max", "exp(sub(in0, in1))")));
+        accepted(split("in0", "max", "exp(mul(sub(in0, in1), 0.5))", null, "max").judge(parent("max", "exp(mul(sub(in0, in1), 0.5))")));
+    }
+
+    @Test
+    void exp_of_a_replicated_value_less_the_local_max_under_a_min_all_reduce_is_exp_of_it_less_the_row_max() {
+        // b - m_c is decreasing in m_c: a min-partial of b - M, and exp keeps it one
+        accepted(split("in0", "max", "exp(sub(in1, in0))", null, "min").judge(parent("max", "exp(sub(in1, in0))")));
+    }
+
+    @Test
+    void exp_of_a_replicated_value_less_the_local_max_under_a_max_all_reduce_is_rejected() {
+        // max_c exp(b - m_c) is exp(b - min_c m_c), not exp(b - M)
+        SplitText.Judged j = split("in0", "max", "exp(sub(in1, in0))", null, "max").judge(parent("max", "exp(sub(in1, in0))"));
+        assertThat(j.agrees()).as(j.toString()).isFalse();
+        assertThat(j.alone().holds()).as(j.toString()).isFalse();
+        assertThat(j.withParent().holds()).as(j.toString()).isFalse();
+    }
+
+    @Test
+    void exp_of_the_local_max_less_a_value_times_a_value_of_unknown_sign_under_a_max_all_reduce_is_rejected() {
+        // the factored value meets b, which may be negative: the max no longer picks the chip with the largest m_c
+        SplitText.Judged j = split("in0", "max", "mul(exp(sub(in0, in1)), in1)", null, "max").judge(parent("max", "mul(exp(sub(in0, in1)), in1)"));
+        assertThat(j.agrees()).as(j.toString()).isFalse();
+        assertThat(j.alone().codes()).as(j.toString()).contains("PARTIAL_NONLINEAR");
+        assertThat(j.withParent().holds()).as(j.toString()).isFalse();
+    }
+
+    @Test
+    void a_monotone_function_of_the_factored_exp_under_a_max_all_reduce_is_rejected_though_right() {
+        // a known limit (docs/verifier.md, "What the checker does not prove"): only the value exp produced is also a max-partial
+        SplitText.Judged j = split("in0", "max", "tanh(exp(sub(in0, in1)))", null, "max").judge(parent("max", "tanh(exp(sub(in0, in1)))"));
+        assertThat(j.agrees()).as(j.toString()).isTrue();
+        assertThat(j.alone().codes()).as(j.toString()).contains("PARTIAL_NONLINEAR");
+    }
+
+    @Test
     void the_negated_local_max_under_a_max_all_reduce_is_rejected() {
         SplitText.Judged j = split("in0", "max", "neg(in0)", null, "max").judge(parent("max", "neg(in0)"));
         assertThat(j.agrees()).as(j.toString()).isFalse();
