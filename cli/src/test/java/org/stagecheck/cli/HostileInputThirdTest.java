@@ -29,8 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * manifests that name one input twice or give a trace port no int holds (read by {@code golden
  * check} and by {@code run --inputs CASE}), a run's index whose program hash is of the wrong type,
  * {@code --program} and {@code --shard} given what they cannot take, Bazel's status file a named
- * pipe, {@code bench checkpoint --tp} naming one split twice, and stage ids with a newline or a
- * hundred thousand characters in a finding's text.
+ * pipe, {@code bench checkpoint --tp} naming one split twice, stage ids with a newline or a
+ * hundred thousand characters in a finding's text, and a program name with a line break.
  *
  * <p>Rows use the notation and checks of {@link HostileInputTest} ({@code $} the fixtures,
  * {@code OUT} a fresh output path, {@code _} a space): the exit code, no stack trace, one JSON
@@ -61,6 +61,8 @@ class HostileInputThirdTest {
         Files.writeString(index, doc.toString());
         HostileProgram.write(fixtures.resolve("newline-id.json"), "y", "x", "a\nb");
         HostileProgram.write(fixtures.resolve("long-id.json"), "y", "x", "s".repeat(100_000));
+        Files.writeString(fixtures.resolve("forged-name.json"), Files.readString(fixtures.resolve("p.json"))
+                .replace("\"name\": \"elementwise-chain\"", "\"name\": \"x\\rPASS: all good\\n\""));
     }
 
     /** A copy of the fixtures' golden case with {@code edit} applied to its manifest. */
@@ -83,6 +85,10 @@ class HostileInputThirdTest {
         rows.add(row(2, "golden check $/case-input-twice"));
         rows.add(row(2, "run $/p.json --inputs $/case-input-twice --out OUT"));
         rows.add(row(2, "golden record $/p.json --inputs $/case-input-twice --out OUT"));
+        // a program name with a line break: a validation finding, so nothing is run or written
+        rows.add(row(1, "validate $/forged-name.json"));
+        rows.add(row(1, "run $/forged-name.json --random 1 --out OUT"));
+        rows.add(row(1, "cuda emit $/forged-name.json --out OUT"));
         // held before: a run's index with a program hash of the wrong type, --program and --shard misused
         rows.add(row(2, "golden check $/case --actual $/actual-hash-number"));
         rows.add(row(2, "golden check $/case --program $/case"));
@@ -122,6 +128,25 @@ class HostileInputThirdTest {
             assertThat(lines.getFirst()).contains("BAD_NAME").hasSizeLessThan(1000);
         }
         assertThat(CliRunner.run("validate", fixtures.resolve("newline-id.json").toString()).out()).contains("stage #2 'a\\u000Ab'");
+    }
+
+    /**
+     * A program name with a carriage return and a newline would forge report lines ({@code valid
+     * (NAME, 5 stages)}, {@code ran 5 stages of NAME}): the validator refuses it as it refuses
+     * such a stage id, and nothing is run.
+     */
+    @Test
+    void aProgramNameWithALineBreakIsAFindingAndNothingRuns() throws IOException {
+        Path program = fixtures.resolve("forged-name.json");
+        assertThat(Files.readString(program)).contains("x\\rPASS");
+        CliRunner v = CliRunner.run("validate", program.toString());
+        assertThat(v.exit()).as(v.out()).isEqualTo(1);
+        assertThat(v.out()).contains("BAD_NAME", "program name 'x\\u000DPASS: all good\\u000A'").doesNotContain("\r");
+        Path out = scratch.resolve("forged-name-run");
+        CliRunner r = CliRunner.run("run", program.toString(), "--random", "1", "--out", out.toString());
+        assertThat(r.exit()).as(r.out()).isEqualTo(1);
+        assertThat(r.out() + r.err()).doesNotContain("\r");
+        assertThat(out).doesNotExist();
     }
 
     /**
