@@ -30,7 +30,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * check} and by {@code run --inputs CASE}), a run's index whose program hash is of the wrong type,
  * {@code --program} and {@code --shard} given what they cannot take, Bazel's status file a named
  * pipe, {@code bench checkpoint --tp} naming one split twice, stage ids with a newline or a
- * hundred thousand characters in a finding's text, and a program name with a line break.
+ * hundred thousand characters in a finding's text, a program name with a line break, and
+ * {@code author --expert-split} where nothing is split.
  *
  * <p>Rows use the notation and checks of {@link HostileInputTest} ({@code $} the fixtures,
  * {@code OUT} a fresh output path, {@code _} a space): the exit code, no stack trace, one JSON
@@ -89,6 +90,11 @@ class HostileInputThirdTest {
         rows.add(row(1, "validate $/forged-name.json"));
         rows.add(row(1, "run $/forged-name.json --random 1 --out OUT"));
         rows.add(row(1, "cuda emit $/forged-name.json --out OUT"));
+        // --expert-split where there is nothing to split: refused, as --layer is for a cut without layers
+        rows.add(row(2, "author --model tiny --cut decode --ctx 4 --tp 2 --expert-split experts --out OUT"));
+        rows.add(row(2, "author --model tiny-moe --cut decode --ctx 4 --expert-split experts --out OUT"));
+        rows.add(row(2, "author --model tiny-moe --cut decode --ctx 4 --tp 1 --expert-split tensor --out OUT"));
+        rows.add(row(0, "author --model tiny-moe --cut decode --ctx 4 --tp 2 --expert-split experts --out OUT"));
         // held before: a run's index with a program hash of the wrong type, --program and --shard misused
         rows.add(row(2, "golden check $/case --actual $/actual-hash-number"));
         rows.add(row(2, "golden check $/case --program $/case"));
