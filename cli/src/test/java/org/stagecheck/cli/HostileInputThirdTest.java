@@ -156,6 +156,19 @@ class HostileInputThirdTest {
     }
 
     /**
+     * A case directory named with a carriage return: printed raw, a terminal would go back to the
+     * start of the line and show the forged rest over the real verdict; it is escaped instead.
+     */
+    @Test
+    void aCarriageReturnInACaseNameIsEscapedInTheReport() throws IOException {
+        Path suite = scratch.resolve("cr-suite");
+        HostileInputFixtures.copyTree(fixtures.resolve("case-port-negative"), suite.resolve("x\rPASS all good"));
+        CliRunner r = CliRunner.run("golden", "check", suite.toString());
+        assertThat(r.exit()).as(r.out()).isEqualTo(2);
+        assertThat(r.out() + r.err()).doesNotContain("\r").contains("x\\u000DPASS all good");
+    }
+
+    /**
      * Bazel's status file a named pipe with no reader: touching it would open it and block for
      * ever; it is refused (exit 2, one line naming the variable) instead. A process of its own,
      * for the environment.
