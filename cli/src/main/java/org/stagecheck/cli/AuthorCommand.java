@@ -107,6 +107,11 @@ final class AuthorCommand implements Callable<Integer> {
         if (split == null) {
             throw new BadInputException("--expert-split takes tensor or experts, not '" + expertSplit + "'");
         }
+        // given where it splits nothing, it would be ignored without a word (as --layer is refused for a cut without layers)
+        if (spec.commandLine().getParseResult().hasMatchedOption("--expert-split") && (!m.arch().moe().present() || tp == 1)) {
+            throw new BadInputException("--expert-split says how a mixture of experts is split over --tp chips; "
+                    + (!m.arch().moe().present() ? "model '" + m.name() + "' has no experts" : "with --tp 1 nothing is split"));
+        }
         AuthorOutcome outcome = Author.author(m, c, new AuthorOptions(tp, wh[0], wh[1], weightType).withExpertSplit(split));
         AuthorOutcome.Authored a = switch (outcome) {
             case AuthorOutcome.Authored authored -> authored;

@@ -43,8 +43,9 @@ final class BenchCheckpointCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (ctx < 2 || ctx > 131072 || tps.isEmpty() || tps.stream().anyMatch(t -> t != 1 && t != 2 && t != 4)) {
-            return Reply.badInput(spec.commandLine(), json, "--ctx must be in [2, 131072] and --tp lists splits of 1, 2 or 4 chips");
+        if (ctx < 2 || ctx > 131072 || tps.isEmpty() || tps.stream().anyMatch(t -> t != 1 && t != 2 && t != 4)
+                || tps.stream().distinct().count() < tps.size()) {
+            return Reply.badInput(spec.commandLine(), json, "--ctx must be in [2, 131072] and --tp lists splits of 1, 2 or 4 chips, each once");
         }
         if (dir != null && Files.exists(dir) && !Files.isDirectory(dir)) {
             return Reply.badInput(spec.commandLine(), json, "--dir " + dir + " is not a directory");

@@ -7,7 +7,9 @@ import java.io.Writer;
 /**
  * Text output never carries raw control characters: a name or path holding NUL, ESC or another
  * control character (which a hostile program may) is printed as {@code \u0000}, so no terminal
- * escape is replayed and no line filter sees binary. Newline, carriage return and tab pass.
+ * escape is replayed and no line filter sees binary. A carriage return is escaped too: in a case
+ * directory's name it would return to the start of the line and print a forged verdict over the
+ * real one. Newline and tab pass (stagecheck's own lines end in a newline alone).
  */
 final class ControlEscapingWriter extends FilterWriter {
     ControlEscapingWriter(Writer out) {
@@ -42,6 +44,6 @@ final class ControlEscapingWriter extends FilterWriter {
     }
 
     private static boolean escaped(int c) {
-        return (c < 0x20 && c != '\n' && c != '\r' && c != '\t') || (c >= 0x7F && c <= 0x9F);
+        return (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7F && c <= 0x9F);
     }
 }

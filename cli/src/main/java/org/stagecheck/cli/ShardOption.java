@@ -72,10 +72,14 @@ record ShardOption(Shard shard, Path statusFile) {
         return Integer.parseInt(value);
     }
 
-    /** Touches {@link #statusFile} when Bazel named one: creates it, or updates its modification time. */
+    /** Touches {@link #statusFile} when Bazel named one: creates it, or updates the modification time of the regular file it is. */
     void touchStatusFile() throws BadInputException {
         if (statusFile == null) {
             return;
+        }
+        // opening a named pipe with no reader blocks for ever, and a device is no status: Bazel names a file
+        if (Files.exists(statusFile) && !Files.isRegularFile(statusFile)) {
+            throw new BadInputException(STATUS_FILE + "=" + statusFile + ": not a regular file (a directory, pipe or device); Bazel names a file to create");
         }
         try {
             Files.write(statusFile, new byte[0], StandardOpenOption.CREATE, StandardOpenOption.APPEND);

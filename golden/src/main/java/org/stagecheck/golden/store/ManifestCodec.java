@@ -155,7 +155,12 @@ public final class ManifestCodec {
             String at = "/inputs/" + i;
             JNode.JObject t = r.object(ins.get(i), at);
             r.only(t, at, Set.of("tensor", "file", "dtype", "shape"));
-            inputs.add(new Manifest.TensorFile(r.string(t, at, "tensor"), r.string(t, at, "file"), r.dtype(t, at), r.shape(t, at)));
+            String tensor = r.string(t, at, "tensor");
+            // two files for one tensor: whichever a reader took last would bind it, without a word
+            if (inputs.stream().anyMatch(earlier -> earlier.tensor().equals(tensor))) {
+                throw new GoldenException(file, at + "/tensor", "tensor '" + tensor + "' is listed twice");
+            }
+            inputs.add(new Manifest.TensorFile(tensor, r.string(t, at, "file"), r.dtype(t, at), r.shape(t, at)));
         }
         CheckpointRefs checkpoint = null;
         JNode ck = o.fields().get("checkpoint");
@@ -199,7 +204,7 @@ public final class ManifestCodec {
                 String at = "/trace/" + i;
                 JNode.JObject t = r.object(tr.get(i), at);
                 r.only(t, at, Set.of("stage", "port", "file", "dtype", "shape"));
-                trace.add(new Manifest.TraceFile(r.string(t, at, "stage"), Math.toIntExact(r.integer(t, at, "port")),
+                trace.add(new Manifest.TraceFile(r.string(t, at, "stage"), r.port(t, at),
                         r.string(t, at, "file"), r.dtype(t, at), r.shape(t, at)));
             }
         }
@@ -256,6 +261,15 @@ public final class ManifestCodec {
             } catch (NumberFormatException e) {
                 throw new GoldenException(file, at + "/" + name, "integer out of range: " + n.text());
             }
+        }
+
+        /** A stage's output port: an index from 0, at most an int's. */
+        int port(JNode.JObject o, String at) throws GoldenException {
+            long port = integer(o, at, "port");
+            if (port < 0 || port > Integer.MAX_VALUE) {
+                throw new GoldenException(file, at + "/port", "a port is an index from 0 to " + Integer.MAX_VALUE + ", not " + port);
+            }
+            return (int) port;
         }
 
         DType dtype(JNode.JObject o, String at) throws GoldenException {

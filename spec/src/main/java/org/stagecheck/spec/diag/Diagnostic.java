@@ -2,6 +2,7 @@ package org.stagecheck.spec.diag;
 
 import java.util.List;
 import java.util.Objects;
+import org.stagecheck.spec.validate.NameRules;
 
 /**
  * One finding about a program: a stable {@code code} (the obligation or rule that failed, e.g.
@@ -46,19 +47,27 @@ public record Diagnostic(String code, int stageIndex, String stageId, String fie
         if (stageIndex >= 0) {
             sb.append(" stage #").append(stageIndex);
             if (stageId != null) {
-                sb.append(" '").append(stageId).append('\'');
+                sb.append(' ').append(shown(stageId));
             }
         }
         if (field != null) {
             sb.append(" at ").append(field);
         }
         if (buffer != null) {
-            sb.append(" buffer '").append(buffer).append('\'');
+            sb.append(" buffer ").append(shown(buffer));
         }
         sb.append(": ").append(message);
         for (String step : trail) {
             sb.append("\n    via ").append(step);
         }
         return sb.toString();
+    }
+
+    /**
+     * {@code name} in quotes; a name the validator refuses (a newline, another control character,
+     * thousands of characters) escaped and shortened, so that a finding stays one readable line.
+     */
+    private static String shown(String name) {
+        return NameRules.problem(name) == null ? "'" + name + "'" : NameRules.quote(name);
     }
 }

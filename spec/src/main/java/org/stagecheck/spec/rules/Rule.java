@@ -10,7 +10,7 @@ package org.stagecheck.spec.rules;
 public enum Rule {
     // declarations
     DUPLICATE_ID("a parameter, tensor, buffer, group or stage name is used once"),
-    BAD_NAME("a tensor or stage name is a plain identifier"),
+    BAD_NAME("a tensor or stage name is a plain identifier; a program name holds no control character"),
     BAD_CHIP("a tensor lives in the DRAM of a chip the machine has"),
     BAD_SITE("a stage or buffer is on a core the machine has"),
     BAD_GROUP("a multicast group is a rectangle of its chip's grid with a sender on it and a receiver"),

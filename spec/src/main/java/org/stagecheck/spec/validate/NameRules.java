@@ -46,6 +46,22 @@ public final class NameRules {
         return null;
     }
 
+    /**
+     * Why {@code name} cannot be a program's name, or null when it can: a program name is printed
+     * in every report ({@code ran 6 stages of NAME}), so a line break or another control character
+     * in it would forge or hide lines; unlike a tensor name it never becomes a file name, so the
+     * other rules do not apply.
+     */
+    public static String programNameProblem(String name) {
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) {
+                return "holds the control character U+" + String.format("%04X", (int) c) + " at position " + i;
+            }
+        }
+        return null;
+    }
+
     /** {@code name} quoted for a message, its control characters written as {@code \\uXXXX}. */
     public static String quote(String name) {
         StringBuilder b = new StringBuilder("'");

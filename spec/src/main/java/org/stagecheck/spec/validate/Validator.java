@@ -35,6 +35,10 @@ public final class Validator {
 
     public List<Diagnostic> validate(Program p) {
         Findings f = new Findings();
+        String programNameProblem = NameRules.programNameProblem(p.name());
+        if (programNameProblem != null) {
+            f.program(Rule.BAD_NAME, "/name", "program name " + NameRules.quote(p.name()) + " " + programNameProblem);
+        }
         Declarations d = declarations(p, f);
         KindChecks kinds = new KindChecks(d, f);
         // sized for every stage at once: growing it stage by stage rehashed it about 20 times at 10^6 stages
