@@ -93,29 +93,32 @@ final class Align {
      * itself), so a copy of a row sum ({@code y = in0}) is the row sum and {@code k * sum(x)}
      * written after the sum is the term the reduction of {@code k * x} builds (docs/verifier.md,
      * "Regions"). Where another input is a window of a wider term, the one-element term is read as
-     * a broadcast as before, its key independent of the frame that window sets.
+     * a broadcast as before, its key independent of the frame that window sets. This is the
+     * start: the output's one-element axes; {@link #oneWide(long, Term, Region, long[])} takes
+     * away, input by input, the axes where the input has more than one element.
      */
-    long oneWide(java.util.List<Term> inputTerms, java.util.List<Region> regions, long[] outExt) {
+    static long oneWideAxes(long[] outExt) {
         long mask = 0;
         for (int a = 0; a < outExt.length && a < 64; a++) {
             if (outExt[a] == 1) {
                 mask |= 1L << a;
             }
         }
-        for (int i = 0; i < inputTerms.size() && mask != 0; i++) {
-            Term t = inputTerms.get(i);
-            Region r = regions.get(i);
-            if (t == null || r == null) {
-                continue;
-            }
-            int lead = outExt.length - r.rank();
-            long constant = terms.constantAxes(t);
-            for (int a = Math.max(0, lead); a < outExt.length && a < 64; a++) {
-                int ai = a - lead;
-                boolean single = ai < t.rank() && t.bounded(ai) && t.hi()[ai] - t.lo()[ai] == 1;
-                if (!single && (constant >> ai & 1) == 0) {
-                    mask &= ~(1L << a);
-                }
+        return mask;
+    }
+
+    /** {@code mask} ({@link #oneWideAxes}) less the axes along which input term {@code t}, held over {@code r}, has more than one element. */
+    long oneWide(long mask, Term t, Region r, long[] outExt) {
+        if (mask == 0 || t == null || r == null) {
+            return mask;
+        }
+        int lead = outExt.length - r.rank();
+        long constant = terms.constantAxes(t);
+        for (int a = Math.max(0, lead); a < outExt.length && a < 64; a++) {
+            int ai = a - lead;
+            boolean single = ai < t.rank() && t.bounded(ai) && t.hi()[ai] - t.lo()[ai] == 1;
+            if (!single && (constant >> ai & 1) == 0) {
+                mask &= ~(1L << a);
             }
         }
         return mask;

@@ -235,25 +235,20 @@ final class ExprRules {
 
     /** The axes one element wide in the output and in every input's term ({@link Align#oneWide}): each family of a partial counts as an input. */
     private long oneWide(List<Val> ins, long[] out) {
-        List<Term> ts = new ArrayList<>();
-        List<Region> rs = new ArrayList<>();
-        for (Val v : ins) {
-            switch (v) {
-                case Val.Exact e -> {
-                    ts.add(e.term());
-                    rs.add(e.region());
-                }
+        long mask = Align.oneWideAxes(out);
+        for (int i = 0; i < ins.size() && mask != 0; i++) {
+            switch (ins.get(i)) {
+                case Val.Exact e -> mask = align.oneWide(mask, e.term(), e.region(), out);
                 case Val.Partial pa -> {
                     for (Family f : pa.families().values()) {
-                        ts.add(f.term());
-                        rs.add(pa.region());
+                        mask = align.oneWide(mask, f.term(), pa.region(), out);
                     }
                 }
                 case Val.Tainted t -> { }
                 case null -> { }
             }
         }
-        return align.oneWide(ts, rs, out);
+        return mask;
     }
 
     /**
