@@ -12,6 +12,12 @@ package org.stagecheck.verifier.shard;
  * hashes agree; growing computes no hash again. The terms themselves sit in insertion order in
  * a dense array, which is written at its end only: the garbage collector finds the slots array
  * free of references and the terms array dirty only at its tail.
+ *
+ * <p>The table is kept at most three quarters full: a probe past a taken slot reads the next
+ * long, mostly in the same cache line, so a fuller table costs little time and halves the
+ * memory of one kept half empty (at 10^6 stages a nest keeps over 5 million terms here, and the
+ * slots array is one contiguous allocation that must fit beside everything else when it grows).
+ * The terms array grows by half its size.
  */
 final class TermTable {
     private static final int INITIAL_BITS = 10;
@@ -62,11 +68,11 @@ final class TermTable {
         if (size == Integer.MAX_VALUE - 1) {
             throw new IllegalStateException("the term table holds " + size + " terms, its most");
         }
-        if (2 * ((long) size + 1) > slots.length) {
+        if (4 * ((long) size + 1) > 3L * slots.length) {
             grow();
         }
         if (size == terms.length) {
-            terms = java.util.Arrays.copyOf(terms, (int) Math.min(Integer.MAX_VALUE - 8L, 2L * terms.length));
+            terms = java.util.Arrays.copyOf(terms, (int) Math.min(Integer.MAX_VALUE - 8L, terms.length + (terms.length >> 1) + 16L));
         }
         terms[size] = t;
         place(slots, shift, (long) t.formHash() << 32 | (size + 1));
