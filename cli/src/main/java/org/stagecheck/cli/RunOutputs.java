@@ -15,7 +15,6 @@ import org.stagecheck.backend.RunResult;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.FileNameTable;
 import org.stagecheck.tensor.io.WriterTemp;
@@ -65,7 +64,7 @@ final class RunOutputs {
         EarlierRunOutput.refuseForeign(out.path());
         RunOutputs plan = new RunOutputs(out, trace ? out.subdirectory(TRACE) : null);
         for (TensorDecl t : program.tensors()) {
-            if (t.role() == TensorRole.OUTPUT || t.role() == TensorRole.STATE) {
+            if (t.role().isResult()) {
                 plan.check(out, plan.files.fileOf(t.name(), ".npy"));
             }
         }
@@ -117,7 +116,7 @@ final class RunOutputs {
                 Path staging = tmp.path();
                 for (TensorDecl t : program.tensors()) {
                     Tensor v = result.tensors().get(t.name());
-                    if (v != null && result.ok() && (t.role() == TensorRole.OUTPUT || t.role() == TensorRole.STATE)) {
+                    if (v != null && result.ok() && t.role().isResult()) {
                         String file = files.fileOf(t.name(), ".npy");
                         Npy.write(SafeNames.child(staging, file), v);
                         index.put(t.name(), file);

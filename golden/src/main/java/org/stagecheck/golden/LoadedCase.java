@@ -16,7 +16,6 @@ import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Shape;
 import org.stagecheck.spec.ir.TensorDecl;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.json.JsonFormatException;
 import org.stagecheck.spec.json.JsonReader;
 import org.stagecheck.spec.json.ProgramCodec;
@@ -88,7 +87,7 @@ record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, S
             Manifest.Output o = m.outputs().get(i);
             String at = "/outputs/" + i;
             TensorDecl d = decl(decls, o.tensor(), mf, at);
-            if (d.role() != TensorRole.OUTPUT && d.role() != TensorRole.STATE) {
+            if (!d.role().isResult()) {
                 throw new GoldenException(mf, at + "/tensor", "tensor '" + o.tensor() + "' is " + d.role().jsonName() + ", not an output or state");
             }
             if (expected.containsKey(o.tensor())) {

@@ -23,7 +23,6 @@ import org.stagecheck.spec.ir.Param;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.json.CheckpointRefs;
 import org.stagecheck.spec.json.ProgramCodec;
 import org.stagecheck.spec.validate.Validator;
@@ -134,7 +133,7 @@ final class Recorder {
             }
         }
         for (TensorDecl d : program.tensors()) {
-            if (d.role() != TensorRole.OUTPUT && d.role() != TensorRole.STATE) {
+            if (!d.role().isResult()) {
                 continue;
             }
             int k = outputs.size();

@@ -14,7 +14,6 @@ import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.TensorDecl;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.verifier.VerifyReport;
@@ -131,7 +130,7 @@ public sealed interface Law {
             }
             Map<String, Tensor> tolerances = policy instanceof Policy.Derived ? derivedBounds(a) : Map.of();
             for (TensorDecl t : a.parent().tensors()) {
-                if (t.role() != TensorRole.OUTPUT && t.role() != TensorRole.STATE) {
+                if (!t.role().isResult()) {
                     continue;
                 }
                 Tensor got = after.tensor(t.name());

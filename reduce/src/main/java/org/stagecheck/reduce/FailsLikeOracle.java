@@ -23,7 +23,6 @@ import org.stagecheck.backend.MathMode;
 import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.TensorDecl;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.tensor.Tensor;
 
 /**
@@ -230,7 +229,7 @@ public final class FailsLikeOracle implements FailureOracle {
     /** "tensor 'NAME': summary" for the first output or state tensor that fails under its policy, or null. */
     private String firstFailingTensor(Candidate c, RunResult ref, RunResult got, Tolerances tol) {
         for (TensorDecl d : c.program().tensors()) {
-            if (d.role() != TensorRole.OUTPUT && d.role() != TensorRole.STATE) {
+            if (!d.role().isResult()) {
                 continue;
             }
             Tensor want = ref.tensor(d.name());

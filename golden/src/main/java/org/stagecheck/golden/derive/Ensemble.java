@@ -19,7 +19,6 @@ import org.stagecheck.spec.ir.ReduceFn;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.tensor.Tensor;
 
 /**
@@ -324,7 +323,7 @@ public final class Ensemble {
     static List<TensorDecl> produced(Program program) {
         List<TensorDecl> out = new ArrayList<>();
         for (TensorDecl d : program.tensors()) {
-            if (d.role() == TensorRole.OUTPUT || d.role() == TensorRole.STATE) {
+            if (d.role().isResult()) {
                 out.add(d);
             }
         }

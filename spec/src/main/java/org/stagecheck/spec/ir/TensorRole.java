@@ -12,6 +12,11 @@ public enum TensorRole {
         return name().toLowerCase(java.util.Locale.ROOT);
     }
 
+    /** Whether the tensor is what a run leaves for its caller: an output, or state carried to the next run. */
+    public boolean isResult() {
+        return this == OUTPUT || this == STATE;
+    }
+
     /** Whether the tensor's value comes from outside the program at the start of a run. */
     public boolean isBoundBeforeRun() {
         return this == INPUT || this == WEIGHT || this == STATE;

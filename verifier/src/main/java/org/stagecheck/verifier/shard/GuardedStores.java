@@ -3,7 +3,6 @@ package org.stagecheck.verifier.shard;
 import org.stagecheck.spec.ir.AccessPattern;
 import org.stagecheck.spec.ir.Offset;
 import org.stagecheck.spec.ir.TensorDecl;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.verifier.Code;
 
 /**
@@ -26,7 +25,7 @@ final class GuardedStores {
 
     /** Reports a store of pattern {@code p} to output or state tensor {@code t} at an offset whose two branches differ. */
     static void check(MemoryRules memory, ShardState st, TensorDecl t, AccessPattern p, String buffer) {
-        if (t.role() != TensorRole.OUTPUT && t.role() != TensorRole.STATE) {
+        if (!t.role().isResult()) {
             return;
         }
         for (int a = 0; a < p.originOffsets().size(); a++) {

@@ -13,7 +13,6 @@ import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.verifier.Code;
 import org.stagecheck.verifier.Findings;
 
@@ -61,7 +60,11 @@ final class Precision {
         };
     }
 
-    /** Whether rounding to {@code g} loses at least what rounding to {@code f} loses: fewer or as many bits, no wider range, no finer subnormals. */
+    /**
+     * Whether rounding to {@code g} loses at least what rounding to {@code f} loses: fewer or as
+     * many bits, no wider range, no finer subnormals. For float formats this is every value of
+     * {@code g} being one of {@code f} ({@link SameValues} reads it so).
+     */
     static boolean covers(DType g, DType f) {
         return bits(g) <= bits(f) && ValueBounds.maxFinite(g) <= ValueBounds.maxFinite(f) && smallest(g) >= smallest(f);
     }
@@ -98,7 +101,7 @@ final class Precision {
         Map<String, Integer> mine = ofTensors(split);
         Map<String, Integer> theirs = ofTensors(parent);
         for (TensorDecl t : split.tensors()) {
-            if (t.role() != TensorRole.OUTPUT && t.role() != TensorRole.STATE) {
+            if (!t.role().isResult()) {
                 continue;
             }
             ShardDecl d = decls.of(t.name());

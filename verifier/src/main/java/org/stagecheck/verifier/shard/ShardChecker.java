@@ -10,7 +10,6 @@ import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.ir.Stage;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.TensorDecl;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.verifier.Code;
 import org.stagecheck.verifier.Findings;
 import org.stagecheck.verifier.ProgramIndex;
@@ -142,7 +141,7 @@ public final class ShardChecker {
         boolean use = switch (st.stage.kind()) {
             case StageKind.AllReduce a -> true;
             case StageKind.Store s -> st.index.tensor(s.tensor()) != null
-                    && (st.index.tensor(s.tensor()).role() == TensorRole.OUTPUT || st.index.tensor(s.tensor()).role() == TensorRole.STATE);
+                    && st.index.tensor(s.tensor()).role().isResult();
             case StageKind.Load l -> false;
             case StageKind.Recv r -> false;
             case StageKind.Compute c -> false;
@@ -248,7 +247,7 @@ public final class ShardChecker {
         Map<String, List<TensorMemory>> byLogical = new LinkedHashMap<>();
         for (TensorDecl t : st.index.program().tensors()) {
             ShardDecl d = st.decls.of(t.name());
-            if (d == null || !(t.role() == TensorRole.OUTPUT || t.role() == TensorRole.STATE) || st.index.tensor(t.name()) != t) {
+            if (d == null || !t.role().isResult() || st.index.tensor(t.name()) != t) {
                 continue;
             }
             byLogical.computeIfAbsent(d.logical(), k -> new ArrayList<>()).add(st.memory(t));

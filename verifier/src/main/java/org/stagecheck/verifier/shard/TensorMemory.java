@@ -41,7 +41,7 @@ final class TensorMemory {
         this.bound = bound;
         this.initial = content;
         this.content = content;
-        this.history = tensor.role() == org.stagecheck.spec.ir.TensorRole.OUTPUT || tensor.role() == org.stagecheck.spec.ir.TensorRole.STATE
+        this.history = tensor.role().isResult()
                 ? new java.util.ArrayList<>() : null;
     }
 

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Objects;
 import org.stagecheck.spec.cert.ShardDecl;
 import org.stagecheck.spec.ir.TensorDecl;
-import org.stagecheck.spec.ir.TensorRole;
 import org.stagecheck.verifier.Code;
 
 /**
@@ -42,13 +41,13 @@ final class UnsplitOutputs {
     List<String> check() {
         Map<String, List<TensorDecl>> byLogical = new LinkedHashMap<>();
         for (TensorDecl t : child.index.program().tensors()) {
-            if (persistent(t) && child.index.tensor(t.name()) == t) {
+            if (t.role().isResult() && child.index.tensor(t.name()) == t) {
                 ShardDecl d = child.decls.of(t.name());
                 byLogical.computeIfAbsent(d != null ? d.logical() : t.name(), k -> new ArrayList<>()).add(t);
             }
         }
         for (TensorDecl p : parent.index.program().tensors()) {
-            if (!persistent(p) || parent.index.tensor(p.name()) != p) {
+            if (!p.role().isResult() || parent.index.tensor(p.name()) != p) {
                 continue;
             }
             List<TensorDecl> parts = byLogical.remove(p.name());
@@ -73,10 +72,6 @@ final class UnsplitOutputs {
             }
         }
         return List.of();
-    }
-
-    private static boolean persistent(TensorDecl t) {
-        return t.role() == TensorRole.OUTPUT || t.role() == TensorRole.STATE;
     }
 
     /** Whether the split's windows of {@code p} have its dtype and shape and together hold all of it; a finding when not. */
