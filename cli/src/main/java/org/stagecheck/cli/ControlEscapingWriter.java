@@ -3,6 +3,7 @@ package org.stagecheck.cli;
 import java.io.FilterWriter;
 import java.io.IOException;
 import java.io.Writer;
+import org.stagecheck.spec.validate.NameRules;
 
 /**
  * Text output never carries raw control characters: a name or path holding NUL, ESC or another
@@ -44,6 +45,6 @@ final class ControlEscapingWriter extends FilterWriter {
     }
 
     private static boolean escaped(int c) {
-        return (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7F && c <= 0x9F);
+        return NameRules.isControl(c) && c != '\n' && c != '\t';
     }
 }

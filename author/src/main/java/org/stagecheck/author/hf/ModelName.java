@@ -24,7 +24,7 @@ final class ModelName {
         StringBuilder b = new StringBuilder(raw.length());
         for (int i = 0; i < raw.length(); i++) {
             char c = raw.charAt(i);
-            boolean control = c < 0x20 || (c >= 0x7F && c <= 0x9F);
+            boolean control = NameRules.isControl(c);
             boolean unpaired = Character.isHighSurrogate(c) && (i + 1 == raw.length() || !Character.isLowSurrogate(raw.charAt(i + 1)))
                     || Character.isLowSurrogate(c) && (i == 0 || !Character.isHighSurrogate(raw.charAt(i - 1)));
             b.append(c == '/' || c == '\\' || control || unpaired ? '_' : c);

@@ -17,6 +17,11 @@ public final class NameRules {
     private NameRules() {
     }
 
+    /** Whether {@code c} is a control character: U+0000 to U+001F or U+007F to U+009F. */
+    public static boolean isControl(int c) {
+        return c >= 0 && c < 0x20 || c >= 0x7F && c <= 0x9F;
+    }
+
     /** Why {@code name} cannot be a tensor name or stage id, or null when it can. */
     public static String problem(String name) {
         if (name.isEmpty()) {
@@ -31,8 +36,8 @@ public final class NameRules {
             if (c == '/' || c == '\\') {
                 return "holds a path separator '" + c + "'; a name is data, never a path";
             }
-            if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) {
-                return "holds the control character U+" + String.format("%04X", (int) c) + " at position " + i;
+            if (isControl(c)) {
+                return controlAt(c, i);
             }
             if (Character.isHighSurrogate(c) && (i + 1 == name.length() || !Character.isLowSurrogate(name.charAt(i + 1)))
                     || Character.isLowSurrogate(c) && (i == 0 || !Character.isHighSurrogate(name.charAt(i - 1)))) {
@@ -55,11 +60,15 @@ public final class NameRules {
     public static String programNameProblem(String name) {
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
-            if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) {
-                return "holds the control character U+" + String.format("%04X", (int) c) + " at position " + i;
+            if (isControl(c)) {
+                return controlAt(c, i);
             }
         }
         return null;
+    }
+
+    private static String controlAt(char c, int i) {
+        return "holds the control character U+" + String.format("%04X", (int) c) + " at position " + i;
     }
 
     /** {@code name} quoted for a message, its control characters written as {@code \\uXXXX}. */
@@ -68,7 +77,7 @@ public final class NameRules {
         int shown = Math.min(name.length(), 60);
         for (int i = 0; i < shown; i++) {
             char c = name.charAt(i);
-            if (c < 0x20 || (c >= 0x7F && c <= 0x9F) || Character.isSurrogate(c)) {
+            if (isControl(c) || Character.isSurrogate(c)) {
                 b.append(String.format("\\u%04X", (int) c));
             } else {
                 b.append(c);
