@@ -70,6 +70,10 @@ public record Program(
         return new Program(name, machine, params, tensors, buffers, groups, newStages);
     }
 
+    public Program withParams(List<Param> newParams) {
+        return new Program(name, machine, newParams, tensors, buffers, groups, stages);
+    }
+
     public Program withBuffers(List<BufferDecl> newBuffers) {
         return new Program(name, machine, params, tensors, newBuffers, groups, stages);
     }

@@ -44,7 +44,7 @@ public final class ParamRanges {
                 changed = true;
             }
         }
-        return changed ? new Program(parent.name(), parent.machine(), cut, parent.tensors(), parent.buffers(), parent.groups(), parent.stages()) : parent;
+        return changed ? parent.withParams(cut) : parent;
     }
 
     /** Reports each parameter of {@code split} missing from {@code parent}, or declared with a wider range, at {@code /params/i}. */

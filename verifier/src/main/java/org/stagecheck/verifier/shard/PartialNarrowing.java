@@ -43,9 +43,7 @@ final class PartialNarrowing {
     private final Map<String, Double> buffers = new HashMap<>();
     private final Map<String, Double> tensors = new HashMap<>();
     private final Map<String, Double> inFlight = new HashMap<>();
-    /** {@code partial key|dtype} of every partial this analysis rounded past a format's range. */
-    private final Set<String> narrowed = new HashSet<>();
-    /** Where each rounding of {@link #narrowed} was made: its key and stage index. */
+    /** Every partial this analysis rounded past a format's range: its key ({@code partial key|dtype}) and the stage that rounded it. */
     private final List<Point> points = new ArrayList<>();
 
     private record Point(String key, int stage) {}
@@ -63,7 +61,7 @@ final class PartialNarrowing {
         }
     }
 
-    /** Reports, from now on, the points where the parent (whose {@code narrowed} this is) does not round the same partial. */
+    /** Reports, from now on, the points where the parent (the analysis given) does not round the same partial on the way to an output. */
     void compareWith(PartialNarrowing parentAnalysis) {
         this.parent = parentAnalysis.reachingOutputs();
     }
@@ -83,9 +81,8 @@ final class PartialNarrowing {
         boolean[] live = new boolean[program.stages().size()];
         java.util.ArrayDeque<Integer> todo = new java.util.ArrayDeque<>();
         for (int i = 0; i < live.length; i++) {
-            if (program.stages().get(i).kind() instanceof StageKind.Store w && st.index.tensor(w.tensor()) != null
-                    && (st.index.tensor(w.tensor()).role() == org.stagecheck.spec.ir.TensorRole.OUTPUT
-                    || st.index.tensor(w.tensor()).role() == org.stagecheck.spec.ir.TensorRole.STATE)) {
+            TensorDecl stored = program.stages().get(i).kind() instanceof StageKind.Store w ? st.index.tensor(w.tensor()) : null;
+            if (stored != null && stored.role().isResult()) {
                 live[i] = true;
                 todo.push(i);
             }
@@ -235,7 +232,6 @@ final class PartialNarrowing {
             return; // rounding is nondecreasing (saturation and overflow included): the max (min) of rounded partials is the rounded max (min)
         }
         String key = p.familyKey() + "|" + d.name();
-        narrowed.add(key);
         points.add(new Point(key, st.stageIndex));
         if (parent == null || parent.contains(key)) {
             return;

@@ -105,17 +105,17 @@ final class SameValues {
         }
     }
 
-    /** Whether buffer {@code out}'s dtype holds every value of buffer {@code in}'s exactly. */
+    /**
+     * Whether buffer {@code out}'s dtype holds every value of buffer {@code in}'s exactly: the same
+     * dtype, or floats where {@code in}'s format loses at least what {@code out}'s does in bits,
+     * range and subnormals ({@link Precision#covers}), which is its values being among the other's.
+     */
     private boolean holds(String out, String in) {
         DType o = dtypes.get(out);
         DType i = in == null ? null : dtypes.get(in);
         if (o == null || i == null) {
             return false;
         }
-        return o == i || switch (o) {
-            case F32 -> i.isFloating(); // every narrower float widens exactly
-            case F16, BF16 -> i == DType.E4M3 || i == DType.E5M2; // 4 and 3 significand bits, exponents inside either range
-            case E4M3, E5M2, I32 -> false;
-        };
+        return o == i || o.isFloating() && i.isFloating() && Precision.covers(i, o);
     }
 }
