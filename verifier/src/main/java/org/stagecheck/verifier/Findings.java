@@ -34,6 +34,12 @@ public final class Findings {
         found.add(new Diagnostic(code.name(), -1, null, pointer, buffer, message, List.of()));
     }
 
+    /** Appends {@code other}'s findings, in their order. */
+    public void addAll(Findings other) {
+        found.addAll(other.found);
+        structural += other.structural;
+    }
+
     public List<Diagnostic> all() {
         return List.copyOf(found);
     }

@@ -22,12 +22,14 @@ import org.stagecheck.verifier.shard.ShardDecls;
  * certificate: it derives the facts from the program and checks the certificate's data (shard
  * declarations, buffer remap) against them, collecting every finding.
  *
- * <p>Obligations checked, in this order: UnreducedShard ({@link ShardChecker}), buffer remap
+ * <p>Obligations checked, reported in this order: UnreducedShard ({@link ShardChecker}), buffer remap
  * ({@link ReferenceRoles}, and {@link RemapChecker} when a parent is given), multicast and
  * ordering ({@link FlowChecker}), after well-formedness: the spec {@link Validator}'s findings
  * are part of the report (the same rules as {@code stagecheck validate}), so a Java caller and the
  * command line get the same verdict. On ill-formed input the checks skip what they cannot follow
- * and never throw. Each check is one pass with hash look-ups: linear in program size.
+ * and never throw. Each check is one pass with hash look-ups: linear in program size. UnreducedShard
+ * runs on the calling thread and the others on a second thread beside it (each writes its own
+ * findings, merged in the order above, so the report does not depend on which ends first).
  *
  * <p>Stateless and thread-safe: every call builds its own context.
  */
@@ -52,11 +54,7 @@ public final class Verifier {
         Objects.requireNonNull(program, "program");
         Objects.requireNonNull(parent, "parent (Parent.none() for none)");
         Certificate cert = certificate == null ? Certificate.empty() : certificate;
-        Findings findings = new Findings();
         ProgramIndex index = ProgramIndex.of(program);
-        Map<Obligation, Duration> elapsed = new EnumMap<>(Obligation.class);
-        elapsed.put(Obligation.WELL_FORMED, guarded(findings, "well-formed", () -> findings.structural(new Validator().validate(program))));
-        List<String> remarks = new ArrayList<>();
         Program unsplit = switch (parent) {
             case Parent.Unsplit u -> u.program();
             case Parent.Remap _, Parent.None _ -> null;
@@ -65,41 +63,68 @@ public final class Verifier {
             case Parent.Remap r -> r.program();
             case Parent.Unsplit _, Parent.None _ -> null;
         };
-        boolean[] compared = {false};
+        // Each obligation writes its own findings; the report lists them in the order of the
+        // obligations whichever thread finished first, so the report is the same on every run.
+        Findings wellFormed = new Findings();
+        Findings shard = new Findings();
+        Findings remap = new Findings();
+        Findings flow = new Findings();
+        Map<Obligation, Duration> elapsed = new EnumMap<>(Obligation.class);
         boolean[] fits = {true};
+        Duration fitting = guarded(shard, "UnreducedShard", () -> fits[0] = CertificateFit.check(program, cert, index, shard));
 
-        elapsed.put(Obligation.UNREDUCED_SHARD, guarded(findings, "UnreducedShard", () -> {
-            fits[0] = CertificateFit.check(program, cert, index, findings);
-            if (!fits[0]) {
-                return; // another program's certificate: its declarations are not used (one finding says so)
-            }
-            ShardDecls decls = ShardDecls.check(cert.shards(), cert.heads(), index, findings);
-            Program against = unsplit;
-            if (unsplit != null && !new Validator().validate(unsplit).isEmpty()) {
-                findings.atField(Code.UNSPLIT_PARENT_INVALID, null, null, "The unsplit parent '" + unsplit.name()
-                        + "' is not well-formed (stagecheck validate says why), so the split was not compared with it.");
-                against = null;
-            }
-            if (against != null) {
-                ShardDecls.checkAgainstParent(cert.shards(), index, against, findings);
-                ParamRanges.checkAgainstParent(program, against, findings);
-            }
-            compared[0] = against != null;
-            remarks.addAll(new ShardChecker(index, decls, findings, against).run());
-        }));
-        elapsed.put(Obligation.BUFFER_REMAP, guarded(findings, "buffer-remap", () -> {
-            new ReferenceRoles(index, findings).run();
-            if (!fits[0]) {
-                return; // the remap is another program's too
-            }
-            if (remapParent != null) {
-                new RemapChecker(program, remapParent, cert.remap(), findings).run();
-            } else if (cert.remap() != null) {
-                new RemapChecker.MapOnly(program, cert.remap(), findings).run();
-            }
-        }));
-        elapsed.put(Obligation.MULTICAST, guarded(findings, "multicast", () -> new FlowChecker(index, findings).run()));
+        // The spec validator, the remap and the flow checks read the program only, as UnreducedShard
+        // does: they run on a second thread beside it (the checks' times add up to a third of a
+        // long one-chip program's verification).
+        Map<Obligation, Duration> besideElapsed = new EnumMap<>(Obligation.class);
+        Beside beside = Beside.start(() -> {
+            besideElapsed.put(Obligation.WELL_FORMED, guarded(wellFormed, "well-formed", () -> wellFormed.structural(new Validator().validate(program))));
+            besideElapsed.put(Obligation.BUFFER_REMAP, guarded(remap, "buffer-remap", () -> {
+                new ReferenceRoles(index, remap).run();
+                if (!fits[0]) {
+                    return; // the remap is another program's too
+                }
+                if (remapParent != null) {
+                    new RemapChecker(program, remapParent, cert.remap(), remap).run();
+                } else if (cert.remap() != null) {
+                    new RemapChecker.MapOnly(program, cert.remap(), remap).run();
+                }
+            }));
+            besideElapsed.put(Obligation.MULTICAST, guarded(flow, "multicast", () -> new FlowChecker(index, flow).run()));
+        });
 
+        List<String> remarks = new ArrayList<>();
+        boolean[] compared = {false};
+        Duration shardTime;
+        try {
+            shardTime = guarded(shard, "UnreducedShard", () -> {
+                if (!fits[0]) {
+                    return; // another program's certificate: its declarations are not used (one finding says so)
+                }
+                ShardDecls decls = ShardDecls.check(cert.shards(), cert.heads(), index, shard);
+                Program against = unsplit;
+                if (unsplit != null && !new Validator().validate(unsplit).isEmpty()) {
+                    shard.atField(Code.UNSPLIT_PARENT_INVALID, null, null, "The unsplit parent '" + unsplit.name()
+                            + "' is not well-formed (stagecheck validate says why), so the split was not compared with it.");
+                    against = null;
+                }
+                if (against != null) {
+                    ShardDecls.checkAgainstParent(cert.shards(), index, against, shard);
+                    ParamRanges.checkAgainstParent(program, against, shard);
+                }
+                compared[0] = against != null;
+                remarks.addAll(new ShardChecker(index, decls, shard, against).run());
+            });
+        } finally {
+            beside.join(); // also when UnreducedShard ran out of memory: no thread outlives the call
+        }
+        elapsed.putAll(besideElapsed);
+        elapsed.put(Obligation.UNREDUCED_SHARD, fitting.plus(shardTime));
+
+        Findings findings = new Findings();
+        for (Findings f : List.of(wellFormed, shard, remap, flow)) {
+            findings.addAll(f);
+        }
         return new VerifyReport(findings.all(), results(cert, fits[0], parent, unsplit, compared[0], findings, remarks, elapsed));
     }
 

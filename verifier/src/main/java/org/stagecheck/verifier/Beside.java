@@ -1,0 +1,53 @@
+package org.stagecheck.verifier;
+
+/**
+ * A check run on a second platform thread while the calling thread runs another. The thread has
+ * the JVM's default stack size (the {@code -Xss} the calling thread has too), so an expression
+ * too deep for one check's recursion is too deep on either thread. {@link #join} waits for it
+ * whatever interrupts the wait (the report needs every check), then rethrows what the check
+ * threw: an {@link Error} (out of memory) reaches the caller as it would have without the thread.
+ */
+final class Beside {
+    private final Thread thread;
+    private final Throwable[] thrown;
+
+    private Beside(Thread thread, Throwable[] thrown) {
+        this.thread = thread;
+        this.thrown = thrown;
+    }
+
+    static Beside start(Runnable check) {
+        Throwable[] thrown = new Throwable[1];
+        Thread t = Thread.ofPlatform().name("stagecheck-verify-beside").daemon(true).unstarted(() -> {
+            try {
+                check.run();
+            } catch (Throwable e) {
+                thrown[0] = e;
+            }
+        });
+        t.start();
+        return new Beside(t, thrown);
+    }
+
+    /** Waits for the check to end (its writes are then visible here) and rethrows what it threw. */
+    void join() {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        switch (thrown[0]) {
+            case null -> { }
+            case RuntimeException e -> throw e;
+            case Error e -> throw e;
+            case Throwable e -> throw new IllegalStateException(e);
+        }
+    }
+}
