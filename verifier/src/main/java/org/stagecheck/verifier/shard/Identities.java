@@ -55,14 +55,13 @@ final class Identities {
 
     /** Whether {@code t} is a plain term of an {@link #INCREASING} function of one argument. */
     private static boolean increasingOfOne(Term t) {
-        String name = t.opName();
-        return name != null && t.opArgs().length == 1 && INCREASING.contains(name);
+        return t instanceof Term.Op o && o.arity() == 1 && INCREASING.contains(o.opName());
     }
 
     /** The argument of {@code t} when it is a monotone function ({@link #INCREASING}, or a negation) of one term; else null. */
     Term elementwiseArgument(Term t) {
         if (increasingOfOne(t)) {
-            return t.opArgs()[0];
+            return ((Term.Op) t).arg(0);
         }
         return terms.negationOf(t);
     }

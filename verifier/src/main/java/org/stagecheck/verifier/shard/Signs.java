@@ -25,7 +25,7 @@ final class Signs {
 
     static boolean neverPositive(Term t) {
         String op = t.opName();
-        return op != null && op.equals("neg") && t.opArgs().length == 1 && neverNegative(t.opArgs()[0], DEPTH)
+        return t instanceof Term.Op o && op.equals("neg") && o.arity() == 1 && neverNegative(o.arg(0), DEPTH)
                 || constantAtMost0(t);
     }
 

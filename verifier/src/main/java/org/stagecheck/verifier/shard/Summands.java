@@ -2,7 +2,6 @@ package org.stagecheck.verifier.shard;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,9 +29,12 @@ final class Summands {
 
     /** The node below a delta; null for a snapshot. */
     private final Summands below;
-    /** A snapshot's operands sorted by id, or a delta's one operand. */
+    /** A snapshot's operands sorted by id, and their counts (null in a delta). */
     private final Term[] terms;
     private final long[] counts;
+    /** A delta's one operand and its count (null and 0 in a snapshot): fields, not arrays, as a chain makes a delta per step. */
+    private final Term one;
+    private final long oneCount;
     /** Distinct operands of the snapshot this node's chain starts from. */
     private final int snapshotSize;
     /** Delta nodes from here down to that snapshot. */
@@ -51,10 +53,23 @@ final class Summands {
      */
     private Map<Term, Long> index;
 
-    private Summands(Summands below, Term[] terms, long[] counts, int snapshotSize, int deltas, long hash, long total, int labelId, String label) {
+    /** A snapshot: {@code terms} sorted by id with their {@code counts}. */
+    private Summands(Term[] terms, long[] counts, int snapshotSize, long hash, long total, int labelId, String label) {
+        this(null, terms, counts, null, 0, snapshotSize, 0, hash, total, labelId, label);
+    }
+
+    /** A delta: {@code count} of {@code one} above {@code below}. */
+    private Summands(Summands below, Term one, long count, int snapshotSize, int deltas, long hash, long total, int labelId, String label) {
+        this(below, null, null, one, count, snapshotSize, deltas, hash, total, labelId, label);
+    }
+
+    private Summands(Summands below, Term[] terms, long[] counts, Term one, long oneCount, int snapshotSize, int deltas, long hash, long total,
+                     int labelId, String label) {
         this.below = below;
         this.terms = terms;
         this.counts = counts;
+        this.one = one;
+        this.oneCount = oneCount;
         this.snapshotSize = snapshotSize;
         this.deltas = deltas;
         this.hash = hash;
@@ -64,7 +79,7 @@ final class Summands {
     }
 
     /** The empty multiset (immutable, so one serves every sum). */
-    private static final Summands EMPTY = new Summands(null, new Term[0], new long[0], 0, 0, 0, 0, Integer.MAX_VALUE, "");
+    private static final Summands EMPTY = new Summands(new Term[0], new long[0], 0, 0, 0, Integer.MAX_VALUE, "");
 
     static Summands empty() {
         return EMPTY;
@@ -81,12 +96,12 @@ final class Summands {
         boolean labels = !t.label().isEmpty() && t.id() < labelId;
         int labelId2 = labels ? t.id() : labelId;
         String label2 = labels ? t.label() : label;
-        if (below != null && terms[0] == t) {
+        if (below != null && one == t) {
             // the same operand as the last one added: raise its count instead of growing the chain
-            long c = Math.addExact(counts[0], count);
-            return handedOn(new Summands(below, terms, new long[] {c}, snapshotSize, deltas, hash2, total2, labelId2, label2), t, count);
+            long c = Math.addExact(oneCount, count);
+            return handedOn(new Summands(below, t, c, snapshotSize, deltas, hash2, total2, labelId2, label2), t, count);
         }
-        Summands s = new Summands(this, new Term[] {t}, new long[] {count}, snapshotSize, deltas + 1, hash2, total2, labelId2, label2);
+        Summands s = new Summands(this, t, count, snapshotSize, deltas + 1, hash2, total2, labelId2, label2);
         return handedOn(s.deltas > s.snapshotSize + SLACK ? s.compact() : s, t, count);
     }
 
@@ -134,29 +149,58 @@ final class Summands {
         return s;
     }
 
-    /** The same multiset as one snapshot: its distinct operands sorted by id, with their counts. */
+    /**
+     * The same multiset as one snapshot: its distinct operands sorted by id, with their counts.
+     * The deltas are sorted by id (a primitive sort of id and position packed in a long) and
+     * merged with the snapshot below them, which is sorted already: O(d log d + n) for d deltas
+     * over n operands, with no map and no object per operand.
+     */
     Summands compact() {
         if (below == null) {
             return this;
         }
-        Map<Term, long[]> acc = new IdentityHashMap<>();
+        int d = 0;
         Summands n = this;
         for (; n.below != null; n = n.below) {
-            long c = n.counts[0];
-            acc.merge(n.terms[0], new long[] {c}, (x, y) -> new long[] {Math.addExact(x[0], y[0])});
+            d++;
         }
-        for (int i = 0; i < n.terms.length; i++) {
-            long c = n.counts[i];
-            acc.merge(n.terms[i], new long[] {c}, (x, y) -> new long[] {Math.addExact(x[0], y[0])});
+        Summands snapshot = n;
+        Term[] dt = new Term[d];
+        long[] dc = new long[d];
+        long[] order = new long[d];
+        int i = 0;
+        for (n = this; n.below != null; n = n.below, i++) {
+            dt[i] = n.one;
+            dc[i] = n.oneCount;
+            order[i] = (long) n.one.id() << 32 | i;
         }
-        acc.values().removeIf(c -> c[0] == 0); // an operand added and removed again
-        Term[] ts = acc.keySet().toArray(Term[]::new);
-        Arrays.sort(ts, Comparator.comparingInt(Term::id));
+        Arrays.sort(order);
+        Term[] ts = new Term[snapshot.terms.length + d];
         long[] cs = new long[ts.length];
-        for (int i = 0; i < ts.length; i++) {
-            cs[i] = acc.get(ts[i])[0];
+        int out = 0;
+        int si = 0;
+        int di = 0;
+        while (si < snapshot.terms.length || di < d) {
+            int sid = si < snapshot.terms.length ? snapshot.terms[si].id() : Integer.MAX_VALUE;
+            int did = di < d ? (int) (order[di] >>> 32) : Integer.MAX_VALUE;
+            Term t;
+            long c = 0;
+            if (si < snapshot.terms.length && (di == d || sid <= did)) {
+                t = snapshot.terms[si];
+                c = snapshot.counts[si++];
+            } else {
+                t = dt[(int) order[di]];
+            }
+            // every delta of the same operand (ids are unique to a term)
+            while (di < d && (int) (order[di] >>> 32) == t.id()) {
+                c = Math.addExact(c, dc[(int) order[di++]]);
+            }
+            if (c != 0) { // an operand added and removed again is left out
+                ts[out] = t;
+                cs[out++] = c;
+            }
         }
-        return new Summands(null, ts, cs, ts.length, 0, hash, total, labelId, label);
+        return new Summands(Arrays.copyOf(ts, out), Arrays.copyOf(cs, out), out, hash, total, labelId, label);
     }
 
     /** The distinct operands, sorted by id. */

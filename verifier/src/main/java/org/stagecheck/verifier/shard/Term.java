@@ -13,10 +13,13 @@ import java.util.function.Supplier;
  * <p>Its readable text is made only when a diagnostic asks for it: building it for every term
  * was a large part of the checker's time and memory on big programs (docs/verifier.md, "Scale").
  */
-final class Term {
+abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
+    /*
+     * A term is one of three kinds, each with only the fields it needs: at 10^6 stages a program
+     * keeps several million terms alive to the end, so every field and every array per term is
+     * memory the garbage collector copies (docs/verifier.md, "Scale").
+     */
     private final int id;
-    /** Made on first use for a plain operation or a canonical sum (from its {@link Terms.Form}). */
-    private String key;
     /**
      * The readable text once made whole (a String), else what makes it (a {@code Supplier<String>};
      * null for a plain operation or a canonical sum, whose text is made from its form): one field
@@ -28,20 +31,6 @@ final class Term {
     private final long[] hi;
     /** Where it was first built, packed ({@link Made#pack}): one int per term, no object per stage. */
     private final int made;
-    private final Term[] sources;
-    /** The table that made it (its readable text is rendered to a bounded depth there). */
-    private final Terms owner;
-    /** A canonical sum, max or min: its operation and operands; null for any other term. */
-    private final Terms.Form form;
-    /**
-     * The last canonical op built from this term and one more operand, and its result: a chain
-     * ({@code acc = acc + x_i} on every chip, in the parent and the split) builds each step once
-     * and finds it again here, without comparing operands.
-     */
-    private Step step;
-
-    /** The last canonical op built from a term and one more operand: {@code op(term, plus) = result}. */
-    private record Step(String op, Term plus, Term result) {}
 
     /** The analysis ({@code phase}) and stage ({@code stage}, -1 before the first) that first built a term. */
     record Made(int phase, int stage) {
@@ -60,49 +49,175 @@ final class Term {
     }
 
     /**
-     * @param id      equal exactly when the keys are equal
-     * @param key     the canonical definition, over the ids of the terms it is built from
-     * @param text    a short readable form for diagnostics, made on demand
-     * @param label   the logical tensor the expression is mainly about (for messages)
-     * @param lo      per axis, the first index where the term is defined
-     * @param hi      per axis, one past the last (Long.MIN_VALUE/MAX_VALUE: unbounded)
-     * @param made    where the term was first built ({@link Made#pack}): the analysis ({@link Terms#PARENT} or
-     *                {@link Terms#CHILD}) and the stage index, so a finding can name the stage where
-     *                a program first computed something the other one never did
-     * @param sources the terms it was built from (for that trail)
+     * @param id    equal exactly when the keys are equal
+     * @param text  a short readable form for diagnostics, made on demand (null: made from the form)
+     * @param label the logical tensor the expression is mainly about (for messages)
+     * @param lo    per axis, the first index where the term is defined
+     * @param hi    per axis, one past the last (Long.MIN_VALUE/MAX_VALUE: unbounded)
+     * @param made  where the term was first built ({@link Made#pack}): the analysis ({@link Terms#PARENT} or
+     *              {@link Terms#CHILD}) and the stage index, so a finding can name the stage where
+     *              a program first computed something the other one never did
      */
-    Term(int id, String key, Supplier<String> text, String label, long[] lo, long[] hi, int made, Term[] sources, Terms owner) {
-        this(id, key, text, label, lo, hi, made, sources, owner, null);
-    }
-
-    /** A canonical sum, max or min of the operands {@code form} names. */
-    Term(int id, String key, Supplier<String> text, String label, long[] lo, long[] hi, int made, Term[] sources, Terms owner,
-         Terms.Form form) {
+    private Term(int id, Supplier<String> text, String label, long[] lo, long[] hi, int made) {
         this.id = id;
-        this.owner = owner;
-        this.form = form;
-        this.key = key;
         this.text = text;
         this.label = label;
         this.lo = lo;
         this.hi = hi;
         this.made = made;
-        this.sources = sources;
+    }
+
+    /** The table that made it (its readable text is rendered to a bounded depth there). */
+    private Terms owner() {
+        return switch (this) {
+            case Leaf l -> l.owner;
+            case Op o -> o.op.owner();
+            case Flat f -> f.owner;
+        };
+    }
+
+    /**
+     * Arguments in two fields: {@code first} and {@code rest}, where {@code rest} is null (at most
+     * one argument), the second argument, or, with more than two, every argument in an array and
+     * {@code first} null. Almost every operation has one or two, and an array per term would be
+     * an object per term more for the collector.
+     */
+    private static Object rest(Term[] args) {
+        return args.length > 2 ? args : args.length == 2 ? args[1] : null;
+    }
+
+    private static Term first(Term[] args) {
+        return args.length > 0 && args.length <= 2 ? args[0] : null;
+    }
+
+    private static int arity(Term first, Object rest) {
+        return switch (rest) {
+            case Term[] all -> all.length;
+            case Term _ -> 2;
+            case null -> first != null ? 1 : 0;
+            default -> throw new IllegalStateException("arguments held as " + rest.getClass().getSimpleName());
+        };
+    }
+
+    private static Term[] args(Term first, Object rest) {
+        return switch (rest) {
+            case Term[] all -> all.clone();
+            case Term second -> new Term[] {first, second};
+            case null -> first != null ? new Term[] {first} : new Term[0];
+            default -> throw new IllegalStateException("arguments held as " + rest.getClass().getSimpleName());
+        };
+    }
+
+    /** A term made by its key: a constant, a parameter, a leaf read, an opaque value; {@code sources} are the terms it was built from. */
+    static final class Leaf extends Term {
+        private final String key;
+        private final Term[] sources;
+        private final Terms owner;
+
+        Leaf(int id, String key, Supplier<String> text, String label, long[] lo, long[] hi, int made, Term[] sources, Terms owner) {
+            super(id, text, label, lo, hi, made);
+            this.key = key;
+            this.sources = sources;
+            this.owner = owner;
+        }
+    }
+
+    /** A plain operation {@code op(args)} (its table is its operation's, {@link Terms.OpKey#owner}). */
+    static final class Op extends Term {
+        private final Terms.OpKey op;
+        private final Term first;
+        private final Object rest;
+
+        Op(int id, String label, long[] lo, long[] hi, int made, Term[] args, Terms.OpKey op) {
+            super(id, null, label, lo, hi, made);
+            this.op = op;
+            this.first = first(args);
+            this.rest = rest(args); // an array of more than two is kept, not copied, as the table keeps it
+        }
+
+        int arity() {
+            return Term.arity(first, rest);
+        }
+
+        Term arg(int i) {
+            if (rest instanceof Term[] all) {
+                return all[i];
+            }
+            if (i == 0 && first != null) {
+                return first;
+            }
+            if (i == 1 && rest instanceof Term second) {
+                return second;
+            }
+            throw new IndexOutOfBoundsException("argument " + i + " of a " + arity() + "-argument " + op.op());
+        }
+
+        /** The arguments, in a new array. */
+        Term[] args() {
+            return Term.args(first, rest);
+        }
+
+        /** Whether {@code args} are this operation's arguments, the same terms in the same order. */
+        boolean sameArgs(Term[] args) {
+            return switch (rest) {
+                case Term[] all -> Terms.OpKey.sameArgs(all, args);
+                case Term second -> args.length == 2 && first == args[0] && second == args[1];
+                case null -> first == null ? args.length == 0 : args.length == 1 && first == args[0];
+                default -> false;
+            };
+        }
+
+        /** {@link Terms.OpKey#hash} of this operation over its arguments, without an array. */
+        int hash() {
+            if (rest instanceof Term[] all) {
+                return Terms.OpKey.hash(op.op(), all);
+            }
+            int h = op.op().hashCode();
+            if (first != null) {
+                h = h * 31 + first.id();
+            }
+            if (rest instanceof Term second) {
+                h = h * 31 + second.id();
+            }
+            return h;
+        }
+    }
+
+    /**
+     * A canonical sum, max or min, with the terms it was built from; it remembers the last
+     * canonical op built from it and one more operand, and its result: a chain
+     * ({@code acc = acc + x_i} on every chip, in the parent and the split) builds each step once
+     * and finds it again here, without comparing operands.
+     */
+    static final class Flat extends Term {
+        private final Terms.FlatKey form;
+        private final Terms owner;
+        private final Term first;
+        private final Object rest;
+        private String stepOp;
+        private Term stepPlus;
+        private Term stepResult;
+
+        Flat(int id, String label, long[] lo, long[] hi, int made, Term[] sources, Terms owner, Terms.FlatKey form) {
+            super(id, null, label, lo, hi, made);
+            this.form = form;
+            this.owner = owner;
+            this.first = first(sources);
+            this.rest = rest(sources);
+        }
     }
 
     int id() {
         return id;
     }
 
+    /** The canonical definition, over the ids of the terms it is built from (made on each call for an operation or a canonical sum). */
     String key() {
-        if (key == null) {
-            key = switch (form) {
-                case Terms.OpKey k -> k.key(sources);
-                case Terms.FlatKey f -> "flat:" + f.op() + "#" + id;
-                case null -> null;
-            };
-        }
-        return key;
+        return switch (this) {
+            case Leaf l -> l.key;
+            case Op o -> o.op.key(o.args());
+            case Flat f -> "flat:" + f.form.op() + "#" + id;
+        };
     }
 
     /**
@@ -111,17 +226,17 @@ final class Term {
      * none of those prefixes. Tests of a key's prefix use it, so no operation's key text is made.
      */
     String leafKey() {
-        return form == null ? key : "";
+        return this instanceof Leaf l ? l.key : "";
     }
 
     /** Whether this is a float constant ({@code cf:} key). */
     boolean isFloatConstant() {
-        return form == null && key.startsWith("cf:");
+        return this instanceof Leaf l && l.key.startsWith("cf:");
     }
 
     /** Whether this is an integer constant ({@code ci:} key). */
     boolean isIntegerConstant() {
-        return form == null && key.startsWith("ci:");
+        return this instanceof Leaf l && l.key.startsWith("ci:");
     }
 
     /**
@@ -129,31 +244,35 @@ final class Term {
      * is no long), parsed from the key once; null for any other term.
      */
     Number constantValue() {
-        return isFloatConstant() || isIntegerConstant() ? owner.constantValue(this) : null;
+        return isFloatConstant() || isIntegerConstant() ? owner().constantValue(this) : null;
     }
 
     /** How the term was made when it is a plain operation or a canonical sum, max or min; else null. */
     Terms.Form form() {
-        return form;
+        return switch (this) {
+            case Leaf _ -> null;
+            case Op o -> o.op;
+            case Flat f -> f.form;
+        };
     }
 
     /** The hash code a {@link TermTable} finds this term by (its form's, over its arguments for a plain operation). */
     int formHash() {
-        return switch (form) {
-            case Terms.OpKey k -> Terms.OpKey.hash(k.op(), sources);
-            case Terms.FlatKey f -> f.hashCode();
-            case null -> 0;
+        return switch (this) {
+            case Leaf _ -> 0;
+            case Op o -> o.hash();
+            case Flat f -> f.form.hashCode();
         };
     }
 
     /** The operation of a plain operation term ({@code op(args)}), or null. */
     String opName() {
-        return form instanceof Terms.OpKey k ? k.op() : null;
+        return this instanceof Op o ? o.op.op() : null;
     }
 
-    /** The arguments of a plain operation term (not to be changed), or null. */
+    /** The arguments of a plain operation term (a new array), or null. */
     Term[] opArgs() {
-        return form instanceof Terms.OpKey ? sources : null;
+        return this instanceof Op o ? o.args() : null;
     }
 
     /**
@@ -165,7 +284,7 @@ final class Term {
         if (text instanceof String done) {
             return done;
         }
-        Terms.TextDepth depth = owner.textDepth();
+        Terms.TextDepth depth = owner().textDepth();
         long cutsBefore = depth.cuts();
         if (!depth.enter()) {
             return "...";
@@ -187,10 +306,10 @@ final class Term {
 
     /** The text of a plain operation or canonical sum, from its operation and operands. */
     private String formText() {
-        return switch (form) {
-            case Terms.OpKey k -> opText(k.op(), sources);
-            case Terms.FlatKey f -> flatText(f.op(), f.operands(), f.constant());
-            case null -> "";
+        return switch (this) {
+            case Leaf _ -> "";
+            case Op o -> opText(o.op.op(), o.args());
+            case Flat f -> flatText(f.form.op(), f.form.operands(), f.form.constant());
         };
     }
 
@@ -227,26 +346,31 @@ final class Term {
 
     /** The term {@code stepOp(this, plus)} when it was the last such step built from this term, else null. */
     Term step(String op, Term plus) {
-        return step != null && step.plus() == plus && op.equals(step.op()) ? step.result() : null;
+        return this instanceof Flat f && f.stepPlus == plus && op.equals(f.stepOp) ? f.stepResult : null;
     }
 
+    /** Records {@code op(this, plus) = result} as this term's last step (a canonical sum, max or min keeps one; any other term none). */
     void step(String op, Term plus, Term result) {
-        step = new Step(op, plus, result);
+        if (this instanceof Flat f) {
+            f.stepOp = op;
+            f.stepPlus = plus;
+            f.stepResult = result;
+        }
     }
 
     /** The operation of a canonical sum, max or min ({@code "sum"}, {@code "max"}, {@code "min"}), or null. */
     String flatOp() {
-        return form instanceof Terms.FlatKey f ? f.op() : null;
+        return this instanceof Flat f ? f.form.op() : null;
     }
 
     /** The operands of a canonical sum, max or min other than its folded constant, or null. */
     Summands operands() {
-        return form instanceof Terms.FlatKey f ? f.operands() : null;
+        return this instanceof Flat f ? f.form.operands() : null;
     }
 
     /** The folded constant operand of a canonical sum (null when it has none, or for any other term). */
     Term constant() {
-        return form instanceof Terms.FlatKey f ? f.constant() : null;
+        return this instanceof Flat f ? f.form.constant() : null;
     }
 
     String label() {
@@ -270,8 +394,13 @@ final class Term {
         return Made.phaseOf(made);
     }
 
+    /** The terms it was built from (in a new array for an operation or a canonical sum). */
     Term[] sources() {
-        return sources;
+        return switch (this) {
+            case Leaf l -> l.sources;
+            case Op o -> o.args();
+            case Flat f -> Term.args(f.first, f.rest);
+        };
     }
 
     int rank() {

@@ -38,7 +38,7 @@ final class TermTable {
             }
             if ((int) (e >>> 32) == h) {
                 Term t = terms[(int) e - 1];
-                if (t.form() instanceof Terms.OpKey k && k.op().equals(op) && Terms.OpKey.sameArgs(t.sources(), args)) {
+                if (t instanceof Term.Op o && o.opName().equals(op) && o.sameArgs(args)) {
                     return t;
                 }
             }

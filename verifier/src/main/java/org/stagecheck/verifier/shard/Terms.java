@@ -43,10 +43,11 @@ final class Terms {
     /**
      * The operation of a plain term {@code op(args)} (no canonical rewriting), its arguments being
      * the term's {@link Term#sources}: one object per operation name in a table, shared by every
-     * term of that operation, so a term of an operation costs no key object. Two terms are the
-     * same operation exactly for the same name over the same argument terms.
+     * term of that operation, so a term of an operation costs no key object (and finds its table,
+     * {@code owner}, here rather than in a field of its own). Two terms are the same operation
+     * exactly for the same name over the same argument terms.
      */
-    record OpKey(String op) implements Form {
+    record OpKey(String op, Terms owner) implements Form {
         /** The hash code of {@code op(args)}. */
         static int hash(String op, Term[] args) {
             int h = op.hashCode();
@@ -180,7 +181,7 @@ final class Terms {
         Term t = formed.findOp(op, args);
         if (t == null) {
             int id = count++;
-            t = new Term(id, null, null, label, lo, hi, now, args, this, operations.computeIfAbsent(op, OpKey::new));
+            t = new Term.Op(id, label, lo, hi, now, args, operations.computeIfAbsent(op, name -> new OpKey(name, this)));
             formed.add(t);
             inherit(t, args);
         } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
@@ -199,7 +200,7 @@ final class Terms {
         Term t = formed.findFlat(k);
         if (t == null) {
             int id = count++;
-            t = new Term(id, null, null, operands.label, lo, hi, now, sources, this, k);
+            t = new Term.Flat(id, operands.label, lo, hi, now, sources, this, k);
             formed.add(t);
             inherit(t, sources);
         } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
@@ -224,8 +225,7 @@ final class Terms {
 
     /** {@code x} when {@code t} is the plain term {@code neg(x)} ({@link Ops#op} makes one only where no rule folds the negation), else null. */
     Term negationOf(Term t) {
-        Term[] args = t.opArgs();
-        return args != null && args.length == 1 && t.opName().equals("neg") ? args[0] : null;
+        return t instanceof Term.Op o && o.arity() == 1 && t.opName().equals("neg") ? o.arg(0) : null;
     }
 
     /** Records that {@code neg} is {@code neg(of)}, so a sum holding {@code of} finds its negation ({@link #negationIfBuilt}). */
@@ -268,13 +268,35 @@ final class Terms {
         Term t = byKey.get(key);
         if (t == null) {
             int id = count++;
-            t = new Term(id, key, text, label, lo.clone(), hi.clone(), now, sources.clone(), this);
+            t = new Term.Leaf(id, key, text, label, sharedLo(lo), sharedHi(hi), now, sources.clone(), this);
             byKey.put(key, t);
             inherit(t, sources);
         } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, sources);
         }
         return t;
+    }
+
+    /**
+     * The bounds of the last leaf made, shared by the next leaf with the same bounds: a program
+     * reads rows of one shape stage after stage, and two arrays per leaf were most of a leaf's
+     * memory. Copies, never the caller's arrays, and no term's bounds are ever changed.
+     */
+    private long[] lastLo = new long[0];
+    private long[] lastHi = new long[0];
+
+    private long[] sharedLo(long[] lo) {
+        if (!Arrays.equals(lo, lastLo)) {
+            lastLo = lo.clone();
+        }
+        return lastLo;
+    }
+
+    private long[] sharedHi(long[] hi) {
+        if (!Arrays.equals(hi, lastHi)) {
+            lastHi = hi.clone();
+        }
+        return lastHi;
     }
 
     private void inherit(Term t, Term[] sources) {

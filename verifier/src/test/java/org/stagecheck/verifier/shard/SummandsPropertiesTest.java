@@ -1,0 +1,103 @@
+package org.stagecheck.verifier.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.stagecheck.proptest.SeededProperty;
+
+/**
+ * The counted multisets of canonical sums ({@link Summands}, docs/verifier.md "Canonical sums")
+ * against a plain sorted map of id to count: after any sequence of additions and removals
+ * (repeats of the last operand, operands seen long before, removals to zero, enough steps to
+ * fold the deltas into snapshots many times) the distinct operands, their counts, the total and
+ * each count agree with the map, and two multisets built in different orders are the same.
+ */
+class SummandsPropertiesTest {
+
+    private static List<Term> leaves(Terms terms, int n) {
+        List<Term> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(terms.of("leaf:s" + i, "s" + i, "s" + i, new long[] {1, 4}));
+        }
+        return out;
+    }
+
+    private static void assertSame(Summands s, TreeMap<Integer, Long> expected, List<Term> leaves) {
+        List<Integer> ids = new ArrayList<>();
+        List<Long> counts = new ArrayList<>();
+        for (Map.Entry<Integer, Long> e : expected.entrySet()) {
+            if (e.getValue() != 0) {
+                ids.add(e.getKey());
+                counts.add(e.getValue());
+            }
+        }
+        assertThat(s.distinct()).extracting(Term::id).containsExactlyElementsOf(ids);
+        assertThat(s.counts()).containsExactly(counts.stream().mapToLong(Long::longValue).toArray());
+        assertThat(s.total).isEqualTo(counts.stream().mapToLong(Long::longValue).sum());
+        for (Term t : leaves) {
+            assertThat(s.count(t)).as("count of %s", t.text()).isEqualTo(expected.getOrDefault(t.id(), 0L));
+        }
+    }
+
+    @SeededProperty(tries = 60)
+    void any_sequence_of_additions_and_removals_is_the_multiset_a_map_counts(long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        Terms terms = new Terms();
+        List<Term> leaves = leaves(terms, 1 + r.nextInt(40));
+        TreeMap<Integer, Long> expected = new TreeMap<>();
+        Summands s = Summands.empty();
+        List<Term> added = new ArrayList<>();
+        int steps = r.nextInt(400);
+        for (int k = 0; k < steps; k++) {
+            long have;
+            Term t;
+            int move = r.nextInt(10);
+            if (move < 2 && !added.isEmpty()) {
+                t = added.get(added.size() - 1); // the last operand again: its count is raised in place
+            } else {
+                t = leaves.get(r.nextInt(leaves.size()));
+            }
+            have = expected.getOrDefault(t.id(), 0L);
+            // removals take at most what is there, as the checker's callers do
+            long count = move >= 8 && have > 0 ? -(1 + r.nextLong(have)) : 1 + r.nextInt(3);
+            s = s.plus(t, count);
+            expected.merge(t.id(), count, Long::sum);
+            added.add(t);
+            if (r.nextInt(25) == 0) {
+                assertSame(s, expected, leaves);
+            }
+        }
+        assertSame(s, expected, leaves);
+        assertThat(s.nodes()).as("nodes held").isLessThanOrEqualTo(2 * leaves.size() + 20);
+
+        // the same multiset built another way: every operand at once, in the order of the ids' reverse
+        Summands again = Summands.empty();
+        for (Map.Entry<Integer, Long> e : expected.descendingMap().entrySet()) {
+            if (e.getValue() != 0) {
+                again = again.plus(leaves.get(e.getKey() - leaves.get(0).id()), e.getValue());
+            }
+        }
+        assertThat(again.sameAs(s)).isTrue();
+        assertThat(again.hash).isEqualTo(s.hash);
+        if (!leaves.isEmpty()) {
+            Summands other = again.plus(leaves.get(0), 1);
+            assertThat(other.sameAs(s)).isFalse();
+        }
+    }
+
+    @Test
+    void an_operand_added_and_removed_again_is_left_out_of_the_snapshot() {
+        Terms terms = new Terms();
+        List<Term> l = leaves(terms, 3);
+        Summands s = Summands.empty().plus(l.get(2), 1).plus(l.get(0), 2).plus(l.get(1), 1).plus(l.get(0), -2);
+        assertThat(s.distinct()).containsExactly(l.get(1), l.get(2));
+        assertThat(s.counts()).containsExactly(1, 1);
+        assertThat(s.single()).isNull();
+        assertThat(Summands.empty().plus(l.get(1), 1).single()).isSameAs(l.get(1));
+    }
+}
