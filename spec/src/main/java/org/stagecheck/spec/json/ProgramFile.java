@@ -32,11 +32,17 @@ public record ProgramFile(Path file, Program program, SourceMap sourceMap) imple
 
     /** Reads and decodes {@code file}; any problem (missing, malformed, not a program) is a {@link JsonFormatException}. */
     public static ProgramFile read(Path file) throws JsonFormatException {
+        return read(file, StageStream.INLINE, StageStream.BATCH);
+    }
+
+    /** The same, the stages past the first {@code inline} decoded on a second thread in batches of {@code batch}. */
+    static ProgramFile read(Path file, int inline, int batch) throws JsonFormatException {
         // the stages are decoded as they are read and their trees dropped: the source map keeps where each lies
         ProgramDecoder decoder = new ProgramDecoder();
-        StageStream stages = new StageStream(decoder, new ItemSpans(file, "stages"));
-        JNode tree = new JsonReader().read(file, stages);
-        return new ProgramFile(file, decoder.program(tree, stages), new SourceMap(file.toString(), tree, stages.spans()));
+        try (StageStream stages = new StageStream(decoder, new ItemSpans(file, "stages"), inline, batch)) {
+            JNode tree = new JsonReader().read(file, stages);
+            return new ProgramFile(file, decoder.program(tree, stages), new SourceMap(file.toString(), tree, stages.spans()));
+        }
     }
 
     @Override

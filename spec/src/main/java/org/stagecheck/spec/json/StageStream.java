@@ -2,6 +2,9 @@ package org.stagecheck.spec.json;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.stagecheck.spec.ir.Stage;
 
 /**
@@ -9,23 +12,51 @@ import org.stagecheck.spec.ir.Stage;
  * that the positioned tree of the whole array is never built (docs/format.md, "Reading speed"),
  * and notes where each stage lies for the {@link SourceMap}.
  *
+ * <p>The first {@value #INLINE} stages are decoded on the reading thread; past them a second
+ * thread decodes the stages, in order, in batches handed over through a bounded queue, while the
+ * reading thread goes on tokenizing: on a long program the two take about as long as each
+ * other. The result is the same either way: the same stages in the same order, the same error.
+ *
  * <p>The first stage that does not decode is remembered, not thrown: the reader goes on to the end
  * of the file, so that malformed JSON anywhere is still the error reported, and
  * {@link ProgramDecoder#program(JNode, StageStream)} throws it when it reaches the stages, after
  * the fields it checks first. The error is thus the one decoding the whole tree gives.
  */
-final class StageStream implements StreamedArray {
+final class StageStream implements StreamedArray, AutoCloseable {
     private static final Pointer STAGES = Pointer.ROOT.key("stages");
+    /** Stages decoded on the reading thread before a second thread is worth starting. */
+    static final int INLINE = 4096;
+    static final int BATCH = 256;
+    /** Batches waiting for the decoding thread at most (the trees read ahead of it stay bounded). */
+    private static final int QUEUED = 16;
+    private static final JNode[] END = new JNode[0];
 
     private final ProgramDecoder decoder;
     private final ItemSpans spans;
+    private final int inline;
+    private final int batchSize;
+    /** Written by the reading thread, then by the decoding thread once it runs; read after it ended. */
     private final List<Stage> stages = new ArrayList<>();
     private JsonFormatException firstError;
     private JNode.JArray placeholder;
 
+    private final BlockingQueue<JNode[]> batches = new ArrayBlockingQueue<>(QUEUED);
+    private JNode[] batch;
+    private int inBatch;
+    private Thread decoding;
+    /** What the decoding thread threw other than a stage's format error (a defect), rethrown on the reading thread. */
+    private volatile Throwable failure;
+
     StageStream(ProgramDecoder decoder, ItemSpans spans) {
+        this(decoder, spans, INLINE, BATCH);
+    }
+
+    /** With {@code inline} stages decoded on the reading thread, and batches of {@code batchSize} past them (tests use small ones). */
+    StageStream(ProgramDecoder decoder, ItemSpans spans, int inline, int batchSize) {
         this.decoder = decoder;
         this.spans = spans;
+        this.inline = inline;
+        this.batchSize = batchSize;
     }
 
     @Override
@@ -36,6 +67,22 @@ final class StageStream implements StreamedArray {
     @Override
     public void item(int index, JNode item, long startByte, long endByte) {
         spans.add(item.where(), startByte, endByte);
+        if (index < inline) {
+            decode(index, item);
+            return;
+        }
+        if (decoding == null) {
+            start(index);
+        }
+        batch[inBatch++] = item;
+        if (inBatch == batchSize) {
+            hand(batch);
+            batch = new JNode[batchSize];
+            inBatch = 0;
+        }
+    }
+
+    private void decode(int index, JNode item) {
         if (firstError != null) {
             return;
         }
@@ -46,9 +93,110 @@ final class StageStream implements StreamedArray {
         }
     }
 
+    private void start(int first) {
+        batch = new JNode[batchSize];
+        decoding = Thread.ofPlatform().name("stagecheck-decode-stages").daemon(true).unstarted(() -> {
+            int index = first;
+            try {
+                while (true) {
+                    JNode[] items = batches.take();
+                    if (items == END) {
+                        return;
+                    }
+                    for (JNode item : items) {
+                        if (item == null) {
+                            break;
+                        }
+                        decode(index++, item);
+                    }
+                }
+            } catch (InterruptedException e) {
+                failure = e;
+            } catch (RuntimeException | Error e) {
+                failure = e;
+            }
+        });
+        decoding.start();
+    }
+
+    /**
+     * Queues {@code items} for the decoding thread, waiting while the queue is full; drops them
+     * once that thread has ended (it failed: {@link #ended} rethrows why).
+     */
+    private void hand(JNode[] items) {
+        boolean interrupted = false;
+        try {
+            while (decoding.isAlive()) {
+                try {
+                    if (batches.offer(items, 50, TimeUnit.MILLISECONDS)) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     @Override
     public void ended(JNode.JArray placeholder) {
         this.placeholder = placeholder;
+        if (decoding != null) {
+            if (inBatch > 0) {
+                hand(batch); // the rest of the array, null past its end
+            }
+            hand(END);
+            join();
+        }
+    }
+
+    /** Waits for the decoding thread, then rethrows what it threw beside a stage's format error. */
+    private void join() {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                decoding.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        switch (failure) {
+            case null -> { }
+            case RuntimeException e -> throw e;
+            case Error e -> throw e;
+            case Throwable e -> throw new IllegalStateException("decoding the stages was interrupted", e);
+        }
+    }
+
+    /**
+     * Ends the decoding thread when the reading stopped before the array's end (malformed JSON
+     * after it started): the batches not decoded are dropped. Nothing to do once the array ended.
+     */
+    @Override
+    public void close() {
+        if (decoding != null && decoding.isAlive()) {
+            batches.clear();
+            hand(END);
+            boolean interrupted = false;
+            while (decoding.isAlive()) {
+                try {
+                    decoding.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /**

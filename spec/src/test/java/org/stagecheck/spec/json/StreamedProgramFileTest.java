@@ -23,7 +23,7 @@ import org.stagecheck.spec.ir.Program;
  * (docs/format.md, "Reading speed"). Judged against decoding the whole tree
  * ({@code ProgramCodec.read(JsonReader.read(file))}): the same program or the same error (message,
  * pointer, line:column) on valid and broken files alike, and every value placed at the same
- * line:column.
+ * line:column. Each is read with its stages decoded on the reading thread and on a second thread.
  */
 class StreamedProgramFileTest {
     private final ProgramCodec codec = new ProgramCodec();
@@ -49,9 +49,21 @@ class StreamedProgramFileTest {
         }
     }
 
+    /**
+     * What reading the file streamed gives; the same whether its stages are decoded on the reading
+     * thread or, past the first stage, on a second thread in batches of two (through a queue that
+     * fills up), as past the first {@value StageStream#INLINE} stages of a long program.
+     */
     private static String streamedOutcome(Path file) {
+        String inline = streamedOutcome(file, Integer.MAX_VALUE, 1);
+        assertThat(streamedOutcome(file, 1, 2)).as("decoded on a second thread").isEqualTo(inline);
+        assertThat(streamedOutcome(file, StageStream.INLINE, StageStream.BATCH)).as("as read(file)").isEqualTo(inline);
+        return inline;
+    }
+
+    private static String streamedOutcome(Path file, int inline, int batch) {
         try {
-            return "program " + ProgramFile.read(file).program();
+            return "program " + ProgramFile.read(file, inline, batch).program();
         } catch (JsonFormatException e) {
             return describe(e);
         } catch (RuntimeException e) {
@@ -165,7 +177,7 @@ class StreamedProgramFileTest {
             ProgramFile streamed;
             JNode whole;
             try {
-                streamed = ProgramFile.read(file);
+                streamed = ProgramFile.read(file, 1, 2);
                 whole = new JsonReader().read(file);
             } catch (JsonFormatException e) {
                 throw new AssertionError("text " + t + " does not read: " + e.getMessage(), e);
