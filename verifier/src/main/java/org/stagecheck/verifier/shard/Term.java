@@ -31,6 +31,12 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
     private final long[] hi;
     /** Where it was first built, packed ({@link Made#pack}): one int per term, no object per stage. */
     private final int made;
+    /**
+     * The newest plain operation anchored at this term (its argument with the largest id), the
+     * head of a chain through {@link Op#nextUse}: {@link Terms#op} finds an operation among the
+     * few built over its newest argument, which is in cache, instead of in a table of millions.
+     */
+    private Op uses;
 
     /** The analysis ({@code phase}) and stage ({@code stage}, -1 before the first) that first built a term. */
     record Made(int phase, int stage) {
@@ -127,6 +133,8 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         private final Terms.OpKey op;
         private final Term first;
         private final Object rest;
+        /** The next older operation with the same anchor ({@link Term#uses}). */
+        private Op nextUse;
 
         Op(int id, String label, long[] lo, long[] hi, int made, Term[] args, Terms.OpKey op) {
             super(id, null, label, lo, hi, made);
@@ -205,6 +213,22 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
             this.first = first(sources);
             this.rest = rest(sources);
         }
+    }
+
+    /** The newest operation anchored here, or null. */
+    Op uses() {
+        return uses;
+    }
+
+    /** Puts {@code o}, just made with this term as its anchor, at the head of the chain. */
+    void use(Op o) {
+        o.nextUse = uses;
+        uses = o;
+    }
+
+    /** The next older operation of the chain {@code o} is in, or null. */
+    static Op nextUse(Op o) {
+        return o.nextUse;
     }
 
     int id() {

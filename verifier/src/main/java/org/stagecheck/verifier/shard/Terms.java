@@ -178,16 +178,51 @@ final class Terms {
      * inherits the first demotion among its arguments.
      */
     Term op(String op, Term[] args, String label, long[] lo, long[] hi) {
-        Term t = formed.findOp(op, args);
+        Term anchor = anchor(args);
+        int walked = 0;
+        Term t = null;
+        if (anchor != null) {
+            for (Term.Op u = anchor.uses(); u != null && t == null; u = Term.nextUse(u), walked++) {
+                if (u.opName().equals(op) && u.sameArgs(args)) {
+                    t = u;
+                }
+            }
+        }
+        if (t == null && (anchor == null || walked >= ANCHORED_MAX)) {
+            t = formed.findOp(op, args);
+        }
         if (t == null) {
             int id = count++;
-            t = new Term.Op(id, label, lo, hi, now, args, operations.computeIfAbsent(op, name -> new OpKey(name, this)));
-            formed.add(t);
-            inherit(t, args);
+            Term.Op made = new Term.Op(id, label, lo, hi, now, args, operations.computeIfAbsent(op, name -> new OpKey(name, this)));
+            if (anchor != null && walked < ANCHORED_MAX) {
+                anchor.use(made);
+            } else {
+                formed.add(made);
+            }
+            inherit(made, args);
+            t = made;
         } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, args);
         }
         return t;
+    }
+
+    /**
+     * Operations kept in their anchor's chain at most; past them, the ones built over the same
+     * anchor go to the table, so a term that millions of operations share as their newest argument
+     * costs a walk of this many, not of millions.
+     */
+    private static final int ANCHORED_MAX = 16;
+
+    /** The argument with the largest id (built last: the one fewest operations share), or null for none. */
+    private static Term anchor(Term[] args) {
+        Term a = null;
+        for (Term t : args) {
+            if (a == null || t.id() > a.id()) {
+                a = t;
+            }
+        }
+        return a;
     }
 
     /**

@@ -78,6 +78,34 @@ class TermTableTest {
     }
 
     @Test
+    void operations_sharing_their_newest_argument_past_its_chain_are_found_in_the_table() {
+        // 300 leaves, then t: every div(x_i, t) and tanh-free op over t has t as its newest argument
+        List<Term> leaves = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            leaves.add(leaf(i));
+        }
+        Term t = leaf(1000);
+        List<Term> made = new ArrayList<>();
+        for (Term x : leaves) {
+            made.add(ops.op("div", List.of(x, t)));
+            made.add(ops.op("div", List.of(t, x)));
+        }
+        made.add(ops.op("tanh", List.of(t)));
+        made.add(ops.op("div", List.of(t, t)));
+        assertThat(made).doesNotHaveDuplicates();
+        int size = terms.size();
+        // built again in another order (the last ones first): each is the same term, none is new
+        for (int i = leaves.size() - 1; i >= 0; i--) {
+            assertThat(ops.op("div", List.of(t, leaves.get(i)))).isSameAs(made.get(2 * i + 1));
+            assertThat(ops.op("div", List.of(leaves.get(i), t))).isSameAs(made.get(2 * i));
+        }
+        assertThat(ops.op("tanh", List.of(t))).isSameAs(made.get(made.size() - 2));
+        assertThat(ops.op("div", List.of(t, t))).isSameAs(made.get(made.size() - 1));
+        assertThat(terms.size()).isEqualTo(size);
+        assertThat(made.get(0).opArgs()).containsExactly(leaves.get(0), t);
+    }
+
+    @Test
     void an_operation_is_read_back_from_its_term() {
         Term a = leaf(1);
         Term t = ops.op("tanh", List.of(a));
