@@ -10,6 +10,10 @@ import java.lang.management.MemoryType;
  * heap the measured work held at once, garbage not yet collected included).
  */
 final class HeapPeak {
+    /**
+     * Collects the heap and starts a new peak: each timed step starts from a collected heap, so it
+     * pays for its own garbage and survivors, not for the generator's or the previous step's.
+     */
     void reset() {
         System.gc();
         for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {

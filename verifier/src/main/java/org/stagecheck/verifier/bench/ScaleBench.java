@@ -127,9 +127,6 @@ public final class ScaleBench {
         }
         Files.write(certFile, new CertificateCodec().write(g.certificate()));
         Verifier verifier = new Verifier();
-        // each timed step starts from a collected heap: it pays for its own garbage and survivors,
-        // not for copying the generator's program or the previous step's garbage
-        System.gc();
         heap.reset();
         long t0 = System.nanoTime();
         boolean valid = new Validator().validate(g.program()).isEmpty();
@@ -138,7 +135,6 @@ public final class ScaleBench {
         long t2 = System.nanoTime();
         long memoryPeak = heap.peakMb();
         g = null; // the in-memory program is not needed while the files are read
-        System.gc();
         heap.reset();
         long t3 = System.nanoTime();
         boolean fileValid;
