@@ -223,14 +223,20 @@ final class Ops {
             return single;
         }
         long[][] bounds = bounds(args, rank);
-        List<Term> sources = new ArrayList<>(args.size());
-        for (Term t : args) {
+        // the arguments but a sum's zeros, sorted by id (an insertion sort: there are two or three)
+        Term[] sources = new Term[args.size()];
+        int n = 0;
+        for (int i = 0; i < args.size(); i++) {
+            Term t = args.get(i);
             if (!(sum && isZero(t))) {
-                sources.add(t);
+                int at = n++;
+                for (; at > 0 && sources[at - 1].id() > t.id(); at--) {
+                    sources[at] = sources[at - 1];
+                }
+                sources[at] = t;
             }
         }
-        sources.sort(java.util.Comparator.comparingInt(Term::id));
-        return terms.flat(op, parts, folded, bounds[0], bounds[1], sources.toArray(Term[]::new));
+        return terms.flat(op, parts, folded, bounds[0], bounds[1], n == sources.length ? sources : java.util.Arrays.copyOf(sources, n));
     }
 
     /**

@@ -96,29 +96,35 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         return args.length > 0 && args.length <= 2 ? args[0] : null;
     }
 
+    // (instanceof tests, not a switch over the field's type: these run for every operation built)
     private static int arity(Term first, Object rest) {
-        return switch (rest) {
-            case Term[] all -> all.length;
-            case Term _ -> 2;
-            case null -> first != null ? 1 : 0;
-            default -> throw new IllegalStateException("arguments held as " + rest.getClass().getSimpleName());
-        };
+        if (rest instanceof Term) {
+            return 2;
+        }
+        if (rest instanceof Term[] all) {
+            return all.length;
+        }
+        return first != null ? 1 : 0;
     }
 
     private static Term[] args(Term first, Object rest) {
-        return switch (rest) {
-            case Term[] all -> all.clone();
-            case Term second -> new Term[] {first, second};
-            case null -> first != null ? new Term[] {first} : new Term[0];
-            default -> throw new IllegalStateException("arguments held as " + rest.getClass().getSimpleName());
-        };
+        if (rest instanceof Term second) {
+            return new Term[] {first, second};
+        }
+        if (rest instanceof Term[] all) {
+            return all.clone();
+        }
+        return first != null ? new Term[] {first} : new Term[0];
     }
 
     /** A term made by its key: a constant, a parameter, a leaf read, an opaque value; {@code sources} are the terms it was built from. */
     static final class Leaf extends Term {
+        /** A constant's value once parsed from its key: null before, {@link #NO_VALUE} when the key names no long. */
+        private static final Object NO_VALUE = new Object();
         private final String key;
         private final Term[] sources;
         private final Terms owner;
+        private Object value;
 
         Leaf(int id, String key, Supplier<String> text, String label, long[] lo, long[] hi, int made, Term[] sources, Terms owner) {
             super(id, text, label, lo, hi, made);
@@ -167,12 +173,13 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
 
         /** Whether {@code args} are this operation's arguments, the same terms in the same order. */
         boolean sameArgs(Term[] args) {
-            return switch (rest) {
-                case Term[] all -> Terms.OpKey.sameArgs(all, args);
-                case Term second -> args.length == 2 && first == args[0] && second == args[1];
-                case null -> first == null ? args.length == 0 : args.length == 1 && first == args[0];
-                default -> false;
-            };
+            if (rest instanceof Term second) {
+                return args.length == 2 && first == args[0] && second == args[1];
+            }
+            if (rest instanceof Term[] all) {
+                return Terms.OpKey.sameArgs(all, args);
+            }
+            return first == null ? args.length == 0 : args.length == 1 && first == args[0];
         }
 
         /** {@link Terms.OpKey#hash} of this operation over its arguments, without an array. */
@@ -268,7 +275,14 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
      * is no long), parsed from the key once; null for any other term.
      */
     Number constantValue() {
-        return isFloatConstant() || isIntegerConstant() ? owner().constantValue(this) : null;
+        if (!(this instanceof Leaf l) || !(isFloatConstant() || isIntegerConstant())) {
+            return null;
+        }
+        if (l.value == null) {
+            Number v = Terms.parseConstant(l.key);
+            l.value = v == null ? Leaf.NO_VALUE : v;
+        }
+        return l.value instanceof Number n ? n : null;
     }
 
     /** How the term was made when it is a plain operation or a canonical sum, max or min; else null. */

@@ -83,6 +83,15 @@ final class Terms {
     /** The operations of plain terms met so far, one object per name. */
     private final Map<String, OpKey> operations = new HashMap<>();
 
+    private OpKey opKey(String op) {
+        OpKey k = operations.get(op);
+        if (k == null) {
+            k = new OpKey(op, this);
+            operations.put(op, k);
+        }
+        return k;
+    }
+
     record FlatKey(String op, Summands operands, Term constant) implements Form {
         @Override
         public boolean equals(Object o) {
@@ -122,27 +131,16 @@ final class Terms {
         return textDepth;
     }
 
-    /** The values of the constant terms asked for ({@link Term#constantValue}), parsed from their keys once. */
-    private final Map<Term, Number> constantValues = new java.util.IdentityHashMap<>();
-
-    /** The value of constant {@code t} ({@code cf:} a Double, {@code ci:} a Long or null when its key is no long). */
-    Number constantValue(Term t) {
-        Number known = constantValues.get(t);
-        if (known != null || constantValues.containsKey(t)) {
-            return known;
+    /** The value a constant's key names ({@code cf:} a Double, {@code ci:} a Long or null when it is no long). */
+    static Number parseConstant(String key) {
+        if (key.startsWith("cf:")) {
+            return Double.parseDouble(key.substring(3));
         }
-        Number v;
-        if (t.isFloatConstant()) {
-            v = Double.parseDouble(t.key().substring(3));
-        } else {
-            try {
-                v = Long.parseLong(t.key().substring(3));
-            } catch (NumberFormatException e) {
-                v = null;
-            }
+        try {
+            return Long.parseLong(key.substring(3));
+        } catch (NumberFormatException e) {
+            return null;
         }
-        constantValues.put(t, v);
-        return v;
     }
 
     /** How many terms this table holds (keyed and canonical ones). */
@@ -193,7 +191,7 @@ final class Terms {
         }
         if (t == null) {
             int id = count++;
-            Term.Op made = new Term.Op(id, label, lo, hi, now, args, operations.computeIfAbsent(op, name -> new OpKey(name, this)));
+            Term.Op made = new Term.Op(id, label, lo, hi, now, args, opKey(op));
             if (anchor != null && walked < ANCHORED_MAX) {
                 anchor.use(made);
             } else {
