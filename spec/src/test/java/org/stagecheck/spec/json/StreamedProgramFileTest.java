@@ -332,4 +332,33 @@ class StreamedProgramFileTest {
         assertThat(errors).isGreaterThan(12);
         assertThat(decodingThreads()).isZero();
     }
+
+    /**
+     * When the decoding thread cannot be started (the process is at its limit of threads:
+     * {@link Thread#start} throws an {@link OutOfMemoryError}), the stages past the inline ones are
+     * decoded on the reading thread: the same program, the same first error, no failed read.
+     */
+    @Test
+    void stagesAreDecodedOnTheReadingThreadWhenNoThreadCanBeStarted() throws IOException, JsonFormatException {
+        String text = longProgramText();
+        Path file = write("no-thread.json", text);
+        assertThat(readWithoutThreads(file)).isEqualTo("program " + new ProgramCodec().read(new JsonReader().read(file)));
+        Path bad = write("no-thread-bad.json", text.replace("\"id\": \"long-005000\"", "\"id\": 7"));
+        assertThat(readWithoutThreads(bad)).contains("/stages/5000/id").isEqualTo(wholeTreeOutcome(bad));
+    }
+
+    private static String readWithoutThreads(Path file) {
+        ProgramDecoder decoder = new ProgramDecoder();
+        try (StageStream stages = new StageStream(decoder, new ItemSpans(file, "stages"), 100, 2, r -> new Thread(r) {
+            @Override
+            public void start() {
+                throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource limits reached");
+            }
+        })) {
+            JNode tree = new JsonReader().read(file, stages);
+            return "program " + decoder.program(tree, stages);
+        } catch (JsonFormatException e) {
+            return describe(e);
+        }
+    }
 }
