@@ -1,5 +1,7 @@
 package org.stagecheck.verifier;
 
+import java.util.function.Function;
+
 /**
  * A check run on a second platform thread while the calling thread runs another. The thread has
  * the JVM's default stack size (the {@code -Xss} the calling thread has too), so an expression
@@ -8,6 +10,7 @@ package org.stagecheck.verifier;
  * threw: an {@link Error} (out of memory) reaches the caller as it would have without the thread.
  */
 final class Beside {
+    /** The thread the check runs on; null when it ran on the calling thread. */
     private final Thread thread;
     private final Throwable[] thrown;
 
@@ -17,22 +20,38 @@ final class Beside {
     }
 
     static Beside start(Runnable check) {
+        return start(check, r -> Thread.ofPlatform().name("stagecheck-verify-beside").daemon(true).unstarted(r));
+    }
+
+    /**
+     * Runs {@code check} on the thread {@code threads} makes, or, when that thread cannot start
+     * (the process is at its limit of threads, an {@link OutOfMemoryError} from
+     * {@link Thread#start}), on the calling thread now: the verification then takes longer but
+     * gives the same report, instead of failing for want of a thread.
+     */
+    static Beside start(Runnable check, Function<Runnable, Thread> threads) {
         Throwable[] thrown = new Throwable[1];
-        Thread t = Thread.ofPlatform().name("stagecheck-verify-beside").daemon(true).unstarted(() -> {
+        Runnable caught = () -> {
             try {
                 check.run();
             } catch (Throwable e) {
                 thrown[0] = e;
             }
-        });
-        t.start();
+        };
+        Thread t = threads.apply(caught);
+        try {
+            t.start();
+        } catch (OutOfMemoryError noThread) {
+            caught.run();
+            return new Beside(null, thrown);
+        }
         return new Beside(t, thrown);
     }
 
     /** Waits for the check to end (its writes are then visible here) and rethrows what it threw. */
     void join() {
         boolean interrupted = false;
-        while (true) {
+        while (thread != null) {
             try {
                 thread.join();
                 break;

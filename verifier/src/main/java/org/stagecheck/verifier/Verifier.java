@@ -71,7 +71,13 @@ public final class Verifier {
         Findings flow = new Findings();
         Map<Obligation, Duration> elapsed = new EnumMap<>(Obligation.class);
         boolean[] fits = {true};
-        Duration fitting = guarded(shard, "UnreducedShard", () -> fits[0] = CertificateFit.check(program, cert, index, shard));
+        // fitted stays false when the fit check could not finish (its fault is UnreducedShard's one
+        // finding, and the rest of that obligation is skipped); the remap then runs as for a fit
+        boolean[] fitted = {false};
+        Duration fitting = guarded(shard, "UnreducedShard", () -> {
+            fits[0] = CertificateFit.check(program, cert, index, shard);
+            fitted[0] = true;
+        });
 
         // The spec validator, the remap and the flow checks read the program only, as UnreducedShard
         // does: they run on a second thread beside it (the checks' times add up to a third of a
@@ -98,8 +104,8 @@ public final class Verifier {
         Duration shardTime;
         try {
             shardTime = guarded(shard, "UnreducedShard", () -> {
-                if (!fits[0]) {
-                    return; // another program's certificate: its declarations are not used (one finding says so)
+                if (!fitted[0] || !fits[0]) {
+                    return; // another program's certificate, or one the fit check faulted on: one finding says so
                 }
                 ShardDecls decls = ShardDecls.check(cert.shards(), cert.heads(), index, shard);
                 Program against = unsplit;

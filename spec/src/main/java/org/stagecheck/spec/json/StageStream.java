@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.stagecheck.spec.ir.Stage;
 
 /**
@@ -35,6 +36,7 @@ final class StageStream implements StreamedArray, AutoCloseable {
     private final ItemSpans spans;
     private final int inline;
     private final int batchSize;
+    private final Function<Runnable, Thread> threads;
     /** Written by the reading thread, then by the decoding thread once it runs; read after it ended. */
     private final List<Stage> stages = new ArrayList<>();
     private JsonFormatException firstError;
@@ -44,6 +46,8 @@ final class StageStream implements StreamedArray, AutoCloseable {
     private JNode[] batch;
     private int inBatch;
     private Thread decoding;
+    /** Set when the decoding thread could not be started: every stage is then decoded on the reading thread. */
+    private boolean noThread;
     /** What the decoding thread threw other than a stage's format error (a defect), rethrown on the reading thread. */
     private volatile Throwable failure;
 
@@ -53,10 +57,16 @@ final class StageStream implements StreamedArray, AutoCloseable {
 
     /** With {@code inline} stages decoded on the reading thread, and batches of {@code batchSize} past them (tests use small ones). */
     StageStream(ProgramDecoder decoder, ItemSpans spans, int inline, int batchSize) {
+        this(decoder, spans, inline, batchSize, r -> Thread.ofPlatform().name("stagecheck-decode-stages").daemon(true).unstarted(r));
+    }
+
+    /** With the decoding thread made by {@code threads} (tests give one that cannot start). */
+    StageStream(ProgramDecoder decoder, ItemSpans spans, int inline, int batchSize, Function<Runnable, Thread> threads) {
         this.decoder = decoder;
         this.spans = spans;
         this.inline = inline;
         this.batchSize = batchSize;
+        this.threads = threads;
     }
 
     @Override
@@ -67,12 +77,15 @@ final class StageStream implements StreamedArray, AutoCloseable {
     @Override
     public void item(int index, JNode item, long startByte, long endByte) {
         spans.add(item.where(), startByte, endByte);
-        if (index < inline) {
+        if (index < inline || noThread) {
             decode(index, item);
             return;
         }
-        if (decoding == null) {
-            start(index);
+        if (decoding == null && !start(index)) {
+            // no thread to be had (the process is at its limit): this stage and the rest are decoded here
+            noThread = true;
+            decode(index, item);
+            return;
         }
         batch[inBatch++] = item;
         if (inBatch == batchSize) {
@@ -93,9 +106,9 @@ final class StageStream implements StreamedArray, AutoCloseable {
         }
     }
 
-    private void start(int first) {
-        batch = new JNode[batchSize];
-        decoding = Thread.ofPlatform().name("stagecheck-decode-stages").daemon(true).unstarted(() -> {
+    /** Starts the decoding thread, {@code first} the index of its first stage; false when no thread could be started. */
+    private boolean start(int first) {
+        Thread t = threads.apply(() -> {
             int index = first;
             try {
                 while (true) {
@@ -116,7 +129,14 @@ final class StageStream implements StreamedArray, AutoCloseable {
                 failure = e;
             }
         });
-        decoding.start();
+        try {
+            t.start();
+        } catch (OutOfMemoryError e) {
+            return false; // Thread.start's error when the process may start no more threads
+        }
+        decoding = t;
+        batch = new JNode[batchSize];
+        return true;
     }
 
     /**

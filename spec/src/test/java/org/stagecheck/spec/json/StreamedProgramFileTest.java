@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.spec.gen.GenOptions;
 import org.stagecheck.spec.gen.RandomPrograms;
 import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.Stage;
 
 /**
  * {@link ProgramFile#read} decodes the stages while it streams them and keeps no tree of them
@@ -226,5 +227,138 @@ class StreamedProgramFileTest {
         Files.setLastModifiedTime(file, FileTime.fromMillis(Files.getLastModifiedTime(file).toMillis() + 5_000));
         assertThat(pf.locate("/stages/1/kind/type")).isEqualTo(stage1);
         assertThat(pf.locate("/stages/1")).isEqualTo(stage1);
+    }
+
+    /** Stages in a long program: past the {@value StageStream#INLINE} decoded on the reading thread, several batches more. */
+    private static final int LONG = 6000;
+
+    /**
+     * A program of {@value #LONG} stages (a generated one's stages over and over), stage {@code i}
+     * with the id {@code long-%06d}, as canonical text.
+     */
+    private String longProgramText() {
+        Program small = RandomPrograms.generate(11, GenOptions.small());
+        List<Stage> stages = new ArrayList<>();
+        for (int i = 0; i < LONG; i++) {
+            Stage s = small.stages().get(i % small.stages().size());
+            stages.add(new Stage(String.format("long-%06d", i), s.site(), s.ins(), s.outs(), s.kind()));
+        }
+        return codec.writeString(small.withStages(stages));
+    }
+
+    /** Where stage {@code i} of {@link #longProgramText} starts (its opening brace). */
+    private static int stageStart(String text, int i) {
+        int id = text.indexOf(String.format("\"id\": \"long-%06d\"", i));
+        assertThat(id).as("stage %d", i).isPositive();
+        return text.lastIndexOf('{', id);
+    }
+
+    /** Threads still decoding stages: none once a read has returned or thrown. */
+    private static long decodingThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("stagecheck-decode-stages") && t.isAlive()).count();
+    }
+
+    @Test
+    void aLongProgramIsTheProgramAndThePlacesTheWholeTreeGives() throws IOException, JsonFormatException {
+        Path file = write("long.json", longProgramText());
+        Program whole = new ProgramCodec().read(new JsonReader().read(file));
+        ProgramFile streamed = ProgramFile.read(file);
+        assertThat(decodingThreads()).isZero();
+        assertThat(streamed.program().stages()).hasSize(LONG);
+        assertThat(streamed.program()).isEqualTo(whole);
+        assertThat(streamedOutcome(file)).isEqualTo("program " + whole);
+
+        SourceMap wholeMap = new SourceMap(file.toString(), new JsonReader().read(file));
+        List<String> pointers = new ArrayList<>();
+        for (int i : new int[] {0, 1, 4094, 4095, 4096, 4097, 4351, 4352, 5000, LONG - 2, LONG - 1, LONG}) {
+            for (String inside : List.of("", "/id", "/site", "/ins", "/ins/0", "/outs/0", "/kind", "/kind/type", "/kind/nothing")) {
+                pointers.add("/stages/" + i + inside);
+            }
+        }
+        for (String pointer : pointers) {
+            assertThat(streamed.locate(pointer)).as(pointer).isEqualTo(wholeMap.locate(pointer));
+        }
+        // the places differ from stage to stage: a map that placed every stage alike would fail above
+        assertThat(streamed.locate("/stages/5000/id")).isNotEqualTo(streamed.locate("/stages/4999/id"));
+    }
+
+    @Test
+    void aBadStagePastTheInlineOnesIsTheErrorTheWholeTreeGives() throws IOException {
+        String text = longProgramText();
+        String bad5000 = text.replace("\"id\": \"long-005000\"", "\"id\": 7");
+        Path file = write("bad5000.json", bad5000);
+        assertThat(streamedOutcome(file)).contains("/stages/5000/id").isEqualTo(wholeTreeOutcome(file));
+
+        // two bad stages past the inline ones, and one before them: the first is reported
+        Path twoLate = write("bad4500.json", bad5000.replace("\"id\": \"long-004500\"", "\"id\": 8"));
+        assertThat(streamedOutcome(twoLate)).contains("/stages/4500/id").isEqualTo(wholeTreeOutcome(twoLate));
+        Path early = write("bad100.json", bad5000.replace("\"id\": \"long-000100\"", "\"id\": 9"));
+        assertThat(streamedOutcome(early)).contains("/stages/100/id").isEqualTo(wholeTreeOutcome(early));
+        assertThat(decodingThreads()).isZero();
+    }
+
+    @Test
+    void aLongProgramCutAfterStage5000IsMalformedJsonAsInTheWholeTree() throws IOException {
+        String text = longProgramText();
+        Path cut = write("cut5000.json", text.substring(0, stageStart(text, 5001)));
+        assertThat(streamedOutcome(cut)).contains("malformed JSON").isEqualTo(wholeTreeOutcome(cut));
+        // cut inside stage 5000, after a bad stage the second thread decoded: the malformed JSON still wins
+        String badThenCut = text.replace("\"id\": \"long-004800\"", "\"id\": 7");
+        Path inside = write("cut-inside.json", badThenCut.substring(0, stageStart(badThenCut, 5000) + 20));
+        assertThat(streamedOutcome(inside)).contains("malformed JSON").isEqualTo(wholeTreeOutcome(inside));
+        // malformed JSON mid-array, past the inline stages, with the file going on after it
+        Path broken = write("broken.json", text.substring(0, stageStart(text, 5500)) + "}," + text.substring(stageStart(text, 5500)));
+        assertThat(streamedOutcome(broken)).contains("malformed JSON").isEqualTo(wholeTreeOutcome(broken));
+        assertThat(decodingThreads()).isZero();
+    }
+
+    @Test
+    void aLongProgramDamagedPastItsInlineStagesGivesTheSameProgramOrTheSameError() throws IOException {
+        String text = longProgramText();
+        SplittableRandom rnd = new SplittableRandom(27);
+        String[] inserts = {"{", "}", "[", "]", ",", ":", "\"", "0", "-1", "x", "\"a\": 1, ", "null", "1e99", "\"id\": \"q\", "};
+        int from = stageStart(text, StageStream.INLINE);
+        int errors = 0;
+        for (int round = 0; round < 24; round++) {
+            int at = from + rnd.nextInt(text.length() - from);
+            String damaged = rnd.nextBoolean()
+                    ? text.substring(0, at) + inserts[rnd.nextInt(inserts.length)] + text.substring(at)
+                    : text.substring(0, at) + text.substring(Math.min(text.length(), at + 1 + rnd.nextInt(8)));
+            Path file = write("long-damaged.json", damaged);
+            String streamed = streamedOutcome(file);
+            assertThat(streamed).as("round %d", round).isEqualTo(wholeTreeOutcome(file));
+            errors += streamed.startsWith("error") ? 1 : 0;
+        }
+        assertThat(errors).isGreaterThan(12);
+        assertThat(decodingThreads()).isZero();
+    }
+
+    /**
+     * When the decoding thread cannot be started (the process is at its limit of threads:
+     * {@link Thread#start} throws an {@link OutOfMemoryError}), the stages past the inline ones are
+     * decoded on the reading thread: the same program, the same first error, no failed read.
+     */
+    @Test
+    void stagesAreDecodedOnTheReadingThreadWhenNoThreadCanBeStarted() throws IOException, JsonFormatException {
+        String text = longProgramText();
+        Path file = write("no-thread.json", text);
+        assertThat(readWithoutThreads(file)).isEqualTo("program " + new ProgramCodec().read(new JsonReader().read(file)));
+        Path bad = write("no-thread-bad.json", text.replace("\"id\": \"long-005000\"", "\"id\": 7"));
+        assertThat(readWithoutThreads(bad)).contains("/stages/5000/id").isEqualTo(wholeTreeOutcome(bad));
+    }
+
+    private static String readWithoutThreads(Path file) {
+        ProgramDecoder decoder = new ProgramDecoder();
+        try (StageStream stages = new StageStream(decoder, new ItemSpans(file, "stages"), 100, 2, r -> new Thread(r) {
+            @Override
+            public void start() {
+                throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource limits reached");
+            }
+        })) {
+            JNode tree = new JsonReader().read(file, stages);
+            return "program " + decoder.program(tree, stages);
+        } catch (JsonFormatException e) {
+            return describe(e);
+        }
     }
 }

@@ -183,17 +183,18 @@ final class Summands {
         while (si < snapshot.terms.length || di < d) {
             int sid = si < snapshot.terms.length ? snapshot.terms[si].id() : Integer.MAX_VALUE;
             int did = di < d ? (int) (order[di] >>> 32) : Integer.MAX_VALUE;
-            Term t;
+            boolean inSnapshot = si < snapshot.terms.length && (di == d || sid <= did);
+            Term t = inSnapshot ? snapshot.terms[si] : dt[(int) order[di]];
             long c = 0;
-            if (si < snapshot.terms.length && (di == d || sid <= did)) {
-                t = snapshot.terms[si];
-                c = snapshot.counts[si++];
-            } else {
-                t = dt[(int) order[di]];
-            }
-            // every delta of the same operand (ids are unique to a term)
+            // every delta of the same operand (ids are unique to a term), newest first, then its
+            // count in the snapshot: each partial sum is then its count now minus a count it had
+            // before, which fits a long whenever every count did (counts never go below 0),
+            // so no sum overflows here that did not overflow as it was added
             while (di < d && (int) (order[di] >>> 32) == t.id()) {
                 c = Math.addExact(c, dc[(int) order[di++]]);
+            }
+            if (inSnapshot) {
+                c = Math.addExact(c, snapshot.counts[si++]);
             }
             if (c != 0) { // an operand added and removed again is left out
                 ts[out] = t;

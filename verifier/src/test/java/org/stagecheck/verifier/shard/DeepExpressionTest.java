@@ -47,6 +47,20 @@ class DeepExpressionTest {
         assertThat(againstItself.codes()).contains("EXPR_TOO_DEEP").doesNotContain("CHECKER_FAULT");
     }
 
+    /**
+     * A certificate naming a program hash: the hash is written from the program, so the too-deep
+     * expression stops UnreducedShard already there, and its declarations are then not followed
+     * through the stages (one finding for the obligation, as when the fit and the shard analysis
+     * were one step), while the validator beside it still names each deep stage.
+     */
+    @Test
+    void a_program_too_deep_to_hash_stops_unreduced_shard_at_the_certificate_fit() {
+        SplitEdits s = negatedPartials(200_000);
+        VerifyReport r = new Verifier().verify(s.program(), s.certificate().withProgramHash("sha256:00"), Parent.none());
+        assertThat(r.codes()).containsExactly("EXPR_TOO_DEEP", "EXPR_TOO_DEEP", "EXPR_TOO_DEEP");
+        assertThat(r.diagnostics().get(2).message()).startsWith("The UnreducedShard check met an expression nested too deeply");
+    }
+
     @Test
     void a_moderately_deep_expression_is_checked_normally() {
         assertThat(negatedPartials(500).verify().codes()).isEmpty();

@@ -100,4 +100,24 @@ class SummandsPropertiesTest {
         assertThat(s.single()).isNull();
         assertThat(Summands.empty().plus(l.get(1), 1).single()).isSameAs(l.get(1));
     }
+
+    /**
+     * Counts near the top of a long: an operand counted {@code M} in the snapshot, removed, then
+     * added {@code M} times again. Every count and total along the way fits a long, and so does
+     * the snapshot made of it; only summing the snapshot's {@code M} before the later deltas
+     * (newest first) would pass the top.
+     */
+    @Test
+    void a_count_near_the_top_of_a_long_removed_and_added_again_compacts_without_overflow() {
+        Terms terms = new Terms();
+        List<Term> l = leaves(terms, 2);
+        long m = Long.MAX_VALUE - 1;
+        Summands snapshot = Summands.empty().plus(l.get(0), m).plus(l.get(1), 1).compact();
+        Summands s = snapshot.plus(l.get(0), -m).plus(l.get(1), -1).plus(l.get(0), m);
+        assertThat(s.total).isEqualTo(m);
+        assertThat(s.distinct()).containsExactly(l.get(0));
+        assertThat(s.counts()).containsExactly(m);
+        assertThat(s.count(l.get(0))).isEqualTo(m);
+        assertThat(s.single()).isNull();
+    }
 }
