@@ -4,8 +4,9 @@ import java.util.function.Function;
 
 /**
  * A check run on a second platform thread while the calling thread runs another. The thread has
- * the JVM's default stack size (the {@code -Xss} the calling thread has too), so an expression
- * too deep for one check's recursion is too deep on either thread. {@link #join} waits for it
+ * the JVM's default stack size (the {@code -Xss} the launcher's main thread has too), so an
+ * expression too deep for one check's recursion is too deep on either thread; a caller that runs
+ * {@code verify} on a thread it gave a larger stack gives that stack to UnreducedShard only. {@link #join} waits for it
  * whatever interrupts the wait (the report needs every check), then rethrows what the check
  * threw: an {@link Error} (out of memory) reaches the caller as it would have without the thread.
  */
