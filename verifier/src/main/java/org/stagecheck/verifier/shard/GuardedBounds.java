@@ -42,7 +42,7 @@ final class GuardedBounds {
                 }
             }
             if (g == null) {
-                if (!PiecewiseBounds.check(memory, st, t, o, extent[a], axis, "/kind/pattern/origin/" + a)) {
+                if (!PiecewiseBounds.check(memory, st, t, o, extent[a], axis, originField(a))) {
                     return;
                 }
                 continue;
@@ -56,7 +56,7 @@ final class GuardedBounds {
                 report(st, "/kind/pattern/origin/" + a, "its offset overflows");
                 return;
             }
-            if (!checkAxis(st, g.guard(), inside, outside, extent[a], t, axis, "/kind/pattern/origin/" + a)) {
+            if (!checkAxis(st, g.guard(), inside, outside, extent[a], t, axis, originField(a))) {
                 return;
             }
         }
@@ -116,5 +116,15 @@ final class GuardedBounds {
     static void report(ShardState st, String field, String why) {
         st.findings.atStage(Code.GUARDED_BLOCK_OUT_OF_BOUNDS, st.stageIndex, st.stage, field, null,
                 "The block at a guarded offset can leave its tensor: " + why + ".");
+    }
+
+    /** The fields of the first origins, made once: every load checks its origin's axes, and most pass. */
+    private static final java.util.List<String> ORIGIN_FIELDS = java.util.List.of("/kind/pattern/origin/0", "/kind/pattern/origin/1",
+            "/kind/pattern/origin/2", "/kind/pattern/origin/3", "/kind/pattern/origin/4", "/kind/pattern/origin/5", "/kind/pattern/origin/6",
+            "/kind/pattern/origin/7");
+
+    /** {@code /kind/pattern/origin/a}. */
+    static String originField(int a) {
+        return a < ORIGIN_FIELDS.size() ? ORIGIN_FIELDS.get(a) : "/kind/pattern/origin/" + a;
     }
 }
