@@ -3,6 +3,7 @@ module org.stagecheck.spec {
     requires transitive com.fasterxml.jackson.core;
 
     exports org.stagecheck.spec.cert;
+    exports org.stagecheck.spec.concurrent;
     exports org.stagecheck.spec.diag;
     exports org.stagecheck.spec.flow;
     exports org.stagecheck.spec.gen;

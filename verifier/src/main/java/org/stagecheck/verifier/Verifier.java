@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.stagecheck.spec.cert.Certificate;
 import org.stagecheck.spec.cert.Obligation;
+import org.stagecheck.spec.concurrent.Beside;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.verifier.flow.FlowChecker;
@@ -97,7 +98,7 @@ public final class Verifier {
                 }
             }));
             besideElapsed.put(Obligation.MULTICAST, guarded(flow, "multicast", () -> new FlowChecker(index, flow).run()));
-        });
+        }, Beside.platform("stagecheck-verify-beside"));
 
         List<String> remarks = new ArrayList<>();
         boolean[] compared = {false};

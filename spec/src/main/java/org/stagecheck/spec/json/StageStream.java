@@ -6,6 +6,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.stagecheck.spec.concurrent.Beside;
 import org.stagecheck.spec.ir.Stage;
 
 /**
@@ -45,11 +46,10 @@ final class StageStream implements StreamedArray, AutoCloseable {
     private final BlockingQueue<JNode[]> batches = new ArrayBlockingQueue<>(QUEUED);
     private JNode[] batch;
     private int inBatch;
-    private Thread decoding;
+    /** The decoding thread, once started; what it throws beside a stage's format error (a defect) is rethrown at the end. */
+    private Beside decoding;
     /** Set when the decoding thread could not be started: every stage is then decoded on the reading thread. */
     private boolean noThread;
-    /** What the decoding thread threw other than a stage's format error (a defect), rethrown on the reading thread. */
-    private volatile Throwable failure;
 
     StageStream(ProgramDecoder decoder, ItemSpans spans) {
         this(decoder, spans, INLINE, BATCH);
@@ -57,7 +57,7 @@ final class StageStream implements StreamedArray, AutoCloseable {
 
     /** With {@code inline} stages decoded on the reading thread, and batches of {@code batchSize} past them (tests use small ones). */
     StageStream(ProgramDecoder decoder, ItemSpans spans, int inline, int batchSize) {
-        this(decoder, spans, inline, batchSize, r -> Thread.ofPlatform().name("stagecheck-decode-stages").daemon(true).unstarted(r));
+        this(decoder, spans, inline, batchSize, Beside.platform("stagecheck-decode-stages"));
     }
 
     /** With the decoding thread made by {@code threads} (tests give one that cannot start). */
@@ -108,33 +108,29 @@ final class StageStream implements StreamedArray, AutoCloseable {
 
     /** Starts the decoding thread, {@code first} the index of its first stage; false when no thread could be started. */
     private boolean start(int first) {
-        Thread t = threads.apply(() -> {
+        decoding = Beside.tryStart(() -> {
             int index = first;
-            try {
-                while (true) {
-                    JNode[] items = batches.take();
-                    if (items == END) {
-                        return;
-                    }
-                    for (JNode item : items) {
-                        if (item == null) {
-                            break;
-                        }
-                        decode(index++, item);
-                    }
+            while (true) {
+                JNode[] items;
+                try {
+                    items = batches.take();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException("decoding the stages was interrupted", e);
                 }
-            } catch (InterruptedException e) {
-                failure = e;
-            } catch (RuntimeException | Error e) {
-                failure = e;
+                if (items == END) {
+                    return;
+                }
+                for (JNode item : items) {
+                    if (item == null) {
+                        break;
+                    }
+                    decode(index++, item);
+                }
             }
-        });
-        try {
-            t.start();
-        } catch (OutOfMemoryError e) {
-            return false; // Thread.start's error when the process may start no more threads
+        }, threads);
+        if (decoding == null) {
+            return false;
         }
-        decoding = t;
         batch = new JNode[batchSize];
         return true;
     }
@@ -146,7 +142,7 @@ final class StageStream implements StreamedArray, AutoCloseable {
     private void hand(JNode[] items) {
         boolean interrupted = false;
         try {
-            while (decoding.isAlive()) {
+            while (decoding.running()) {
                 try {
                     if (batches.offer(items, 50, TimeUnit.MILLISECONDS)) {
                         return;
@@ -170,29 +166,7 @@ final class StageStream implements StreamedArray, AutoCloseable {
                 hand(batch); // the rest of the array, null past its end
             }
             hand(END);
-            join();
-        }
-    }
-
-    /** Waits for the decoding thread, then rethrows what it threw beside a stage's format error. */
-    private void join() {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                decoding.join();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        switch (failure) {
-            case null -> { }
-            case RuntimeException e -> throw e;
-            case Error e -> throw e;
-            case Throwable e -> throw new IllegalStateException("decoding the stages was interrupted", e);
+            decoding.join();
         }
     }
 
@@ -202,20 +176,10 @@ final class StageStream implements StreamedArray, AutoCloseable {
      */
     @Override
     public void close() {
-        if (decoding != null && decoding.isAlive()) {
+        if (decoding != null && decoding.running()) {
             batches.clear();
             hand(END);
-            boolean interrupted = false;
-            while (decoding.isAlive()) {
-                try {
-                    decoding.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            decoding.awaitEnd();
         }
     }
 

@@ -1,4 +1,4 @@
-package org.stagecheck.verifier;
+package org.stagecheck.spec.concurrent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,16 +7,17 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * A check run beside the calling thread ({@link Beside}): it runs on its own thread, what it
+ * A task run beside the calling thread ({@link Beside}): it runs on its own thread, what it
  * throws reaches the caller at {@link Beside#join}, and when no thread can be started it runs on
- * the calling thread instead of failing the verification.
+ * the calling thread instead of failing the work ({@link Beside#start}), or the caller is told
+ * so ({@link Beside#tryStart}).
  */
 class BesideTest {
 
     @Test
     void a_check_runs_on_another_thread_and_is_done_when_joined() {
         AtomicReference<Thread> ranOn = new AtomicReference<>();
-        Beside b = Beside.start(() -> ranOn.set(Thread.currentThread()));
+        Beside b = Beside.start(() -> ranOn.set(Thread.currentThread()), Beside.platform("beside-test"));
         b.join();
         assertThat(ranOn.get()).isNotNull().isNotSameAs(Thread.currentThread());
         assertThat(ranOn.get().isAlive()).isFalse();
@@ -26,11 +27,11 @@ class BesideTest {
     void what_the_check_throws_is_thrown_by_join() {
         Beside fault = Beside.start(() -> {
             throw new IllegalStateException("a defect");
-        });
+        }, Beside.platform("beside-test"));
         assertThatThrownBy(fault::join).isInstanceOf(IllegalStateException.class).hasMessage("a defect");
-        Beside memory = Beside.start(() -> {
+        Beside memory = Beside.tryStart(() -> {
             throw new OutOfMemoryError("heap");
-        });
+        }, Beside.platform("beside-test"));
         assertThatThrownBy(memory::join).isInstanceOf(OutOfMemoryError.class).hasMessage("heap");
     }
 
@@ -54,5 +55,13 @@ class BesideTest {
             }
         });
         assertThatThrownBy(failing::join).isInstanceOf(IllegalArgumentException.class).hasMessage("still reported");
+        AtomicReference<Thread> notRun = new AtomicReference<>();
+        assertThat(Beside.tryStart(() -> notRun.set(Thread.currentThread()), r -> new Thread(r) {
+            @Override
+            public void start() {
+                throw new OutOfMemoryError("unable to create native thread");
+            }
+        })).isNull();
+        assertThat(notRun.get()).isNull();
     }
 }
