@@ -35,7 +35,7 @@ final class GuardedBounds {
             for (Offset.Term term : o.terms()) {
                 if (term instanceof Offset.Term.OfBuffer b && memory.guardedOffset(b.buffer()) instanceof GuardedAffine found) {
                     if (g != null && !g.equals(found)) {
-                        report(st, "/kind/pattern/origin/" + a, "its offset reads two guarded indices, whose joint values the checker does not bound");
+                        report(st, originField(a), "its offset reads two guarded indices, whose joint values the checker does not bound");
                         return;
                     }
                     g = found;
@@ -53,7 +53,7 @@ final class GuardedBounds {
                 inside = memory.affine(o, true);
                 outside = memory.affine(o, false);
             } catch (ArithmeticException overflow) {
-                report(st, "/kind/pattern/origin/" + a, "its offset overflows");
+                report(st, originField(a), "its offset overflows");
                 return;
             }
             if (!checkAxis(st, g.guard(), inside, outside, extent[a], t, axis, originField(a))) {

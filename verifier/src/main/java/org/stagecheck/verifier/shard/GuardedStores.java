@@ -32,7 +32,7 @@ final class GuardedStores {
             for (Offset.Term term : p.originOffsets().get(a).terms()) {
                 if (term instanceof Offset.Term.OfBuffer b && memory.guardedOffset(b.buffer()) instanceof GuardedAffine g && !g.inside().equals(g.outside())
                         && !holdsEverywhere(st, g.guard())) {
-                    st.findings.atStage(Code.GUARDED_READ_UNMASKED, st.stageIndex, st.stage, "/kind/pattern/origin/" + a, buffer,
+                    st.findings.atStage(Code.GUARDED_READ_UNMASKED, st.stageIndex, st.stage, GuardedBounds.originField(a), buffer,
                             "The store to " + t.role().jsonName() + " tensor '" + t.name() + "' is at an offset ('" + b.buffer() + "') that is the position the checker places only where "
                                     + st.describe(g.guard()) + "; in a run where it lies outside, the store writes at the offset's other branch.");
                     return;

@@ -68,7 +68,7 @@ final class IndexedRows {
             } catch (ArithmeticException overflow) {
                 continue;
             }
-            Domain here = rows(st, t, a, e, inside, g, extent[a], buffer, "/kind/pattern/origin/" + a);
+            Domain here = rows(st, t, a, e, inside, g, extent[a], buffer, GuardedBounds.originField(a));
             if (here != null) {
                 found = found == null ? here : null; // one index axis only
             }

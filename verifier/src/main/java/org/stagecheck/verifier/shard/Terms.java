@@ -301,7 +301,7 @@ final class Terms {
         Term t = byKey.get(key);
         if (t == null) {
             int id = count++;
-            t = new Term.Leaf(id, key, text, label, sharedLo(lo), sharedHi(hi), now, sources.clone(), this);
+            t = new Term.Leaf(id, key, text, label, lastLo.shared(lo), lastHi.shared(hi), now, sources.clone(), this);
             byKey.put(key, t);
             inherit(t, sources);
         } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
@@ -311,25 +311,23 @@ final class Terms {
     }
 
     /**
-     * The bounds of the last leaf made, shared by the next leaf with the same bounds: a program
-     * reads rows of one shape stage after stage, and two arrays per leaf were most of a leaf's
-     * memory. Copies, never the caller's arrays, and no term's bounds are ever changed.
+     * The lower and upper bounds of the last leaf made, shared by the next leaf with the same
+     * bounds: a program reads rows of one shape stage after stage, and two arrays per leaf were
+     * most of a leaf's memory.
      */
-    private long[] lastLo = new long[0];
-    private long[] lastHi = new long[0];
+    private final LastBound lastLo = new LastBound();
+    private final LastBound lastHi = new LastBound();
 
-    private long[] sharedLo(long[] lo) {
-        if (!Arrays.equals(lo, lastLo)) {
-            lastLo = lo.clone();
-        }
-        return lastLo;
-    }
+    /** The last bound array handed out: a copy, never the caller's array, and no term's bounds are ever changed. */
+    private static final class LastBound {
+        private long[] last = new long[0];
 
-    private long[] sharedHi(long[] hi) {
-        if (!Arrays.equals(hi, lastHi)) {
-            lastHi = hi.clone();
+        long[] shared(long[] bound) {
+            if (!Arrays.equals(bound, last)) {
+                last = bound.clone();
+            }
+            return last;
         }
-        return lastHi;
     }
 
     private void inherit(Term t, Term[] sources) {
