@@ -301,10 +301,7 @@ final class ExprRules {
                 if (argmax != null) {
                     yield argmax;
                 }
-                List<AV> vs = new ArrayList<>(a.args().size());
-                for (Expr x : a.args()) {
-                    vs.add(eval(x, args, frame, rank));
-                }
+                List<AV> vs = evalAll(a.args(), args, frame, rank);
                 if (evalTypes != null && evalTypes.get(a) == ValueType.INT) {
                     IntegerPartials.check(a.fn(), vs);
                 }
@@ -403,17 +400,45 @@ final class ExprRules {
         };
     }
 
-    private AV apply(Fn fn, List<AV> vs) {
-        boolean anyLin = false;
-        List<Term> ts = new ArrayList<>(vs.size());
+    /** The values of {@code xs}, in order (one or two in a list of its own: an expression node has most often that many). */
+    private List<AV> evalAll(List<Expr> xs, List<AV> args, Sym[] frame, int rank) {
+        if (xs.size() == 1) {
+            return List.of(eval(xs.get(0), args, frame, rank));
+        }
+        if (xs.size() == 2) {
+            AV first = eval(xs.get(0), args, frame, rank);
+            return List.of(first, eval(xs.get(1), args, frame, rank));
+        }
+        List<AV> vs = new ArrayList<>(xs.size());
+        for (Expr x : xs) {
+            vs.add(eval(x, args, frame, rank));
+        }
+        return vs;
+    }
+
+    /** The terms of {@code vs} when every one is exact, else null (one or two in a list of its own). */
+    private static List<Term> exactTerms(List<AV> vs) {
         for (AV v : vs) {
-            if (v instanceof Ex x) {
-                ts.add(x.term());
-            } else {
-                anyLin = true;
+            if (!(v instanceof Ex)) {
+                return null;
             }
         }
-        if (!anyLin) {
+        return switch (vs.size()) {
+            case 1 -> List.of(((Ex) vs.get(0)).term());
+            case 2 -> List.of(((Ex) vs.get(0)).term(), ((Ex) vs.get(1)).term());
+            default -> {
+                List<Term> ts = new ArrayList<>(vs.size());
+                for (AV v : vs) {
+                    ts.add(((Ex) v).term());
+                }
+                yield ts;
+            }
+        };
+    }
+
+    private AV apply(Fn fn, List<AV> vs) {
+        List<Term> ts = exactTerms(vs);
+        if (ts != null) {
             Term t = op(fn.spelling(), ts);
             vocab.derived(t, fn, ts);
             // a computed 0 (x - x) is the constant 0, as a written one is

@@ -383,7 +383,10 @@ final class Ops {
     }
 
     private Term plainOp(String name, List<Term> args) {
-        Term[] sources = args.toArray(new Term[0]);
+        Term[] sources = new Term[args.size()];
+        for (int i = 0; i < sources.length; i++) {
+            sources[i] = args.get(i);
+        }
         int rank = 0;
         String label = "";
         for (Term t : sources) {

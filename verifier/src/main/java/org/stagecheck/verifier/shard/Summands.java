@@ -43,9 +43,14 @@ final class Summands {
     final long hash;
     /** Sum of the counts. */
     final long total;
-    /** The operand with the smallest id that has a label, and that label (for messages). */
-    private final int labelId;
-    final String label;
+    /** The operand with the smallest id that has a label (for messages), or null. */
+    private final Term labelled;
+    /**
+     * The operand with the largest id, or null: none when the multiset is empty ({@link #total}
+     * 0), else not known yet (after the newest operand was taken away), found by
+     * {@link #newest()} and kept.
+     */
+    private Term newest;
     /**
      * The count of each operand, built by the first {@link #count} and handed on to the node that
      * {@link #plus} builds from this one (this multiset plus one operand), so a chain of additions
@@ -54,17 +59,17 @@ final class Summands {
     private Map<Term, Long> index;
 
     /** A snapshot: {@code terms} sorted by id with their {@code counts}. */
-    private Summands(Term[] terms, long[] counts, int snapshotSize, long hash, long total, int labelId, String label) {
-        this(null, terms, counts, null, 0, snapshotSize, 0, hash, total, labelId, label);
+    private Summands(Term[] terms, long[] counts, int snapshotSize, long hash, long total, Term labelled) {
+        this(null, terms, counts, null, 0, snapshotSize, 0, hash, total, labelled, terms.length == 0 ? null : terms[terms.length - 1]);
     }
 
-    /** A delta: {@code count} of {@code one} above {@code below}. */
-    private Summands(Summands below, Term one, long count, int snapshotSize, int deltas, long hash, long total, int labelId, String label) {
-        this(below, null, null, one, count, snapshotSize, deltas, hash, total, labelId, label);
+    /** A delta: {@code count} of {@code one} above {@code below}; its newest operand {@code newest} (null: not known). */
+    private Summands(Summands below, Term one, long count, int snapshotSize, int deltas, long hash, long total, Term labelled, Term newest) {
+        this(below, null, null, one, count, snapshotSize, deltas, hash, total, labelled, newest);
     }
 
     private Summands(Summands below, Term[] terms, long[] counts, Term one, long oneCount, int snapshotSize, int deltas, long hash, long total,
-                     int labelId, String label) {
+                     Term labelled, Term newest) {
         this.below = below;
         this.terms = terms;
         this.counts = counts;
@@ -74,12 +79,12 @@ final class Summands {
         this.deltas = deltas;
         this.hash = hash;
         this.total = total;
-        this.labelId = labelId;
-        this.label = label;
+        this.labelled = labelled;
+        this.newest = newest;
     }
 
     /** The empty multiset (immutable, so one serves every sum). */
-    private static final Summands EMPTY = new Summands(new Term[0], new long[0], 0, 0, 0, Integer.MAX_VALUE, "");
+    private static final Summands EMPTY = new Summands(new Term[0], new long[0], 0, 0, 0, null);
 
     static Summands empty() {
         return EMPTY;
@@ -93,15 +98,14 @@ final class Summands {
     Summands plus(Term t, long count) {
         long total2 = Math.addExact(total, count);
         long hash2 = hash + count * mix(t.id());
-        boolean labels = !t.label().isEmpty() && t.id() < labelId;
-        int labelId2 = labels ? t.id() : labelId;
-        String label2 = labels ? t.label() : label;
+        Term labelled2 = !t.label().isEmpty() && (labelled == null || t.id() < labelled.id()) ? t : labelled;
+        Term newest2 = newestAfter(t, count);
         if (below != null && one == t) {
             // the same operand as the last one added: raise its count instead of growing the chain
             long c = Math.addExact(oneCount, count);
-            return handedOn(new Summands(below, t, c, snapshotSize, deltas, hash2, total2, labelId2, label2), t, count);
+            return handedOn(new Summands(below, t, c, snapshotSize, deltas, hash2, total2, labelled2, newest2), t, count);
         }
-        Summands s = new Summands(this, t, count, snapshotSize, deltas + 1, hash2, total2, labelId2, label2);
+        Summands s = new Summands(this, t, count, snapshotSize, deltas + 1, hash2, total2, labelled2, newest2);
         return handedOn(s.deltas > s.snapshotSize + SLACK ? s.compact() : s, t, count);
     }
 
@@ -128,6 +132,10 @@ final class Summands {
      * operands {@code count} shows are there).
      */
     long count(Term t) {
+        if (total == 0) {
+            // the empty multiset is one object shared by every verification: it keeps no table
+            return 0;
+        }
         if (index == null) {
             Summands s = compact();
             Map<Term, Long> m = new IdentityHashMap<>();
@@ -201,7 +209,35 @@ final class Summands {
                 cs[out++] = c;
             }
         }
-        return new Summands(Arrays.copyOf(ts, out), Arrays.copyOf(cs, out), out, hash, total, labelId, label);
+        return new Summands(Arrays.copyOf(ts, out), Arrays.copyOf(cs, out), out, hash, total, labelled);
+    }
+
+    /**
+     * The operand with the largest id once {@code count} of {@code t} is added, when known
+     * without a look at the operands (null otherwise): adding keeps the larger of the two; taking
+     * away an operand other than the newest leaves the newest, whose count is still above 0;
+     * taking away the newest may leave none of it, and the next is then found by {@link #newest()}.
+     */
+    private Term newestAfter(Term t, long count) {
+        if (count > 0) {
+            Term n = total == 0 ? null : newest;
+            return total != 0 && n == null ? null : n == null || t.id() > n.id() ? t : n;
+        }
+        return t == newest ? null : newest;
+    }
+
+    /** The operand with the largest id, or null when the multiset is empty (O(1) but after the newest was taken away). */
+    Term newest() {
+        if (newest == null && total != 0) {
+            Summands s = compact();
+            newest = s.terms[s.terms.length - 1];
+        }
+        return newest;
+    }
+
+    /** The label of the operand with the smallest id that has one (for messages), or the empty text. */
+    String label() {
+        return labelled == null ? "" : labelled.label();
     }
 
     /** The distinct operands, sorted by id. */

@@ -22,7 +22,7 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
     private final int id;
     /**
      * The readable text once made whole (a String), else what makes it (a {@code Supplier<String>};
-     * null for a plain operation or a canonical sum, whose text is made from its form): one field
+     * null for a plain operation or a canonical sum, whose text is made from its operation and operands): one field
      * for both, since every term keeps it.
      */
     private Object text;
@@ -32,11 +32,13 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
     /** Where it was first built, packed ({@link Made#pack}): one int per term, no object per stage. */
     private final int made;
     /**
-     * The newest plain operation anchored at this term (its argument with the largest id), the
-     * head of a chain through {@link Op#nextUse}: {@link Terms#op} finds an operation among the
-     * few built over its newest argument, which is in cache, instead of in a table of millions.
+     * The newest plain operation or canonical sum anchored at this term (its operand with the
+     * largest id), the head of a chain through their {@code nextUse}: {@link Terms#op} and
+     * {@link Terms#flat} find a term among the few built over its newest operand, which is in
+     * cache, instead of in a table of millions; {@link Terms}' marker of a full chain once the
+     * terms built over it moved to that table.
      */
-    private Op uses;
+    private Term uses;
 
     /** The analysis ({@code phase}) and stage ({@code stage}, -1 before the first) that first built a term. */
     record Made(int phase, int stage) {
@@ -56,7 +58,7 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
 
     /**
      * @param id    equal exactly when the keys are equal
-     * @param text  a short readable form for diagnostics, made on demand (null: made from the form)
+     * @param text  a short readable form for diagnostics, made on demand (null: made from its operation and operands)
      * @param label the logical tensor the expression is mainly about (for messages)
      * @param lo    per axis, the first index where the term is defined
      * @param hi    per axis, one past the last (Long.MIN_VALUE/MAX_VALUE: unbounded)
@@ -139,8 +141,8 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         private final Terms.OpKey op;
         private final Term first;
         private final Object rest;
-        /** The next older operation with the same anchor ({@link Term#uses}). */
-        private Op nextUse;
+        /** The next older term with the same anchor ({@link Term#uses}). */
+        private Term nextUse;
 
         Op(int id, String label, long[] lo, long[] hi, int made, Term[] args, Terms.OpKey op) {
             super(id, null, label, lo, hi, made);
@@ -205,37 +207,69 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
      * and finds it again here, without comparing operands.
      */
     static final class Flat extends Term {
-        private final Terms.FlatKey form;
+        /** Its operation ({@code sum}, {@code max}, {@code min}), its operands but a folded constant, and that constant (a sum's, or null). */
+        private final String op;
+        private final Summands operands;
+        private final Term constant;
         private final Terms owner;
         private final Term first;
         private final Object rest;
         private String stepOp;
         private Term stepPlus;
         private Term stepResult;
+        /** The next older term with the same anchor ({@link Term#uses}). */
+        private Term nextUse;
 
-        Flat(int id, String label, long[] lo, long[] hi, int made, Term[] sources, Terms owner, Terms.FlatKey form) {
+        Flat(int id, String label, long[] lo, long[] hi, int made, Term[] sources, Terms owner, String op, Summands operands, Term constant) {
             super(id, null, label, lo, hi, made);
-            this.form = form;
+            this.op = op;
+            this.operands = operands;
+            this.constant = constant;
             this.owner = owner;
             this.first = first(sources);
             this.rest = rest(sources);
         }
+
+        /** Whether it is the canonical {@code op} over {@code operands} and {@code constant}: the same operation over the same multiset. */
+        boolean isFlat(String op, Summands operands, Term constant) {
+            return this.constant == constant && this.op.equals(op) && this.operands.sameAs(operands);
+        }
     }
 
-    /** The newest operation anchored here, or null. */
-    Op uses() {
+    /** The newest term anchored here, null for none, or the marker of a full chain that was set. */
+    Term uses() {
         return uses;
     }
 
-    /** Puts {@code o}, just made with this term as its anchor, at the head of the chain. */
-    void use(Op o) {
-        o.nextUse = uses;
-        uses = o;
+    /** Puts {@code t} (a plain operation or canonical sum), just made with this term as its anchor, at the head of the chain. */
+    void use(Term t) {
+        setNextUse(t, uses);
+        uses = t;
     }
 
-    /** The next older operation of the chain {@code o} is in, or null. */
-    static Op nextUse(Op o) {
-        return o.nextUse;
+    /** Ends the chain: {@code marker} stands for it from now on, and each term of it is unlinked. */
+    void closeUses(Term marker) {
+        for (Term u = uses; u != null; ) {
+            Term next = nextUse(u);
+            setNextUse(u, null);
+            u = next;
+        }
+        uses = marker;
+    }
+
+    /** The next older term of the chain {@code t} is in, or null. */
+    static Term nextUse(Term t) {
+        return t instanceof Op o ? o.nextUse : t instanceof Flat f ? f.nextUse : null;
+    }
+
+    private static void setNextUse(Term t, Term next) {
+        if (t instanceof Op o) {
+            o.nextUse = next;
+        } else if (t instanceof Flat f) {
+            f.nextUse = next;
+        } else {
+            throw new IllegalArgumentException("a leaf is anchored at none");
+        }
     }
 
     int id() {
@@ -247,7 +281,7 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         return switch (this) {
             case Leaf l -> l.key;
             case Op o -> o.op.key(o.args());
-            case Flat f -> "flat:" + f.form.op() + "#" + id;
+            case Flat f -> "flat:" + f.op + "#" + id;
         };
     }
 
@@ -285,21 +319,12 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         return l.value instanceof Number n ? n : null;
     }
 
-    /** How the term was made when it is a plain operation or a canonical sum, max or min; else null. */
-    Terms.Form form() {
-        return switch (this) {
-            case Leaf _ -> null;
-            case Op o -> o.op;
-            case Flat f -> f.form;
-        };
-    }
-
-    /** The hash code a {@link TermTable} finds this term by (its form's, over its arguments for a plain operation). */
+    /** The hash code a {@link TermTable} finds this term by (of its operation over its arguments or operands). */
     int formHash() {
         return switch (this) {
             case Leaf _ -> 0;
             case Op o -> o.hash();
-            case Flat f -> f.form.hashCode();
+            case Flat f -> Terms.flatHash(f.op, f.operands, f.constant);
         };
     }
 
@@ -347,7 +372,7 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         return switch (this) {
             case Leaf _ -> "";
             case Op o -> opText(o.op.op(), o.args());
-            case Flat f -> flatText(f.form.op(), f.form.operands(), f.form.constant());
+            case Flat f -> flatText(f.op, f.operands, f.constant);
         };
     }
 
@@ -398,17 +423,17 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
 
     /** The operation of a canonical sum, max or min ({@code "sum"}, {@code "max"}, {@code "min"}), or null. */
     String flatOp() {
-        return this instanceof Flat f ? f.form.op() : null;
+        return this instanceof Flat f ? f.op : null;
     }
 
     /** The operands of a canonical sum, max or min other than its folded constant, or null. */
     Summands operands() {
-        return this instanceof Flat f ? f.form.operands() : null;
+        return this instanceof Flat f ? f.operands : null;
     }
 
     /** The folded constant operand of a canonical sum (null when it has none, or for any other term). */
     Term constant() {
-        return this instanceof Flat f ? f.form.constant() : null;
+        return this instanceof Flat f ? f.constant : null;
     }
 
     String label() {

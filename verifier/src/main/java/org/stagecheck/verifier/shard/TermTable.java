@@ -1,10 +1,10 @@
 package org.stagecheck.verifier.shard;
 
 /**
- * The hash-consing table of the terms that have a {@link Terms.Form} (plain operations and
- * canonical sums): an open-addressing set of the terms, found by their operation and operands
- * without making a key object per look-up and without an entry object per term (at 10^6 stages,
- * a nest keeps several million terms, docs/verifier.md "Scale").
+ * The hash-consing table of the plain operations and canonical sums that their anchors' chains
+ * do not hold ({@link Terms#op}): an open-addressing set of the terms, found by their operation
+ * and operands without making a key object per look-up and without an entry object per term (a
+ * term that millions of terms share as their newest operand sends them all here).
  *
  * <p>Each slot is one {@code long}: the term's hash in the high half and its place in
  * {@link #terms} plus one in the low half (0: a free slot). A probe reads one array, so a look-up
@@ -45,9 +45,9 @@ final class TermTable {
         }
     }
 
-    /** The canonical sum, max or min of {@code key}, or null. */
-    Term findFlat(Terms.FlatKey key) {
-        int h = key.hashCode();
+    /** The canonical sum, max or min {@code op} over {@code operands} and {@code constant}, or null. */
+    Term findFlat(String op, Summands operands, Term constant) {
+        int h = Terms.flatHash(op, operands, constant);
         int mask = slots.length - 1;
         for (int i = slot(h, shift); ; i = (i + 1) & mask) {
             long e = slots[i];
@@ -56,7 +56,7 @@ final class TermTable {
             }
             if ((int) (e >>> 32) == h) {
                 Term t = terms[(int) e - 1];
-                if (t.form() instanceof Terms.FlatKey k && k.equals(key)) {
+                if (t instanceof Term.Flat f && f.isFlat(op, operands, constant)) {
                     return t;
                 }
             }

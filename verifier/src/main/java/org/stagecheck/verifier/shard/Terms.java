@@ -35,19 +35,13 @@ final class Terms {
     record Flat(String op, java.util.List<Term> parts) {}
 
     /**
-     * A canonical sum, max or min: its operation, its operands but a folded constant, and that
-     * constant (a sum's, or null). Equal exactly for the same operation over the same multiset.
-     */
-    sealed interface Form permits FlatKey, OpKey {}
-
-    /**
      * The operation of a plain term {@code op(args)} (no canonical rewriting), its arguments being
      * the term's {@link Term#sources}: one object per operation name in a table, shared by every
      * term of that operation, so a term of an operation costs no key object (and finds its table,
      * {@code owner}, here rather than in a field of its own). Two terms are the same operation
      * exactly for the same name over the same argument terms.
      */
-    record OpKey(String op, Terms owner) implements Form {
+    record OpKey(String op, Terms owner) {
         /** The hash code of {@code op(args)}. */
         static int hash(String op, Term[] args) {
             int h = op.hashCode();
@@ -92,16 +86,13 @@ final class Terms {
         return k;
     }
 
-    record FlatKey(String op, Summands operands, Term constant) implements Form {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof FlatKey k && k.constant == constant && k.op.equals(op) && k.operands.sameAs(operands);
-        }
-
-        @Override
-        public int hashCode() {
-            return (Long.hashCode(operands.hash) * 31 + op.hashCode()) * 31 + (constant == null ? 0 : constant.id());
-        }
+    /**
+     * The hash code of the canonical sum, max or min {@code op} over {@code operands} and the
+     * folded constant {@code constant} (null for none): equal for the same operation over the same
+     * multiset, which is when two are one term.
+     */
+    static int flatHash(String op, Summands operands, Term constant) {
+        return (Long.hashCode(operands.hash) * 31 + op.hashCode()) * 31 + (constant == null ? 0 : constant.id());
     }
 
     /** How deep the text being made is, and how often it was cut ({@link Term#text()}). */
@@ -177,26 +168,22 @@ final class Terms {
      */
     Term op(String op, Term[] args, String label, long[] lo, long[] hi) {
         Term anchor = anchor(args);
+        boolean chained = anchor != null && anchor.uses() != fullChain;
         int walked = 0;
         Term t = null;
-        if (anchor != null) {
-            for (Term.Op u = anchor.uses(); u != null && t == null; u = Term.nextUse(u), walked++) {
-                if (u.opName().equals(op) && u.sameArgs(args)) {
+        if (chained) {
+            for (Term u = anchor.uses(); u != null; u = Term.nextUse(u), walked++) {
+                if (u instanceof Term.Op o && o.opName().equals(op) && o.sameArgs(args)) {
                     t = u;
+                    break;
                 }
             }
-        }
-        if (t == null && (anchor == null || walked >= ANCHORED_MAX)) {
+        } else {
             t = formed.findOp(op, args);
         }
         if (t == null) {
-            int id = count++;
-            Term.Op made = new Term.Op(id, label, lo, hi, now, args, opKey(op));
-            if (anchor != null && walked < ANCHORED_MAX) {
-                anchor.use(made);
-            } else {
-                formed.add(made);
-            }
+            Term.Op made = new Term.Op(count++, label, lo, hi, now, args, opKey(op));
+            keep(made, anchor, chained, walked);
             inherit(made, args);
             t = made;
         } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
@@ -206,13 +193,35 @@ final class Terms {
     }
 
     /**
-     * Operations kept in their anchor's chain at most; past them, the ones built over the same
-     * anchor go to the table, so a term that millions of operations share as their newest argument
-     * costs a walk of this many, not of millions.
+     * Terms kept in their anchor's chain at most; the one that would fill it moves the chain to
+     * the table, and every later term over the same anchor goes there, found without a walk:
+     * a term that millions of terms share as their newest operand (the {@code x} of a chain
+     * {@code a = a + x}) costs one table look-up each, not a walk of this many.
      */
     private static final int ANCHORED_MAX = 16;
 
-    /** The argument with the largest id (built last: the one fewest operations share), or null for none. */
+    /** The mark of an anchor whose chain moved to the table ({@link #ANCHORED_MAX}); never a term of the table. */
+    private final Term fullChain = new Term.Op(-1, "", new long[0], new long[0], 0, new Term[0], new OpKey("(full chain)", this));
+
+    /**
+     * Keeps {@code made}, found in neither its anchor's chain ({@code walked} long, when
+     * {@code chained}) nor the table: in the chain while it has room, else in the table.
+     */
+    private void keep(Term made, Term anchor, boolean chained, int walked) {
+        if (!chained) {
+            formed.add(made);
+        } else if (walked + 1 < ANCHORED_MAX) {
+            anchor.use(made);
+        } else {
+            for (Term u = anchor.uses(); u != null; u = Term.nextUse(u)) {
+                formed.add(u);
+            }
+            formed.add(made);
+            anchor.closeUses(fullChain);
+        }
+    }
+
+    /** The argument with the largest id (built last: the one fewest terms share), or null for none. */
     private static Term anchor(Term[] args) {
         Term a = null;
         for (Term t : args) {
@@ -227,14 +236,31 @@ final class Terms {
      * The canonical {@code op} (sum, max or min) over {@code operands}: the one term of that
      * multiset (its text made from them); a new one inherits the first demotion among
      * {@code sources} (the operands it was built from directly). The arrays are kept, not copied.
+     * It is anchored at its operand with the largest id (the folded constant among them), which
+     * is a function of the multiset, so equal ones meet in one chain.
      */
     Term flat(String op, Summands operands, Term constant, long[] lo, long[] hi, Term[] sources) {
-        FlatKey k = new FlatKey(op, operands, constant);
-        Term t = formed.findFlat(k);
+        Term anchor = operands.newest();
+        if (constant != null && (anchor == null || constant.id() > anchor.id())) {
+            anchor = constant;
+        }
+        boolean chained = anchor != null && anchor.uses() != fullChain;
+        int walked = 0;
+        Term t = null;
+        if (chained) {
+            int h = flatHash(op, operands, constant);
+            for (Term u = anchor.uses(); u != null; u = Term.nextUse(u), walked++) {
+                if (u instanceof Term.Flat f && f.formHash() == h && f.isFlat(op, operands, constant)) {
+                    t = u;
+                    break;
+                }
+            }
+        } else {
+            t = formed.findFlat(op, operands, constant);
+        }
         if (t == null) {
-            int id = count++;
-            t = new Term.Flat(id, operands.label, lo, hi, now, sources, this, k);
-            formed.add(t);
+            t = new Term.Flat(count++, operands.label(), lo, hi, now, sources, this, op, operands, constant);
+            keep(t, anchor, chained, walked);
             inherit(t, sources);
         } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, sources);

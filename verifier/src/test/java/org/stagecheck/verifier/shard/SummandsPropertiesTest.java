@@ -15,7 +15,8 @@ import org.stagecheck.proptest.SeededProperty;
  * against a plain sorted map of id to count: after any sequence of additions and removals
  * (repeats of the last operand, operands seen long before, removals to zero, enough steps to
  * fold the deltas into snapshots many times) the distinct operands, their counts, the total and
- * each count agree with the map, and two multisets built in different orders are the same.
+ * each count and the newest operand (the anchor of a canonical sum, {@link Terms#flat}) agree
+ * with the map, and two multisets built in different orders are the same.
  */
 class SummandsPropertiesTest {
 
@@ -36,6 +37,8 @@ class SummandsPropertiesTest {
                 counts.add(e.getValue());
             }
         }
+        // first, before anything else compacts it: the newest operand as the node knows it or finds it
+        assertThat(s.newest() == null ? null : s.newest().id()).as("newest operand").isEqualTo(ids.isEmpty() ? null : ids.getLast());
         assertThat(s.distinct()).extracting(Term::id).containsExactlyElementsOf(ids);
         assertThat(s.counts()).containsExactly(counts.stream().mapToLong(Long::longValue).toArray());
         assertThat(s.total).isEqualTo(counts.stream().mapToLong(Long::longValue).sum());
@@ -56,15 +59,18 @@ class SummandsPropertiesTest {
         for (int k = 0; k < steps; k++) {
             long have;
             Term t;
-            int move = r.nextInt(10);
+            int move = r.nextInt(12);
+            Map.Entry<Integer, Long> newest = expected.entrySet().stream().filter(e -> e.getValue() != 0).reduce((x, y) -> y).orElse(null);
             if (move < 2 && !added.isEmpty()) {
                 t = added.get(added.size() - 1); // the last operand again: its count is raised in place
+            } else if (move >= 10 && newest != null) {
+                t = leaves.get(newest.getKey() - leaves.get(0).id()); // the newest operand, taken away in part or whole
             } else {
                 t = leaves.get(r.nextInt(leaves.size()));
             }
             have = expected.getOrDefault(t.id(), 0L);
             // removals take at most what is there, as the checker's callers do
-            long count = move >= 8 && have > 0 ? -(1 + r.nextLong(have)) : 1 + r.nextInt(3);
+            long count = move == 11 && have > 0 ? -have : move >= 8 && have > 0 ? -(1 + r.nextLong(have)) : 1 + r.nextInt(3);
             s = s.plus(t, count);
             expected.merge(t.id(), count, Long::sum);
             added.add(t);

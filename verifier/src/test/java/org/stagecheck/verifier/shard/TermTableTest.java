@@ -106,6 +106,46 @@ class TermTableTest {
     }
 
     @Test
+    void sums_sharing_their_newest_operand_past_its_chain_are_found_in_the_table() {
+        List<Term> leaves = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            leaves.add(leaf(i));
+        }
+        Term t = leaf(1000);
+        List<Term> made = new ArrayList<>();
+        for (Term x : leaves) {
+            made.add(ops.op("add", List.of(x, t)));
+            made.add(ops.op("max", List.of(t, x)));
+            made.add(ops.op("mul", List.of(x, t))); // a plain operation in the same anchor's chain
+        }
+        Term sumOfT = t;
+        for (int k = 2; k <= 40; k++) {
+            sumOfT = ops.op("add", List.of(sumOfT, t));
+            made.add(sumOfT);
+        }
+        assertThat(made).doesNotHaveDuplicates();
+        int size = terms.size();
+        for (int i = leaves.size() - 1; i >= 0; i--) {
+            Term x = leaves.get(i);
+            assertThat(ops.op("add", List.of(t, x))).isSameAs(made.get(3 * i));
+            assertThat(ops.op("max", List.of(x, t))).isSameAs(made.get(3 * i + 1));
+            assertThat(ops.op("mul", List.of(t, x))).isSameAs(made.get(3 * i + 2));
+        }
+        // 40 t as 20 (t + t) summed: the same multiset {t: 40}
+        Term twice = ops.op("add", List.of(t, t));
+        Term forty = twice;
+        for (int k = 2; k <= 20; k++) {
+            forty = ops.op("add", List.of(forty, twice));
+        }
+        assertThat(forty).isSameAs(sumOfT);
+        assertThat(terms.size()).isEqualTo(size);
+        // a newer operand added and taken away again: the sum is anchored at t once more, and found
+        Term u = leaf(2000);
+        Term withU = ops.op("add", List.of(made.get(0), u));
+        assertThat(ops.op("sub", List.of(withU, u))).isSameAs(made.get(0));
+    }
+
+    @Test
     void an_operation_is_read_back_from_its_term() {
         Term a = leaf(1);
         Term t = ops.op("tanh", List.of(a));
