@@ -53,6 +53,12 @@ public final class ScaleBench {
     private static final int WIDTH = 8;
     /** The stages of the warm-up programs (fewer when every size asked for is smaller). */
     private static final int WARM_UP_STAGES = 20_000;
+    /**
+     * Timed runs of each check per shape and size, after its first run: the table gives their
+     * median (and the first run's verify time apart), as a benchmark harness reports the steady
+     * state after warm-up iterations of the same size.
+     */
+    private static final int REPEATS = 3;
 
     public static void main(String[] args) throws IOException {
         List<Integer> sizes = new ArrayList<>();
@@ -65,9 +71,13 @@ public final class ScaleBench {
         run(sizes, System.out);
     }
 
-    /** One row of the table: the times of one shape at one size. */
+    /**
+     * One row of the table: the times of one shape at one size, each the median of
+     * {@value #REPEATS} runs after the first ({@code firstVerifyMs}: the first in-memory verify of
+     * that size, which pays for growing the heap and compiling what the smaller runs did not reach).
+     */
     public record Row(String shape, int stages, double validateMs, double verifyMs, double fileValidateMs, double fileVerifyMs,
-                      long peakHeapMb, String verdict) {
+                      double firstVerifyMs, long peakHeapMb, String verdict) {
         /** verify / validate, from memory. */
         public double ratio() {
             return verifyMs / validateMs;
@@ -80,8 +90,9 @@ public final class ScaleBench {
     }
 
     /**
-     * Measures every shape at every size (after a warm-up on small programs of every shape),
-     * printing one line per row as it is measured; returns the rows. Files are written to a
+     * Measures every shape at every size (after a warm-up on small programs of every shape; each
+     * check run once untimed at its size before its {@value #REPEATS} timed runs), printing one
+     * line per row as it is measured; returns the rows. Files are written to a
      * temporary directory that is deleted afterwards.
      */
     public static List<Row> run(List<Integer> sizes, PrintStream out) throws IOException {
@@ -93,15 +104,16 @@ public final class ScaleBench {
             for (Shapes shape : Shapes.values()) {
                 measure(shape, warmUp, dir, heap);
             }
-            out.printf("%-7s %9s %12s %10s %6s %9s %12s %12s %6s %8s %s%n", "shape", "stages", "validate ms", "verify ms", "ratio", "ns/stage",
-                    "file val ms", "file ver ms", "ratio", "heap MB", "verdict");
+            out.printf("%-7s %9s %12s %10s %6s %9s %12s %12s %6s %9s %8s %s%n", "shape", "stages", "validate ms", "verify ms", "ratio", "ns/stage",
+                    "file val ms", "file ver ms", "ratio", "first ms", "heap MB", "verdict");
             List<Row> rows = new ArrayList<>();
             for (int n : sizes) {
                 for (Shapes shape : Shapes.values()) {
                     Row r = measure(shape, n, dir, heap);
                     rows.add(r);
-                    out.printf("%-7s %9d %12.1f %10.1f %6.2f %9.1f %12.1f %12.1f %6.2f %8d %s%n", r.shape(), r.stages(), r.validateMs(), r.verifyMs(),
-                            r.ratio(), r.verifyMs() * 1e6 / r.stages(), r.fileValidateMs(), r.fileVerifyMs(), r.fileRatio(), r.peakHeapMb(), r.verdict());
+                    out.printf("%-7s %9d %12.1f %10.1f %6.2f %9.1f %12.1f %12.1f %6.2f %9.1f %8d %s%n", r.shape(), r.stages(), r.validateMs(), r.verifyMs(),
+                            r.ratio(), r.verifyMs() * 1e6 / r.stages(), r.fileValidateMs(), r.fileVerifyMs(), r.fileRatio(), r.firstVerifyMs(),
+                            r.peakHeapMb(), r.verdict());
                     out.flush();
                 }
             }
@@ -126,35 +138,61 @@ public final class ScaleBench {
             new ProgramCodec().writeTo(out, g.program());
         }
         Files.write(certFile, new CertificateCodec().write(g.certificate()));
-        Verifier verifier = new Verifier();
-        heap.reset();
-        long t0 = System.nanoTime();
-        boolean valid = new Validator().validate(g.program()).isEmpty();
-        long t1 = System.nanoTime();
-        VerifyReport r = verifier.verify(g.program(), g.certificate(), Parent.none());
-        long t2 = System.nanoTime();
-        long memoryPeak = heap.peakMb();
+        long peak = 0;
+        double[] validate = new double[REPEATS + 1];
+        double[] verify = new double[REPEATS + 1];
+        boolean holds = true;
+        boolean valid = true;
+        String findings = "";
+        for (int i = 0; i <= REPEATS; i++) {
+            heap.reset();
+            long t0 = System.nanoTime();
+            valid &= new Validator().validate(g.program()).isEmpty();
+            long t1 = System.nanoTime();
+            VerifyReport r = new Verifier().verify(g.program(), g.certificate(), Parent.none());
+            long t2 = System.nanoTime();
+            peak = Math.max(peak, heap.peakMb());
+            validate[i] = (t1 - t0) / 1e6;
+            verify[i] = (t2 - t1) / 1e6;
+            holds &= r.holds();
+            findings = r.holds() ? findings : r.diagnostics().size() + " finding(s)";
+        }
         g = null; // the in-memory program is not needed while the files are read
-        heap.reset();
-        long t3 = System.nanoTime();
-        boolean fileValid;
-        try {
-            fileValid = new Validator().validate(ProgramFile.read(programFile).program()).isEmpty();
-        } catch (JsonFormatException e) {
-            throw new IOException(e.getMessage(), e);
+        double[] fileValidate = new double[REPEATS + 1];
+        double[] fileVerify = new double[REPEATS + 1];
+        for (int i = 0; i <= REPEATS; i++) {
+            heap.reset();
+            long t3 = System.nanoTime();
+            try {
+                valid &= new Validator().validate(ProgramFile.read(programFile).program()).isEmpty();
+            } catch (JsonFormatException e) {
+                throw new IOException(e.getMessage(), e);
+            }
+            long t4 = System.nanoTime();
+            VerifyReport fromFile;
+            try {
+                fromFile = new Verifier().verify(ProgramFile.read(programFile).program(), CertificateFile.read(certFile).certificate(), Parent.none());
+            } catch (JsonFormatException e) {
+                throw new IOException(e.getMessage(), e);
+            }
+            long t5 = System.nanoTime();
+            peak = Math.max(peak, heap.peakMb());
+            fileValidate[i] = (t4 - t3) / 1e6;
+            fileVerify[i] = (t5 - t4) / 1e6;
+            holds &= fromFile.holds();
+            findings = fromFile.holds() ? findings : fromFile.diagnostics().size() + " finding(s) from the file";
         }
-        long t4 = System.nanoTime();
-        VerifyReport fromFile;
-        try {
-            fromFile = verifier.verify(ProgramFile.read(programFile).program(), CertificateFile.read(certFile).certificate(), Parent.none());
-        } catch (JsonFormatException e) {
-            throw new IOException(e.getMessage(), e);
-        }
-        long t5 = System.nanoTime();
-        long peak = Math.max(memoryPeak, heap.peakMb());
-        String verdict = !valid || !fileValid ? "invalid" : r.holds() && fromFile.holds() ? "holds"
-                : r.diagnostics().size() + "/" + fromFile.diagnostics().size() + " finding(s)";
-        return new Row(shape.label(), n, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t4 - t3) / 1e6, (t5 - t4) / 1e6, peak, verdict);
+        String verdict = !valid ? "invalid" : holds ? "holds" : findings;
+        return new Row(shape.label(), n, medianAfterFirst(validate), medianAfterFirst(verify), medianAfterFirst(fileValidate),
+                medianAfterFirst(fileVerify), verify[0], peak, verdict);
+    }
+
+    /** The median of {@code times} but the first (the untimed run). */
+    static double medianAfterFirst(double[] times) {
+        double[] timed = java.util.Arrays.copyOfRange(times, 1, times.length);
+        java.util.Arrays.sort(timed);
+        int m = timed.length / 2;
+        return timed.length % 2 == 1 ? timed[m] : (timed[m - 1] + timed[m]) / 2;
     }
 
     /** A program and its certificate. */
