@@ -209,7 +209,12 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
     static final class Flat extends Term {
         /** Its operation ({@code sum}, {@code max}, {@code min}), its operands but a folded constant, and that constant (a sum's, or null). */
         private final String op;
-        private final Summands operands;
+        /**
+         * A {@link Summands}, or, for a multiset that holds exactly one operand once (x + c, a
+         * nest's sub of a constant), that operand: the multiset object is then made only when
+         * asked for ({@link #operands()}), and no term keeps one (a nest's sums kept one each).
+         */
+        private final Object operands;
         private final Term constant;
         private final Terms owner;
         private final Term first;
@@ -223,7 +228,7 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         Flat(int id, String label, long[] lo, long[] hi, int made, Term[] sources, Terms owner, String op, Summands operands, Term constant) {
             super(id, null, label, lo, hi, made);
             this.op = op;
-            this.operands = operands;
+            this.operands = operands.total == 1 ? operands.newest() : operands;
             this.constant = constant;
             this.owner = owner;
             this.first = first(sources);
@@ -232,7 +237,18 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
 
         /** Whether it is the canonical {@code op} over {@code operands} and {@code constant}: the same operation over the same multiset. */
         boolean isFlat(String op, Summands operands, Term constant) {
-            return this.constant == constant && this.op.equals(op) && this.operands.sameAs(operands);
+            return this.constant == constant && this.op.equals(op)
+                    && (this.operands instanceof Summands own ? own.sameAs(operands) : operands.total == 1 && operands.newest() == this.operands);
+        }
+
+        /** Its operands' multiset (made anew for a multiset of one operand once). */
+        private Summands multiset() {
+            return operands instanceof Summands own ? own : Summands.empty().plus((Term) operands, 1);
+        }
+
+        /** {@link Summands#hash} of its operands, without the multiset object. */
+        private long operandsHash() {
+            return operands instanceof Summands own ? own.hash : Summands.mix(((Term) operands).id());
         }
     }
 
@@ -324,7 +340,7 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         return switch (this) {
             case Leaf _ -> 0;
             case Op o -> o.hash();
-            case Flat f -> Terms.flatHash(f.op, f.operands, f.constant);
+            case Flat f -> Terms.flatHash(f.op, f.operandsHash(), f.constant);
         };
     }
 
@@ -372,7 +388,7 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         return switch (this) {
             case Leaf _ -> "";
             case Op o -> opText(o.op.op(), o.args());
-            case Flat f -> flatText(f.op, f.operands, f.constant);
+            case Flat f -> flatText(f.op, f.multiset(), f.constant);
         };
     }
 
@@ -428,7 +444,7 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
 
     /** The operands of a canonical sum, max or min other than its folded constant, or null. */
     Summands operands() {
-        return this instanceof Flat f ? f.operands : null;
+        return this instanceof Flat f ? f.multiset() : null;
     }
 
     /** The folded constant operand of a canonical sum (null when it has none, or for any other term). */

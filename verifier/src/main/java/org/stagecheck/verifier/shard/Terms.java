@@ -92,7 +92,12 @@ final class Terms {
      * multiset, which is when two are one term.
      */
     static int flatHash(String op, Summands operands, Term constant) {
-        return (Long.hashCode(operands.hash) * 31 + op.hashCode()) * 31 + (constant == null ? 0 : constant.id());
+        return flatHash(op, operands.hash, constant);
+    }
+
+    /** The same, given the operands' {@link Summands#hash}. */
+    static int flatHash(String op, long operandsHash, Term constant) {
+        return (Long.hashCode(operandsHash) * 31 + op.hashCode()) * 31 + (constant == null ? 0 : constant.id());
     }
 
     /** How deep the text being made is, and how often it was cut ({@link Term#text()}). */

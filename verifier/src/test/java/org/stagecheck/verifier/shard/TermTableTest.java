@@ -145,6 +145,45 @@ class TermTableTest {
         assertThat(ops.op("sub", List.of(withU, u))).isSameAs(made.get(0));
     }
 
+    private Term constant(double v) {
+        return terms.unbounded("cf:" + v, Double.toString(v), 2);
+    }
+
+    @Test
+    void sums_of_one_operand_and_a_constant_are_one_term_however_built_and_merge_as_sums() {
+        List<Term> constants = new ArrayList<>();
+        for (int k = 1; k <= 40; k++) {
+            constants.add(constant(k / 4.0));
+        }
+        Term x = leaf(1);
+        Term y = leaf(2);
+        List<Term> made = new ArrayList<>();
+        for (Term c : constants) {
+            made.add(ops.op("add", List.of(x, c)));
+        }
+        assertThat(made).doesNotHaveDuplicates();
+        int size = terms.size();
+        for (int k = 1; k <= 40; k++) {
+            // (x + (k/4 + 1)) - 1 and (1 + x) + (k/4 - 1): the same multiset {x} and the same constant
+            Term viaMore = ops.op("sub", List.of(ops.op("add", List.of(x, constant(k / 4.0 + 1))), constant(1.0)));
+            Term viaOther = ops.op("add", List.of(ops.op("add", List.of(constant(1.0), x)), constant(k / 4.0 - 1)));
+            assertThat(viaMore).as("x + %s", k / 4.0).isSameAs(made.get(k - 1));
+            assertThat(viaOther).as("x + %s", k / 4.0).isSameAs(made.get(k - 1));
+        }
+        Term first = made.getFirst();
+        assertThat(first.operands().distinct()).containsExactly(x);
+        assertThat(first.operands().counts()).containsExactly(1L);
+        assertThat(first.constant()).isSameAs(constants.getFirst());
+        assertThat(first.text()).isEqualTo("sum(0.25, x1)"); // operands by id: the constant was made first
+        // added to another operand it is the three-term sum; its constant taken away again, x itself
+        assertThat(ops.op("add", List.of(first, y))).isSameAs(ops.op("add", List.of(ops.op("add", List.of(y, x)), constants.getFirst())));
+        assertThat(ops.op("sub", List.of(first, constants.getFirst()))).isSameAs(x);
+        // x + x + 0.25 is another multiset ({x: 2}), not the sum of x once
+        assertThat(ops.op("add", List.of(first, x))).isNotSameAs(first);
+        assertThat(ops.op("max", List.of(x, constants.getFirst()))).isNotSameAs(first);
+        assertThat(terms.size()).isGreaterThan(size);
+    }
+
     @Test
     void an_operation_is_read_back_from_its_term() {
         Term a = leaf(1);
