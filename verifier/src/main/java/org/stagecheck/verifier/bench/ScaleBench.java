@@ -145,7 +145,7 @@ public final class ScaleBench {
         boolean valid = true;
         String findings = "";
         for (int i = 0; i <= REPEATS; i++) {
-            heap.reset();
+            settle(heap);
             long t0 = System.nanoTime();
             valid &= new Validator().validate(g.program()).isEmpty();
             long t1 = System.nanoTime();
@@ -161,7 +161,7 @@ public final class ScaleBench {
         double[] fileValidate = new double[REPEATS + 1];
         double[] fileVerify = new double[REPEATS + 1];
         for (int i = 0; i <= REPEATS; i++) {
-            heap.reset();
+            settle(heap);
             long t3 = System.nanoTime();
             try {
                 valid &= new Validator().validate(ProgramFile.read(programFile).program()).isEmpty();
@@ -185,6 +185,16 @@ public final class ScaleBench {
         String verdict = !valid ? "invalid" : holds ? "holds" : findings;
         return new Row(shape.label(), n, medianAfterFirst(validate), medianAfterFirst(verify), medianAfterFirst(fileValidate),
                 medianAfterFirst(fileVerify), verify[0], peak, verdict);
+    }
+
+    /**
+     * Before a run: the previous runs' terms and programs collected (a run starts with the heap
+     * a process verifying one program starts with, not with a heap full of the last run's garbage
+     * that a full collection in the middle of the timed run would clear), then the peak reset.
+     */
+    private static void settle(HeapPeak heap) {
+        System.gc();
+        heap.reset();
     }
 
     /** The median of {@code times} but the first (the untimed run). */
