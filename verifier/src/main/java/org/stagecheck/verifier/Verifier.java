@@ -122,9 +122,13 @@ public final class Verifier {
                 compared[0] = against != null;
                 remarks.addAll(new ShardChecker(index, decls, shard, against).run());
             });
-        } finally {
-            beside.join(); // also when UnreducedShard ran out of memory: no thread outlives the call
+        } catch (Throwable first) {
+            // UnreducedShard ran out of memory (what guarded does not make a finding): no thread
+            // outlives the call, and its error is the one thrown, the other thread's attached
+            beside.joinAfter(first);
+            throw first;
         }
+        beside.join();
         elapsed.putAll(besideElapsed);
         elapsed.put(Obligation.UNREDUCED_SHARD, fitting.plus(shardTime));
 

@@ -94,6 +94,19 @@ public final class Beside {
         }
     }
 
+    /**
+     * Waits for the task to end ({@link #awaitEnd}) while the caller's own part is failing with
+     * {@code first}: what the task threw is attached to {@code first} as suppressed, so the
+     * failure the caller rethrows is its own and the task's is not lost (without this, the task's
+     * error, thrown by {@link #join} in a {@code finally}, would replace the caller's).
+     */
+    public void joinAfter(Throwable first) {
+        awaitEnd();
+        if (thrown[0] != null && thrown[0] != first) {
+            first.addSuppressed(thrown[0]);
+        }
+    }
+
     /** Waits for the task to end ({@link #awaitEnd}) and rethrows what it threw. */
     public void join() {
         awaitEnd();

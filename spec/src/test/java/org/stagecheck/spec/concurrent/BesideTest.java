@@ -36,6 +36,23 @@ class BesideTest {
     }
 
     @Test
+    void when_both_sides_fail_the_callers_error_is_thrown_with_the_checks_attached() {
+        Beside memory = Beside.start(() -> {
+            throw new OutOfMemoryError("beside");
+        }, Beside.platform("beside-test"));
+        OutOfMemoryError first = new OutOfMemoryError("caller");
+        memory.joinAfter(first);
+        assertThat(memory.running()).isFalse();
+        assertThat(first.getSuppressed()).hasSize(1);
+        assertThat(first.getSuppressed()[0]).isInstanceOf(OutOfMemoryError.class).hasMessage("beside");
+        // a check that ended well attaches nothing
+        Beside fine = Beside.start(() -> { }, Beside.platform("beside-test"));
+        IllegalStateException other = new IllegalStateException("caller");
+        fine.joinAfter(other);
+        assertThat(other.getSuppressed()).isEmpty();
+    }
+
+    @Test
     void a_check_whose_thread_cannot_start_runs_on_the_calling_thread() {
         AtomicReference<Thread> ranOn = new AtomicReference<>();
         Beside b = Beside.start(() -> ranOn.set(Thread.currentThread()), r -> new Thread(r) {
