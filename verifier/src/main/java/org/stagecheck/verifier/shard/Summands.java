@@ -216,14 +216,63 @@ final class Summands {
      * The operand with the largest id once {@code count} of {@code t} is added, when known
      * without a look at the operands (null otherwise): adding keeps the larger of the two; taking
      * away an operand other than the newest leaves the newest, whose count is still above 0;
-     * taking away the newest may leave none of it, and the next is then found by {@link #newest()}.
+     * taking away the newest may leave none of it: then, when this node has its count table (a
+     * sum's cancellation asks the count of what it takes away), the next is found among the few
+     * nodes below ({@link #newestWithout}), else later by {@link #newest()}.
      */
     private Term newestAfter(Term t, long count) {
         if (count > 0) {
             Term n = total == 0 ? null : newest;
             return total != 0 && n == null ? null : n == null || t.id() > n.id() ? t : n;
         }
-        return t == newest ? null : newest;
+        if (t != newest) {
+            return newest;
+        }
+        if (index == null) {
+            return null;
+        }
+        return index.getOrDefault(t, 0L) + count > 0 ? t : newestWithout(t);
+    }
+
+    /** Nodes {@link #newestWithout} looks at at most before it leaves the newest operand to {@link #newest()}. */
+    private static final int NEWEST_WALK = 32;
+
+    /**
+     * The operand with the largest id once every {@code t} is taken away, given this node's count
+     * table ({@link #index}): the largest of the operands the deltas walked down add, with a count
+     * above 0 now, and of the first known newest operand below them that still has one (every
+     * other operand is in that node's multiset, so no larger), or of a snapshot's operands read
+     * from its largest; null when that is more than {@link #NEWEST_WALK} nodes or operands away.
+     * Without it, a chain that takes away the operand it just added (a sum less its newest
+     * summand, stage after stage) compacted its whole multiset at every stage to find its anchor.
+     */
+    private Term newestWithout(Term t) {
+        Term best = null;
+        Summands n = this;
+        for (int walked = 0; walked < NEWEST_WALK; walked++) {
+            if (n.below == null) {
+                for (int i = n.terms.length - 1; i >= 0 && walked < NEWEST_WALK; i--, walked++) {
+                    Term u = n.terms[i];
+                    if (best != null && u.id() < best.id()) {
+                        return best;
+                    }
+                    if (u != t && index.getOrDefault(u, 0L) > 0) {
+                        return best == null || u.id() > best.id() ? u : best;
+                    }
+                }
+                return walked < NEWEST_WALK ? best : null;
+            }
+            Term known = n.newest;
+            if (known != null && known != t && index.getOrDefault(known, 0L) > 0) {
+                return best == null || known.id() > best.id() ? known : best;
+            }
+            Term u = n.one;
+            if (u != t && (best == null || u.id() > best.id()) && index.getOrDefault(u, 0L) > 0) {
+                best = u;
+            }
+            n = n.below;
+        }
+        return null;
     }
 
     /** The operand with the largest id, or null when the multiset is empty (O(1) but after the newest was taken away). */
@@ -233,6 +282,11 @@ final class Summands {
             newest = s.terms[s.terms.length - 1];
         }
         return newest;
+    }
+
+    /** Whether {@link #newest()} is known without a look at the operands (a compaction). */
+    boolean newestKnown() {
+        return newest != null || total == 0;
     }
 
     /** The label of the operand with the smallest id that has one (for messages), or the empty text. */

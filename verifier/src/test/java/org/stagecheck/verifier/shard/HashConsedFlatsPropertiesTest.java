@@ -14,7 +14,7 @@ import org.stagecheck.proptest.SeededProperty;
  * Canonical sums, maxima and minima ({@link Terms#flat}) against a map of a canonical text of
  * their form (operation, operands with counts by id, folded constant): whatever the sequence of
  * additions and removals that built the multiset (the newest operand taken away and added again,
- * one operand once reached as {@code 2 - 1}, an earlier sum's operands built on), whether the
+ * with the multiset's count table or without, one operand once reached as {@code 2 - 1}, an earlier sum's operands built on), whether the
  * constant is newer than every operand, with plain operations sharing the anchors' chains, many
  * terms over one anchor (so chains move to the table) and both analyses building on one table,
  * the same form is one term and any other form another, and each reads back its form.
@@ -98,6 +98,9 @@ class HashConsedFlatsPropertiesTest {
                     int newest = counts.lastKey();
                     long have = counts.get(newest);
                     long gone = 1 + r.nextLong(have);
+                    if (r.nextBoolean()) {
+                        s.count(byId.get(newest)); // as a sum's cancellation asks before it takes away
+                    }
                     s = s.plus(byId.get(newest), -gone);
                     counts.merge(newest, -gone, Long::sum);
                     if (r.nextBoolean()) {
@@ -109,6 +112,9 @@ class HashConsedFlatsPropertiesTest {
                     // any operand taken away (one count)
                     List<Integer> ids = new ArrayList<>(counts.keySet());
                     int id = ids.get(r.nextInt(ids.size()));
+                    if (r.nextBoolean()) {
+                        s.count(byId.get(id));
+                    }
                     s = s.plus(byId.get(id), -1);
                     counts.merge(id, -1L, Long::sum);
                 } else {

@@ -96,6 +96,40 @@ class SummandsPropertiesTest {
         }
     }
 
+    /**
+     * A sum less its newest summand, as a cancellation takes it away (its count asked first): the
+     * next newest operand is known from the nodes just below, with no compaction of the whole
+     * multiset (a chain {@code acc = (acc + (a_i + b_i)) - b_i} compacted its multiset at every
+     * stage to find its anchor, quadratic in the stages).
+     */
+    @Test
+    void taking_away_the_newest_operand_finds_the_next_without_a_compaction() {
+        Terms terms = new Terms();
+        List<Term> l = leaves(terms, 300);
+        Summands s = Summands.empty();
+        for (int i = 0; i + 1 < 100; i += 2) {
+            Term a = l.get(100 + i);
+            Term b = l.get(100 + i + 1);
+            s = s.plus(a, 1).plus(b, 1);
+            assertThat(s.count(b)).isEqualTo(1);
+            s = s.plus(b, -1);
+            assertThat(s.newestKnown()).as("newest known after %s", b.text()).isTrue();
+            assertThat(s.newest()).isSameAs(a);
+            // the newest added, then an older operand, then the newest taken away in whole
+            Term older = l.get(i);
+            Term c = l.get(200 + i);
+            s = s.plus(c, 2).plus(older, 1);
+            assertThat(s.count(c)).isEqualTo(2);
+            s = s.plus(c, -1);
+            assertThat(s.newestKnown()).isTrue();
+            assertThat(s.newest()).isSameAs(c); // taken away in part: still there
+            s = s.plus(c, -1);
+            assertThat(s.newestKnown()).isTrue();
+            assertThat(s.newest()).isSameAs(a);
+        }
+        assertThat(s.distinct()).hasSize(100);
+    }
+
     @Test
     void an_operand_added_and_removed_again_is_left_out_of_the_snapshot() {
         Terms terms = new Terms();
