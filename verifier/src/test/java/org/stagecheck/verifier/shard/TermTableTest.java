@@ -185,6 +185,33 @@ class TermTableTest {
     }
 
     @Test
+    void a_sum_of_one_operand_once_is_one_term_whether_reached_as_one_or_as_two_less_one() {
+        Term x = leaf(1);
+        Term y = leaf(2);
+        Term c = constant(0.5);
+        Term once = ops.op("add", List.of(x, c));
+        // (x + x + 0.5) - x: {x: 2} less one x, kept as a multiset until the operand is taken away
+        Term twice = ops.op("add", List.of(ops.op("add", List.of(x, x)), c));
+        assertThat(twice).isNotSameAs(once);
+        assertThat(ops.op("sub", List.of(twice, x))).isSameAs(once);
+        // (x + y + 0.5) - y: the newest operand taken away, the sum anchored at x again
+        Term both = ops.op("add", List.of(ops.op("add", List.of(x, y)), c));
+        assertThat(ops.op("sub", List.of(both, y))).isSameAs(once);
+        assertThat(once.operands().single()).isSameAs(x);
+        assertThat(once.text()).isEqualTo(ops.op("sub", List.of(twice, x)).text());
+        // a row plus a zero of rank 2 (a broadcast): the sum of one operand once, of rank 2, one
+        // term in either order, and another than the row's max with the same zero
+        Term row = terms.of("leaf:row", "row", "row", new long[] {8});
+        Term zero = terms.unbounded("cf:0.0", "0.0", 2);
+        Term widened = ops.op("add", List.of(row, zero));
+        assertThat(widened.flatOp()).isEqualTo("sum");
+        assertThat(widened.rank()).isEqualTo(2);
+        assertThat(widened.operands().single()).isSameAs(row);
+        assertThat(ops.op("add", List.of(zero, row))).isSameAs(widened);
+        assertThat(ops.op("max", List.of(row, zero))).isNotSameAs(widened);
+    }
+
+    @Test
     void an_operation_is_read_back_from_its_term() {
         Term a = leaf(1);
         Term t = ops.op("tanh", List.of(a));
