@@ -137,6 +137,10 @@ final class Summands {
             return 0;
         }
         if (index == null) {
+            long near = countNear(t);
+            if (near >= 0) {
+                return near;
+            }
             Summands s = compact();
             Map<Term, Long> m = new IdentityHashMap<>();
             for (int i = 0; i < s.terms.length; i++) {
@@ -145,6 +149,49 @@ final class Summands {
             index = m;
         }
         return index.getOrDefault(t, 0L);
+    }
+
+    /** Nodes {@link #countNear} and {@link #sameNear} look at at most. */
+    private static final int NEAR_WALK = 32;
+
+    /**
+     * The count of {@code t} read from the few nodes above the first whose known newest operand
+     * is older than t (t is in none of the multisets below it), or by a binary search of the
+     * snapshot reached; -1 when neither is within {@link #NEAR_WALK} nodes. The operand a sum's
+     * cancellation asks about is mostly the newest: its count is then read here, without the
+     * count table (building that table on every branch of a large sum, stage after stage, was
+     * quadratic).
+     */
+    private long countNear(Term t) {
+        long c = 0;
+        Summands n = this;
+        for (int walked = 0; walked < NEAR_WALK; walked++) {
+            if (n.below == null) {
+                int lo = 0;
+                int hi = n.terms.length - 1;
+                while (lo <= hi) {
+                    int mid = (lo + hi) >>> 1;
+                    int id = n.terms[mid].id();
+                    if (id == t.id()) {
+                        return c + n.counts[mid];
+                    } else if (id < t.id()) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid - 1;
+                    }
+                }
+                return c;
+            }
+            Term known = n.total == 0 ? null : n.newest;
+            if (n.total == 0 || known != null && known.id() < t.id()) {
+                return c;
+            }
+            if (n.one == t) {
+                c += n.oneCount;
+            }
+            n = n.below;
+        }
+        return -1;
     }
 
     /** This multiset plus every operand of {@code other} (with its count times {@code times}). */
@@ -216,9 +263,8 @@ final class Summands {
      * The operand with the largest id once {@code count} of {@code t} is added, when known
      * without a look at the operands (null otherwise): adding keeps the larger of the two; taking
      * away an operand other than the newest leaves the newest, whose count is still above 0;
-     * taking away the newest may leave none of it: then, when this node has its count table (a
-     * sum's cancellation asks the count of what it takes away), the next is found among the few
-     * nodes below ({@link #newestWithout}), else later by {@link #newest()}.
+     * taking away the newest may leave none of it: then the next is found among the few nodes
+     * below ({@link #newestWithout}), else later by {@link #newest()}.
      */
     private Term newestAfter(Term t, long count) {
         if (count > 0) {
@@ -228,18 +274,15 @@ final class Summands {
         if (t != newest) {
             return newest;
         }
-        if (index == null) {
-            return null;
-        }
-        return index.getOrDefault(t, 0L) + count > 0 ? t : newestWithout(t);
+        return count(t) + count > 0 ? t : newestWithout(t);
     }
 
     /** Nodes {@link #newestWithout} looks at at most before it leaves the newest operand to {@link #newest()}. */
     private static final int NEWEST_WALK = 32;
 
     /**
-     * The operand with the largest id once every {@code t} is taken away, given this node's count
-     * table ({@link #index}): the largest of the operands the deltas walked down add, with a count
+     * The operand with the largest id once every {@code t} is taken away, each count read here
+     * ({@link #count}: near the top, else from the count table, built once and handed on): the largest of the operands the deltas walked down add, with a count
      * above 0 now, and of the first known newest operand below them that still has one (every
      * other operand is in that node's multiset, so no larger), or of a snapshot's operands read
      * from its largest; null when that is more than {@link #NEWEST_WALK} nodes or operands away.
@@ -256,18 +299,18 @@ final class Summands {
                     if (best != null && u.id() < best.id()) {
                         return best;
                     }
-                    if (u != t && index.getOrDefault(u, 0L) > 0) {
+                    if (u != t && count(u) > 0) {
                         return best == null || u.id() > best.id() ? u : best;
                     }
                 }
                 return walked < NEWEST_WALK ? best : null;
             }
             Term known = n.newest;
-            if (known != null && known != t && index.getOrDefault(known, 0L) > 0) {
+            if (known != null && known != t && count(known) > 0) {
                 return best == null || known.id() > best.id() ? known : best;
             }
             Term u = n.one;
-            if (u != t && (best == null || u.id() > best.id()) && index.getOrDefault(u, 0L) > 0) {
+            if (u != t && (best == null || u.id() > best.id()) && count(u) > 0) {
                 best = u;
             }
             n = n.below;
@@ -282,6 +325,11 @@ final class Summands {
             newest = s.terms[s.terms.length - 1];
         }
         return newest;
+    }
+
+    /** Whether this node holds the count table {@link #count} builds (for tests of what a count costs). */
+    boolean hasCountTable() {
+        return index != null;
     }
 
     /** Whether {@link #newest()} is known without a look at the operands (a compaction). */
@@ -334,6 +382,10 @@ final class Summands {
         if (hash != o.hash || total != o.total) {
             return false;
         }
+        Boolean near = sameNear(o);
+        if (near != null) {
+            return near;
+        }
         Summands a = compact();
         Summands b = o.compact();
         if (a.terms.length != b.terms.length) {
@@ -341,6 +393,53 @@ final class Summands {
         }
         for (int i = 0; i < a.terms.length; i++) {
             if (a.terms[i] != b.terms[i] || a.counts[i] != b.counts[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether both are the same multiset, read from the nodes above the nearest node their chains
+     * share (a sum and that sum plus an operand less it again share the node below both): the
+     * same when what those nodes add nets out, operand by operand. Null when no node is shared
+     * within {@link #NEAR_WALK} nodes of either, or a net count overflows; then the compacted
+     * multisets are compared (compacting both, stage after stage, was quadratic in a long sum).
+     */
+    Boolean sameNear(Summands o) {
+        Summands[] mine = new Summands[NEAR_WALK];
+        int k = 0;
+        for (Summands n = this; n != null && k < NEAR_WALK; n = n.below) {
+            mine[k++] = n;
+        }
+        int j = 0;
+        for (Summands m = o; m != null && j < NEAR_WALK; m = m.below, j++) {
+            for (int i = 0; i < k; i++) {
+                if (mine[i] == m) {
+                    return netsOut(this, i, o, j);
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Whether the {@code above} delta nodes from {@code a} down add what the {@code oAbove} ones from {@code o} down add; null on overflow. */
+    private static Boolean netsOut(Summands a, int above, Summands o, int oAbove) {
+        Map<Term, Long> net = new IdentityHashMap<>();
+        try {
+            Summands n = a;
+            for (int s = 0; s < above; s++, n = n.below) {
+                net.merge(n.one, n.oneCount, Math::addExact);
+            }
+            n = o;
+            for (int s = 0; s < oAbove; s++, n = n.below) {
+                net.merge(n.one, Math.negateExact(n.oneCount), Math::addExact);
+            }
+        } catch (ArithmeticException overflow) {
+            return null;
+        }
+        for (long c : net.values()) {
+            if (c != 0) {
                 return false;
             }
         }

@@ -130,6 +130,90 @@ class SummandsPropertiesTest {
         assertThat(s.distinct()).hasSize(100);
     }
 
+    /**
+     * Branches of one large multiset (a sum plus a new operand, stage after stage, then that
+     * operand taken away): the count of the newest operand, and whether two branches are one
+     * multiset, are read from the few nodes above the base, with no count table and no
+     * compaction of the base (both were O(operands) per branch, quadratic over a program).
+     */
+    @Test
+    void branches_of_a_large_multiset_are_counted_and_compared_near_their_top() {
+        Terms terms = new Terms();
+        List<Term> l = leaves(terms, 2300);
+        Summands base = Summands.empty();
+        for (int i = 0; i < 2000; i++) {
+            base = base.plus(l.get(i), 1 + i % 3);
+        }
+        for (int k = 0; k < 100; k++) {
+            Term a = l.get(2000 + k);
+            Term b = l.get(2100 + k);
+            Summands q = base.plus(a, 1);
+            Summands qb = q.plus(b, 1);
+            assertThat(qb.count(b)).isEqualTo(1);
+            assertThat(qb.count(l.get(2200 + k))).isZero();
+            assertThat(qb.hasCountTable()).as("count table built for a branch").isFalse();
+            Summands back = qb.plus(b, -1);
+            assertThat(back.newestKnown()).isTrue();
+            assertThat(back.newest()).isSameAs(a);
+            assertThat(back.sameNear(q)).isTrue();
+            assertThat(back.sameAs(q)).isTrue();
+            // the same operands reached by another branch of the base: one multiset
+            Summands other = base.plus(b, 1).plus(a, 1).plus(b, -1);
+            assertThat(other.sameNear(q)).isTrue();
+            // a different count of one operand, with the same total: not the same
+            Summands shifted = base.plus(l.get(0), -1).plus(a, 1).plus(l.get(1), 1);
+            assertThat(shifted.sameNear(q)).isFalse();
+            assertThat(shifted.sameAs(q)).isFalse();
+        }
+        // an old operand's count still reads right, from the count table it then builds
+        Summands q = base.plus(l.get(2000), 1);
+        assertThat(q.count(l.get(3))).isEqualTo(1);
+        assertThat(q.count(l.get(4))).isEqualTo(2);
+    }
+
+    /** Whether two multisets are one, read near their tops when their chains meet, always agrees with their compacted operands. */
+    @SeededProperty(tries = 40)
+    void comparing_branches_near_their_top_agrees_with_their_operands(long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        Terms terms = new Terms();
+        List<Term> leaves = leaves(terms, 2 + r.nextInt(12));
+        Summands base = Summands.empty();
+        TreeMap<Integer, Long> baseCounts = new TreeMap<>();
+        for (int i = r.nextInt(60); i > 0; i--) {
+            Term t = leaves.get(r.nextInt(leaves.size()));
+            base = base.plus(t, 1);
+            baseCounts.merge(t.id(), 1L, Long::sum);
+        }
+        List<Summands> branches = new ArrayList<>();
+        List<TreeMap<Integer, Long>> expected = new ArrayList<>();
+        for (int b = 0; b < 8; b++) {
+            Summands s = base;
+            TreeMap<Integer, Long> counts = new TreeMap<>(baseCounts);
+            for (int k = r.nextInt(6); k > 0; k--) {
+                Term t = leaves.get(r.nextInt(leaves.size()));
+                long have = counts.getOrDefault(t.id(), 0L);
+                long count = have > 0 && r.nextBoolean() ? -(1 + r.nextLong(have)) : 1 + r.nextInt(2);
+                assertThat(s.count(t)).isEqualTo(have);
+                s = s.plus(t, count);
+                counts.merge(t.id(), count, Long::sum);
+                counts.values().removeIf(c -> c == 0);
+            }
+            branches.add(s);
+            expected.add(counts);
+            assertSame(s, counts, leaves);
+        }
+        for (int i = 0; i < branches.size(); i++) {
+            for (int j = 0; j < branches.size(); j++) {
+                boolean equal = expected.get(i).equals(expected.get(j));
+                Boolean near = branches.get(i).sameNear(branches.get(j));
+                if (near != null) {
+                    assertThat(near).as("branches %d and %d near their top", i, j).isEqualTo(equal);
+                }
+                assertThat(branches.get(i).sameAs(branches.get(j))).isEqualTo(equal);
+            }
+        }
+    }
+
     @Test
     void an_operand_added_and_removed_again_is_left_out_of_the_snapshot() {
         Terms terms = new Terms();
