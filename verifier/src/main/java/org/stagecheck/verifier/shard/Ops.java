@@ -154,12 +154,14 @@ final class Ops {
     }
 
     private Term flatOf(String op, List<Term> args, int rank, boolean sum) {
-        // the largest flattened argument is the base; the others' operands are added to it
+        // the largest flattened argument (by its operands, not its nodes: a sum just folded into one
+        // snapshot is one node) is the base; the others' operands are added to it, so a sum of a large
+        // sum and a small one costs the small one's operands, not the large one's
         Term base = null;
         int baseAt = -1;
         for (int i = 0; i < args.size(); i++) {
             Term t = args.get(i);
-            if (op.equals(t.flatOp()) && (base == null || t.operands().nodes() > base.operands().nodes())) {
+            if (op.equals(t.flatOp()) && (base == null || t.operands().distinctBound() > base.operands().distinctBound())) {
                 base = t;
                 baseAt = i;
             }

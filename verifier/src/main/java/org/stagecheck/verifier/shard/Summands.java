@@ -374,6 +374,21 @@ final class Summands {
         return deltas + 1;
     }
 
+    /** Whether {@code s} is this node or one below it (for tests of what a sum is built on). */
+    boolean builtOn(Summands s) {
+        for (Summands n = this; n != null; n = n.below) {
+            if (n == s) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** At least its number of distinct operands: the snapshot's and one per delta above it (O(1)). */
+    long distinctBound() {
+        return (long) snapshotSize + deltas;
+    }
+
     /** Whether both are the same multiset of operands. */
     boolean sameAs(Summands o) {
         if (this == o) {

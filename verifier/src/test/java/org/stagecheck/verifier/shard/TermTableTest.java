@@ -212,6 +212,26 @@ class TermTableTest {
     }
 
     @Test
+    void a_large_sum_plus_a_small_one_is_built_on_the_large_one_even_just_folded() {
+        // a chain of sums until its last step folds its operands into one snapshot (one node)
+        Term acc = leaf(0);
+        int i = 1;
+        do {
+            acc = ops.op("add", List.of(acc, leaf(i++)));
+        } while (i < 200 || acc.operands().nodes() > 1);
+        Summands large = acc.operands();
+        assertThat(large.distinct()).hasSize(i);
+        for (int k = 0; k < 50; k++) {
+            Term small = ops.op("add", List.of(leaf(1000 + 2 * k), leaf(1001 + 2 * k)));
+            Term sum = ops.op("add", List.of(acc, small));
+            // the small sum's two operands added above the large multiset: not its hundreds above the small one
+            assertThat(sum.operands().builtOn(large)).as("built on the large sum's operands").isTrue();
+            assertThat(sum.operands().nodes()).isEqualTo(3);
+            assertThat(sum.operands().distinct()).hasSize(i + 2);
+        }
+    }
+
+    @Test
     void an_operation_is_read_back_from_its_term() {
         Term a = leaf(1);
         Term t = ops.op("tanh", List.of(a));
