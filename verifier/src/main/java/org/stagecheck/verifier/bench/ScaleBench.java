@@ -129,62 +129,96 @@ public final class ScaleBench {
     }
 
     private static Row measure(Shapes shape, int n, Path dir, HeapPeak heap) throws IOException {
-        Generated g = shape.generate(n);
         Path programFile = dir.resolve("program.json");
         Path certFile = dir.resolve("cert.json");
+        Runs memory = inMemory(shape.generate(n), programFile, certFile, heap);
+        Runs files = runs(new FromFiles(programFile, certFile), heap);
+        String verdict = !memory.valid() || !files.valid() ? "invalid"
+                : files.findings() != null ? files.findings() + " from the file" : memory.findings() != null ? memory.findings() : "holds";
+        return new Row(shape.label(), n, medianAfterFirst(memory.validate()), medianAfterFirst(memory.verify()), medianAfterFirst(files.validate()),
+                medianAfterFirst(files.verify()), memory.verify()[0], Math.max(memory.peak(), files.peak()), verdict);
+    }
+
+    /**
+     * Writes {@code g}'s files, then runs the checks on it in memory; the program is not held past
+     * the return, so the runs from the files do not have it in their heap.
+     */
+    private static Runs inMemory(Generated g, Path programFile, Path certFile, HeapPeak heap) throws IOException {
         // streamed: the text of a 10^6-stage program held in memory (twice, while copied) could
         // exhaust a capped heap before anything is measured
         try (var out = new java.io.BufferedOutputStream(Files.newOutputStream(programFile))) {
             new ProgramCodec().writeTo(out, g.program());
         }
         Files.write(certFile, new CertificateCodec().write(g.certificate()));
+        return runs(new InMemory(g), heap);
+    }
+
+    /** What the checks read: a generated program and its certificate in memory, or read from their files (the reading timed with the check). */
+    private sealed interface Source permits InMemory, FromFiles {
+        Program program() throws IOException;
+
+        Certificate certificate() throws IOException;
+    }
+
+    private record InMemory(Generated g) implements Source {
+        @Override
+        public Program program() {
+            return g.program();
+        }
+
+        @Override
+        public Certificate certificate() {
+            return g.certificate();
+        }
+    }
+
+    private record FromFiles(Path programFile, Path certFile) implements Source {
+        @Override
+        public Program program() throws IOException {
+            try {
+                return ProgramFile.read(programFile).program();
+            } catch (JsonFormatException e) {
+                throw new IOException(e.getMessage(), e);
+            }
+        }
+
+        @Override
+        public Certificate certificate() throws IOException {
+            try {
+                return CertificateFile.read(certFile).certificate();
+            } catch (JsonFormatException e) {
+                throw new IOException(e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * The times of the validator and of the verifier on {@code source}: the first run, then
+     * {@value #REPEATS} more, each after {@link #settle}; the heap's peak over them; whether the
+     * program was valid every time; the last findings when one verification did not hold (null when
+     * every one held).
+     */
+    private record Runs(double[] validate, double[] verify, long peak, boolean valid, String findings) {}
+
+    private static Runs runs(Source source, HeapPeak heap) throws IOException {
         long peak = 0;
         double[] validate = new double[REPEATS + 1];
         double[] verify = new double[REPEATS + 1];
-        boolean holds = true;
         boolean valid = true;
-        String findings = "";
+        String findings = null;
         for (int i = 0; i <= REPEATS; i++) {
             settle(heap);
             long t0 = System.nanoTime();
-            valid &= new Validator().validate(g.program()).isEmpty();
+            valid &= new Validator().validate(source.program()).isEmpty();
             long t1 = System.nanoTime();
-            VerifyReport r = new Verifier().verify(g.program(), g.certificate(), Parent.none());
+            VerifyReport r = new Verifier().verify(source.program(), source.certificate(), Parent.none());
             long t2 = System.nanoTime();
             peak = Math.max(peak, heap.peakMb());
             validate[i] = (t1 - t0) / 1e6;
             verify[i] = (t2 - t1) / 1e6;
-            holds &= r.holds();
             findings = r.holds() ? findings : r.diagnostics().size() + " finding(s)";
         }
-        g = null; // the in-memory program is not needed while the files are read
-        double[] fileValidate = new double[REPEATS + 1];
-        double[] fileVerify = new double[REPEATS + 1];
-        for (int i = 0; i <= REPEATS; i++) {
-            settle(heap);
-            long t3 = System.nanoTime();
-            try {
-                valid &= new Validator().validate(ProgramFile.read(programFile).program()).isEmpty();
-            } catch (JsonFormatException e) {
-                throw new IOException(e.getMessage(), e);
-            }
-            long t4 = System.nanoTime();
-            VerifyReport fromFile;
-            try {
-                fromFile = new Verifier().verify(ProgramFile.read(programFile).program(), CertificateFile.read(certFile).certificate(), Parent.none());
-            } catch (JsonFormatException e) {
-                throw new IOException(e.getMessage(), e);
-            }
-            long t5 = System.nanoTime();
-            peak = Math.max(peak, heap.peakMb());
-            fileValidate[i] = (t4 - t3) / 1e6;
-            fileVerify[i] = (t5 - t4) / 1e6;
-            holds &= fromFile.holds();
-            findings = fromFile.holds() ? findings : fromFile.diagnostics().size() + " finding(s) from the file";
-        }
-        String verdict = !valid ? "invalid" : holds ? "holds" : findings;
-        return new Row(shape.label(), n, medianAfterFirst(validate), medianAfterFirst(verify), medianAfterFirst(fileValidate),
-                medianAfterFirst(fileVerify), verify[0], peak, verdict);
+        return new Runs(validate, verify, peak, valid, findings);
     }
 
     /**
