@@ -182,8 +182,7 @@ final class Summands {
                 }
                 return c;
             }
-            Term known = n.total == 0 ? null : n.newest;
-            if (n.total == 0 || known != null && known.id() < t.id()) {
+            if (n.total == 0 || n.newest != null && n.newest.id() < t.id()) {
                 return c;
             }
             if (n.one == t) {
@@ -268,8 +267,10 @@ final class Summands {
      */
     private Term newestAfter(Term t, long count) {
         if (count > 0) {
-            Term n = total == 0 ? null : newest;
-            return total != 0 && n == null ? null : n == null || t.id() > n.id() ? t : n;
+            if (total == 0) {
+                return t;
+            }
+            return newest == null ? null : t.id() > newest.id() ? t : newest;
         }
         if (t != newest) {
             return newest;

@@ -20,13 +20,19 @@ class TermTableTest {
         return terms.of("leaf:x" + i, "x" + i, "x" + i, new long[] {1, 8});
     }
 
-    @Test
-    void operations_over_the_same_operands_are_one_term_and_any_other_is_another() {
-        int n = 3000;
+    /** Leaves x0 ... x(n-1). */
+    private List<Term> leaves(int n) {
         List<Term> leaves = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             leaves.add(leaf(i));
         }
+        return leaves;
+    }
+
+    @Test
+    void operations_over_the_same_operands_are_one_term_and_any_other_is_another() {
+        int n = 3000;
+        List<Term> leaves = leaves(n);
         List<Term> made = new ArrayList<>();
         for (int i = 0; i + 1 < n; i++) {
             Term a = leaves.get(i);
@@ -58,10 +64,7 @@ class TermTableTest {
 
     @Test
     void operations_whose_hashes_collide_stay_different_terms() {
-        List<Term> leaves = new ArrayList<>();
-        for (int i = 0; i < 64; i++) {
-            leaves.add(leaf(i));
-        }
+        List<Term> leaves = leaves(64);
         // ids a, b and a + 1, b - 31 give one hash code to div(x_a, x_b) and div(x_(a+1), x_(b-31))
         Term a = leaves.get(0);
         Term b = leaves.get(40);
@@ -80,10 +83,7 @@ class TermTableTest {
     @Test
     void operations_sharing_their_newest_argument_past_its_chain_are_found_in_the_table() {
         // 300 leaves, then t: every div(x_i, t) and tanh-free op over t has t as its newest argument
-        List<Term> leaves = new ArrayList<>();
-        for (int i = 0; i < 300; i++) {
-            leaves.add(leaf(i));
-        }
+        List<Term> leaves = leaves(300);
         Term t = leaf(1000);
         List<Term> made = new ArrayList<>();
         for (Term x : leaves) {
@@ -107,10 +107,7 @@ class TermTableTest {
 
     @Test
     void sums_sharing_their_newest_operand_past_its_chain_are_found_in_the_table() {
-        List<Term> leaves = new ArrayList<>();
-        for (int i = 0; i < 300; i++) {
-            leaves.add(leaf(i));
-        }
+        List<Term> leaves = leaves(300);
         Term t = leaf(1000);
         List<Term> made = new ArrayList<>();
         for (Term x : leaves) {
