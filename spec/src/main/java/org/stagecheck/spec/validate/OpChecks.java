@@ -1,7 +1,6 @@
 package org.stagecheck.spec.validate;
 
 import java.util.List;
-import java.util.Set;
 import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.Stage;
@@ -16,8 +15,8 @@ import org.stagecheck.spec.rules.Rule;
 final class OpChecks {
     private final Validator.Declarations d;
     private final Findings f;
-    /** The program's parameter names, copied once for every expression's typer (not once per stage). */
-    private Set<String> paramNames;
+    /** The generic expressions' types, each expression typed once (made at the first one). */
+    private ExprTypes exprTypes;
 
     OpChecks(Validator.Declarations d, Findings f) {
         this.d = d;
@@ -69,11 +68,11 @@ final class OpChecks {
         for (int k = 0; k < types.length; k++) {
             types[k] = ValueType.of(ins.get(k).dtype());
         }
-        if (paramNames == null) {
-            paramNames = Set.copyOf(d.params().keySet());
+        if (exprTypes == null) {
+            exprTypes = new ExprTypes(d.params().keySet());
         }
         try {
-            ValueType t = new ExprTyper(List.of(types), paramNames, out.shape().rank()).type(g.expr());
+            ValueType t = exprTypes.type(g.expr(), types, out.shape().rank());
             if (t != ValueType.of(out.dtype())) {
                 f.stage(Rule.EXPR_TYPE, i, s, "kind/op/expr", out.name(), "the expression yields " + t + " but output '" + out.name() + "' is " + out.dtype()
                         + (t == ValueType.BOOL ? " (cast a condition with i32(...) or f32(...))" : " (write an explicit cast)"));
