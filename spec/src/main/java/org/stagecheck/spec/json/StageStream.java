@@ -14,24 +14,28 @@ import org.stagecheck.spec.ir.Stage;
  * that the positioned tree of the whole array is never built (docs/format.md, "Reading speed"),
  * and notes where each stage lies for the {@link SourceMap}.
  *
- * <p>The first {@value #INLINE} stages are decoded on the reading thread; past them a second
- * thread decodes the stages, in order, in batches handed over through a bounded queue, while the
- * reading thread goes on tokenizing: on a long program the two take about as long as each
- * other. The result is the same either way: the same stages in the same order, the same error.
+ * <p>The reading thread records each stage's tokens on a {@link TokenTape}. The first
+ * {@value #INLINE} stages are built into trees and decoded on the reading thread at once; past
+ * them a second thread builds and decodes the stages, in order, from tapes of {@value #BATCH}
+ * handed over through a bounded queue (and handed back to be written again), while the reading
+ * thread goes on tokenizing: tokenizing is then all the reading thread does. The result is the
+ * same either way: the same stages in the same order, the same error.
  *
  * <p>The first stage that does not decode is remembered, not thrown: the reader goes on to the end
  * of the file, so that malformed JSON anywhere is still the error reported, and
  * {@link ProgramDecoder#program(JNode, StageStream)} throws it when it reaches the stages, after
- * the fields it checks first. The error is thus the one decoding the whole tree gives.
+ * the fields it checks first. The error is thus the one decoding the whole tree gives. A key
+ * repeated in a stage's object is found when that stage's tree is built, on either thread, and
+ * thrown by {@link #item} or {@link #ended}; the reader then reads the file again with Jackson's
+ * own check, whose first error is the one reported.
  */
 final class StageStream implements StreamedArray, AutoCloseable {
     private static final Pointer STAGES = Pointer.ROOT.key("stages");
     /** Stages decoded on the reading thread before a second thread is worth starting. */
     static final int INLINE = 4096;
     static final int BATCH = 256;
-    /** Batches waiting for the decoding thread at most (the trees read ahead of it stay bounded). */
+    /** Tapes waiting for the decoding thread at most (the tokens read ahead of it stay bounded). */
     private static final int QUEUED = 16;
-    private static final JNode[] END = new JNode[0];
 
     private final ProgramDecoder decoder;
     private final ItemSpans spans;
@@ -41,11 +45,19 @@ final class StageStream implements StreamedArray, AutoCloseable {
     /** Written by the reading thread, then by the decoding thread once it runs; read after it ended. */
     private final List<Stage> stages = new ArrayList<>();
     private JsonFormatException firstError;
+    /** The first key met twice in a stage's object, by whichever thread built its tree; read after it ended. */
+    private DuplicateKeyException duplicate;
     private JNode.JArray placeholder;
+    /** Builds the trees of the stages decoded on the reading thread. */
+    private final TreeBuilder here = new TreeBuilder(null, true);
 
-    private final BlockingQueue<JNode[]> batches = new ArrayBlockingQueue<>(QUEUED);
-    private JNode[] batch;
-    private int inBatch;
+    private final BlockingQueue<TokenTape> batches = new ArrayBlockingQueue<>(QUEUED);
+    /** Tapes the decoding thread has read, to be written again. */
+    private final BlockingQueue<TokenTape> free = new ArrayBlockingQueue<>(QUEUED + 2);
+    /** Handed over after the last tape: the decoding thread ends on it. */
+    private final TokenTape end = new TokenTape();
+    /** The tape the reading thread records on. */
+    private TokenTape tape = new TokenTape();
     /** The decoding thread, once started; what it throws beside a stage's format error (a defect) is rethrown at the end. */
     private Beside decoding;
     /** Set when the decoding thread could not be started: every stage is then decoded on the reading thread. */
@@ -75,32 +87,47 @@ final class StageStream implements StreamedArray, AutoCloseable {
     }
 
     @Override
-    public void item(int index, JNode item, long startByte, long endByte) {
-        spans.add(item.where(), startByte, endByte);
-        if (index < inline || noThread) {
-            decode(index, item);
-            return;
-        }
-        if (decoding == null && !start(index)) {
+    public TokenTape tape() {
+        return tape;
+    }
+
+    @Override
+    public void item(int index, long where, long startByte, long endByte) throws DuplicateKeyException {
+        spans.add(where, startByte, endByte);
+        if (index >= inline && !noThread && decoding == null && !start(index)) {
             // no thread to be had (the process is at its limit): this stage and the rest are decoded here
             noThread = true;
-            decode(index, item);
+        }
+        if (decoding == null) {
+            // the tape holds this stage alone
+            try {
+                buildAndDecode(here, index, tape.item(0));
+            } finally {
+                tape.clear();
+            }
             return;
         }
-        batch[inBatch++] = item;
-        if (inBatch == batchSize) {
-            hand(batch);
-            batch = new JNode[batchSize];
-            inBatch = 0;
+        if (tape.items() == batchSize) {
+            hand(tape);
+            TokenTape next = free.poll();
+            tape = next != null ? next : new TokenTape();
         }
     }
 
-    private void decode(int index, JNode item) {
+    /** Builds the tree of {@code item}, stage {@code index}, and decodes it unless an earlier stage did not decode. */
+    private void buildAndDecode(TreeBuilder builder, int index, TokenTape.Item item) throws DuplicateKeyException {
+        JNode tree;
+        try {
+            tree = builder.build(item);
+        } catch (java.io.IOException | JsonFormatException e) {
+            // the tape holds tokens the parser accepted: building a tree of them cannot fail so
+            throw new IllegalStateException("a recorded stage's tokens did not make a tree", e);
+        }
         if (firstError != null) {
             return;
         }
         try {
-            stages.add(decoder.stage(item, STAGES.index(index)));
+            stages.add(decoder.stage(tree, STAGES.index(index)));
         } catch (JsonFormatException e) {
             firstError = e;
         }
@@ -109,37 +136,39 @@ final class StageStream implements StreamedArray, AutoCloseable {
     /** Starts the decoding thread, {@code first} the index of its first stage; false when no thread could be started. */
     private boolean start(int first) {
         decoding = Beside.tryStart(() -> {
+            TreeBuilder builder = new TreeBuilder(null, true);
             int index = first;
             while (true) {
-                JNode[] items;
+                TokenTape items;
                 try {
                     items = batches.take();
                 } catch (InterruptedException e) {
                     throw new IllegalStateException("decoding the stages was interrupted", e);
                 }
-                if (items == END) {
+                if (items == end) {
                     return;
                 }
-                for (JNode item : items) {
-                    if (item == null) {
-                        break;
+                for (int k = 0; k < items.items(); k++) {
+                    try {
+                        buildAndDecode(builder, index++, items.item(k));
+                    } catch (DuplicateKeyException e) {
+                        // the file is read again for the error: nothing past this stage matters
+                        duplicate = e;
+                        return;
                     }
-                    decode(index++, item);
                 }
+                items.clear();
+                free.offer(items);
             }
         }, threads);
-        if (decoding == null) {
-            return false;
-        }
-        batch = new JNode[batchSize];
-        return true;
+        return decoding != null;
     }
 
     /**
      * Queues {@code items} for the decoding thread, waiting while the queue is full; drops them
-     * once that thread has ended (it failed: {@link #ended} rethrows why).
+     * once that thread has ended (it failed, or met a repeated key: {@link #ended} says which).
      */
-    private void hand(JNode[] items) {
+    private void hand(TokenTape items) {
         boolean interrupted = false;
         try {
             while (decoding.running()) {
@@ -159,26 +188,29 @@ final class StageStream implements StreamedArray, AutoCloseable {
     }
 
     @Override
-    public void ended(JNode.JArray placeholder) {
+    public void ended(JNode.JArray placeholder) throws DuplicateKeyException {
         this.placeholder = placeholder;
         if (decoding != null) {
-            if (inBatch > 0) {
-                hand(batch); // the rest of the array, null past its end
+            if (tape.items() > 0) {
+                hand(tape); // the rest of the array
             }
-            hand(END);
+            hand(end);
             decoding.join();
+        }
+        if (duplicate != null) {
+            throw duplicate;
         }
     }
 
     /**
      * Ends the decoding thread when the reading stopped before the array's end (malformed JSON
-     * after it started): the batches not decoded are dropped. Nothing to do once the array ended.
+     * after it started): the tapes not decoded are dropped. Nothing to do once the array ended.
      */
     @Override
     public void close() {
         if (decoding != null && decoding.running()) {
             batches.clear();
-            hand(END);
+            hand(end);
             decoding.awaitEnd();
         }
     }

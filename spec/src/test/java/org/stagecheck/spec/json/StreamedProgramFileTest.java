@@ -312,6 +312,28 @@ class StreamedProgramFileTest {
         assertThat(decodingThreads()).isZero();
     }
 
+    /**
+     * A stage's tree is built from its recorded tokens after they are read, on the decoding
+     * thread: a key repeated in a stage that thread has not reached yet, or in the stage the text
+     * breaks off in, is still the error when malformed text follows it, as it comes first.
+     */
+    @Test
+    void aRepeatedKeyPastTheInlineStagesWinsOverMalformedTextAfterIt() throws IOException {
+        String text = longProgramText();
+        String repeated = text.replace("\"id\": \"long-005000\"", "\"id\": \"long-005000\", \"id\": \"again\"");
+        // malformed text in a later stage: the reading thread gets there long before the decoding thread is done
+        Path later = write("dup-then-broken.json", repeated.substring(0, stageStart(repeated, 5900)) + "}," + repeated.substring(stageStart(repeated, 5900)));
+        assertThat(streamedOutcome(later)).contains("Duplicate field 'id'").isEqualTo(wholeTreeOutcome(later));
+        // malformed text in the same stage, after the repeated key: the stage's tree is never built
+        int inside = repeated.indexOf("\"again\"") + "\"again\"".length();
+        Path same = write("dup-then-cut.json", repeated.substring(0, inside) + " ]" + repeated.substring(inside));
+        assertThat(streamedOutcome(same)).contains("Duplicate field 'id'").isEqualTo(wholeTreeOutcome(same));
+        // and a repeated key with nothing malformed after it
+        Path alone = write("dup.json", repeated);
+        assertThat(streamedOutcome(alone)).contains("Duplicate field 'id'").isEqualTo(wholeTreeOutcome(alone));
+        assertThat(decodingThreads()).isZero();
+    }
+
     @Test
     void aLongProgramDamagedPastItsInlineStagesGivesTheSameProgramOrTheSameError() throws IOException {
         String text = longProgramText();
