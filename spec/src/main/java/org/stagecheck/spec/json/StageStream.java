@@ -18,8 +18,10 @@ import org.stagecheck.spec.ir.Stage;
  * {@value #INLINE} stages are built into trees and decoded on the reading thread at once; past
  * them a second thread builds and decodes the stages, in order, from tapes of {@value #BATCH}
  * handed over through a bounded queue (and handed back to be written again), while the reading
- * thread goes on tokenizing: tokenizing is then all the reading thread does. The result is the
- * same either way: the same stages in the same order, the same error.
+ * thread goes on tokenizing. When that queue is full (the second thread is behind), the reading
+ * thread builds the trees of its tape itself and hands over the trees, so the two threads share
+ * the work whichever is the slower. The result is the same either way: the same stages in the
+ * same order, the same error.
  *
  * <p>The first stage that does not decode is remembered, not thrown: the reader goes on to the end
  * of the file, so that malformed JSON anywhere is still the error reported, and
@@ -51,17 +53,29 @@ final class StageStream implements StreamedArray, AutoCloseable {
     /** Builds the trees of the stages decoded on the reading thread. */
     private final TreeBuilder here = new TreeBuilder(null, true);
 
-    private final BlockingQueue<TokenTape> batches = new ArrayBlockingQueue<>(QUEUED);
+    /** What the reading thread hands the decoding thread: a run of stages, as tokens or as trees, or the end. */
+    private sealed interface Batch permits Tokens, Trees, End {}
+
+    /** Stages recorded on a tape, whose trees the decoding thread builds. */
+    private record Tokens(TokenTape tape) implements Batch {}
+
+    /** Stages whose trees the reading thread built. */
+    private record Trees(JNode[] trees) implements Batch {}
+
+    /** No stage follows. */
+    private record End() implements Batch {}
+
+    private final BlockingQueue<Batch> batches = new ArrayBlockingQueue<>(QUEUED);
     /** Tapes the decoding thread has read, to be written again. */
     private final BlockingQueue<TokenTape> free = new ArrayBlockingQueue<>(QUEUED + 2);
-    /** Handed over after the last tape: the decoding thread ends on it. */
-    private final TokenTape end = new TokenTape();
     /** The tape the reading thread records on. */
     private TokenTape tape = new TokenTape();
     /** The decoding thread, once started; what it throws beside a stage's format error (a defect) is rethrown at the end. */
     private Beside decoding;
     /** Set when the decoding thread could not be started: every stage is then decoded on the reading thread. */
     private boolean noThread;
+    /** How many batches the reading thread built the trees of (the decoding thread was behind). */
+    private int treeBatches;
 
     StageStream(ProgramDecoder decoder, ItemSpans spans) {
         this(decoder, spans, INLINE, BATCH);
@@ -108,21 +122,54 @@ final class StageStream implements StreamedArray, AutoCloseable {
             return;
         }
         if (tape.items() == batchSize) {
-            hand(tape);
+            handTape();
+        }
+    }
+
+    /**
+     * Hands the current tape's stages to the decoding thread: as tokens while it keeps up, as
+     * trees built here when its queue is full (the reading thread would otherwise wait).
+     */
+    private void handTape() throws DuplicateKeyException {
+        if (batches.remainingCapacity() > 0) {
+            hand(new Tokens(tape));
             TokenTape next = free.poll();
             tape = next != null ? next : new TokenTape();
+            return;
         }
+        JNode[] trees = new JNode[tape.items()];
+        try {
+            for (int k = 0; k < trees.length; k++) {
+                trees[k] = build(here, tape.item(k));
+            }
+        } finally {
+            tape.clear();
+        }
+        treeBatches++;
+        hand(new Trees(trees));
+    }
+
+    /** How many batches of stages the reading thread built the trees of, because the decoding thread was behind. */
+    int treeBatchesBuiltWhileReading() {
+        return treeBatches;
     }
 
     /** Builds the tree of {@code item}, stage {@code index}, and decodes it unless an earlier stage did not decode. */
     private void buildAndDecode(TreeBuilder builder, int index, TokenTape.Item item) throws DuplicateKeyException {
-        JNode tree;
+        decode(index, build(builder, item));
+    }
+
+    private static JNode build(TreeBuilder builder, TokenTape.Item item) throws DuplicateKeyException {
         try {
-            tree = builder.build(item);
+            return builder.build(item);
         } catch (java.io.IOException | JsonFormatException e) {
             // the tape holds tokens the parser accepted: building a tree of them cannot fail so
             throw new IllegalStateException("a recorded stage's tokens did not make a tree", e);
         }
+    }
+
+    /** Decodes {@code tree}, stage {@code index}, unless an earlier stage did not decode. */
+    private void decode(int index, JNode tree) {
         if (firstError != null) {
             return;
         }
@@ -139,26 +186,35 @@ final class StageStream implements StreamedArray, AutoCloseable {
             TreeBuilder builder = new TreeBuilder(null, true);
             int index = first;
             while (true) {
-                TokenTape items;
+                Batch batch;
                 try {
-                    items = batches.take();
+                    batch = batches.take();
                 } catch (InterruptedException e) {
                     throw new IllegalStateException("decoding the stages was interrupted", e);
                 }
-                if (items == end) {
-                    return;
-                }
-                for (int k = 0; k < items.items(); k++) {
-                    try {
-                        buildAndDecode(builder, index++, items.item(k));
-                    } catch (DuplicateKeyException e) {
-                        // the file is read again for the error: nothing past this stage matters
-                        duplicate = e;
+                switch (batch) {
+                    case End _ -> {
                         return;
                     }
+                    case Trees(JNode[] trees) -> {
+                        for (JNode tree : trees) {
+                            decode(index++, tree);
+                        }
+                    }
+                    case Tokens(TokenTape items) -> {
+                        for (int k = 0; k < items.items(); k++) {
+                            try {
+                                buildAndDecode(builder, index++, items.item(k));
+                            } catch (DuplicateKeyException e) {
+                                // the file is read again for the error: nothing past this stage matters
+                                duplicate = e;
+                                return;
+                            }
+                        }
+                        items.clear();
+                        free.offer(items);
+                    }
                 }
-                items.clear();
-                free.offer(items);
             }
         }, threads);
         return decoding != null;
@@ -168,7 +224,7 @@ final class StageStream implements StreamedArray, AutoCloseable {
      * Queues {@code items} for the decoding thread, waiting while the queue is full; drops them
      * once that thread has ended (it failed, or met a repeated key: {@link #ended} says which).
      */
-    private void hand(TokenTape items) {
+    private void hand(Batch items) {
         boolean interrupted = false;
         try {
             while (decoding.running()) {
@@ -192,9 +248,9 @@ final class StageStream implements StreamedArray, AutoCloseable {
         this.placeholder = placeholder;
         if (decoding != null) {
             if (tape.items() > 0) {
-                hand(tape); // the rest of the array
+                hand(new Tokens(tape)); // the rest of the array
             }
-            hand(end);
+            hand(new End());
             decoding.join();
         }
         if (duplicate != null) {
@@ -210,7 +266,7 @@ final class StageStream implements StreamedArray, AutoCloseable {
     public void close() {
         if (decoding != null && decoding.running()) {
             batches.clear();
-            hand(end);
+            hand(new End());
             decoding.awaitEnd();
         }
     }

@@ -383,4 +383,42 @@ class StreamedProgramFileTest {
             return describe(e);
         }
     }
+
+    /**
+     * When the decoding thread falls behind (here it waits before it takes its first batch), its
+     * queue fills and the reading thread builds the trees of the stages it hands over: the same
+     * program, the same first error, a repeated key found on either thread.
+     */
+    @Test
+    void stagesWhoseTreesTheReadingThreadBuiltGiveTheSameProgramOrError() throws IOException, JsonFormatException {
+        String text = longProgramText();
+        Path file = write("slow-decoder.json", text);
+        assertThat(readWithASlowDecoder(file)).isEqualTo("program " + new ProgramCodec().read(new JsonReader().read(file)));
+        Path bad = write("slow-decoder-bad.json", text.replace("\"id\": \"long-005000\"", "\"id\": 7"));
+        assertThat(readWithASlowDecoder(bad)).contains("/stages/5000/id").isEqualTo(wholeTreeOutcome(bad));
+        Path repeated = write("slow-decoder-dup.json", text.replace("\"id\": \"long-005000\"", "\"id\": \"long-005000\", \"id\": \"again\""));
+        assertThat(readWithASlowDecoder(repeated)).contains("Duplicate field 'id'").isEqualTo(wholeTreeOutcome(repeated));
+        assertThat(decodingThreads()).isZero();
+    }
+
+    private static String readWithASlowDecoder(Path file) {
+        ProgramDecoder decoder = new ProgramDecoder();
+        try (StageStream stages = new StageStream(decoder, new ItemSpans(file, "stages"), 100, 2, r -> new Thread(() -> {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            r.run();
+        }, "stagecheck-decode-stages"))) {
+            try {
+                JNode tree = new JsonReader().read(file, stages);
+                return "program " + decoder.program(tree, stages);
+            } catch (JsonFormatException e) {
+                return describe(e);
+            } finally {
+                assertThat(stages.treeBatchesBuiltWhileReading()).as("batches of trees built by the reading thread").isPositive();
+            }
+        }
+    }
 }
