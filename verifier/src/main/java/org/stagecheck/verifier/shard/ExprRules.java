@@ -204,7 +204,7 @@ final class ExprRules {
             anyPartial |= v instanceof Val.Partial;
         }
         evalTypes = anyPartial ? IntegerPartials.types(st.index, expr, names, out.length) : null;
-        List<Region> regions = new ArrayList<>();
+        List<Region> regions = new ArrayList<>(ins.size());
         Val.Hidden hidden = null;
         for (Val v : ins) {
             regions.add(regionOf(v));
@@ -214,7 +214,7 @@ final class ExprRules {
         }
         Sym[] frame = Align.frame(regions, out);
         long oneWide = oneWide(ins, out);
-        List<AV> args = new ArrayList<>();
+        List<AV> args = new ArrayList<>(ins.size());
         for (int p = 0; p < ins.size(); p++) {
             Val v = ins.get(p);
             args.add(switch (v) {
