@@ -129,18 +129,23 @@ final class Identities {
     /**
      * The reduction {@code fn} ({@code sum}, {@code max}, {@code min}) of {@code t} over axis {@code ax}
      * with the parts that do not vary along the axis taken out (class comment), {@code reduce}
-     * building the reduction of what is left; null when nothing comes out.
+     * building the reduction of what is left; null when nothing comes out. Over {@code integer}
+     * values (i32, whose arithmetic wraps and whose division truncates) only the product comes out
+     * of a sum: {@code sum_j(x_j * y) = sum_j(x_j) * y} holds modulo 2^32, but
+     * {@code sum_j(x_j / y)} is not {@code sum_j(x_j) / y} ({@code 1/2 + 1/2 = 0}, {@code (1 + 1)/2 = 1}),
+     * {@code max_j(x_j + k)} is not {@code max_j(x_j) + k} where {@code x_j + k} wraps, and
+     * {@code max_j(-x_j)} is not {@code -min_j(x_j)} where the minimum is {@code -2^31}.
      */
-    Term outOfReduction(String fn, Term t, int ax, BiFunction<String, Term, Term> reduce) {
+    Term outOfReduction(String fn, Term t, int ax, boolean integer, BiFunction<String, Term, Term> reduce) {
         Term out = fn.equals("sum") ? factors.outOf(t, ax, this, inner -> reduce.apply(fn, inner)) : null;
         if (out != null) {
             return out;
         }
         Applied a = applied(t);
-        if (fn.equals("sum") && a != null && a.args().size() == 2 && (a.name().equals("mul") || a.name().equals("div"))) {
+        if (fn.equals("sum") && a != null && a.args().size() == 2 && (a.name().equals("mul") || a.name().equals("div") && !integer)) {
             return scaledOut(a, ax, inner -> reduce.apply(fn, inner));
         }
-        if (fn.equals("max") || fn.equals("min")) {
+        if ((fn.equals("max") || fn.equals("min")) && !integer) {
             if (a != null && INCREASING.contains(a.name()) && a.args().size() == 1) {
                 return ops.op(a.name(), List.of(reduce.apply(fn, a.args().getFirst())));
             }
