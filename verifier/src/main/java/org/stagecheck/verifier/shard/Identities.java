@@ -11,8 +11,9 @@ import java.util.function.UnaryOperator;
  * two ways build one term:
  *
  * <ul>
- *   <li>a reduction takes out what does not vary along its axis: {@code sum_j(x_j * y) = sum_j(x_j) * y},
- *       {@code sum_j(x_j / y) = sum_j(x_j) / y}, {@code max_j(x_j + k) = max_j(x_j) + k},
+ *   <li>a reduction takes out what does not vary along its axis: {@code sum_j(x_j * y) = sum_j(x_j) * y}
+ *       and {@code max_j(min(x_j, k)) = min(max_j(x_j), k)} for any values; for floats only (integers
+ *       wrap and truncate) {@code sum_j(x_j / y) = sum_j(x_j) / y}, {@code max_j(x_j + k) = max_j(x_j) + k},
  *       {@code max_j(f(x_j)) = f(max_j(x_j))} for monotone increasing {@code f}, and
  *       {@code max_j(-x_j) = -min_j(x_j)};</li>
  *   <li>a matrix product takes out a row scale of its left operand: {@code (x * y) @ v = (x @ v) * y},
@@ -145,6 +146,12 @@ final class Identities {
         if (fn.equals("sum") && a != null && a.args().size() == 2 && (a.name().equals("mul") || a.name().equals("div") && !integer)) {
             return scaledOut(a, ax, inner -> reduce.apply(fn, inner));
         }
+        if (fn.equals("max") || fn.equals("min")) {
+            Term clamp = clampOut(fn, t, ax, reduce);
+            if (clamp != null) {
+                return clamp;
+            }
+        }
         if ((fn.equals("max") || fn.equals("min")) && !integer) {
             if (a != null && INCREASING.contains(a.name()) && a.args().size() == 1) {
                 return ops.op(a.name(), List.of(reduce.apply(fn, a.args().getFirst())));
@@ -168,6 +175,29 @@ final class Identities {
             }
         }
         return null;
+    }
+
+    /**
+     * The max or min reduction {@code fn} of a max or min {@code t} of varying parts and parts constant
+     * along {@code ax}: {@code max_j min(x_j, k) = min(max_j x_j, k)} (and each other pairing), since
+     * {@code min(., k)} and {@code max(., k)} are nondecreasing; exact over integers as over floats, as
+     * they only select an argument. Null when {@code t} is no such term.
+     */
+    private Term clampOut(String fn, Term t, int ax, BiFunction<String, Term, Term> reduce) {
+        Terms.Flat f = terms.flat(t);
+        if (f == null || !(f.op().equals("max") || f.op().equals("min"))) {
+            return null;
+        }
+        List<Term> varying = new ArrayList<>();
+        List<Term> fixed = new ArrayList<>();
+        for (Term p : f.parts()) {
+            (constantAlong(p, ax) ? fixed : varying).add(p);
+        }
+        if (fixed.isEmpty() || varying.isEmpty()) {
+            return null;
+        }
+        fixed.add(reduce.apply(fn, varying.size() == 1 ? varying.getFirst() : ops.op(f.op(), varying)));
+        return ops.op(f.op(), fixed);
     }
 
     /**

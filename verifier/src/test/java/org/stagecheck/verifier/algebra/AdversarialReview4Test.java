@@ -382,4 +382,59 @@ class AdversarialReview4Test {
         three.allReduce("ar3", "sum", "w", List.of("a.1", "a.2"), List.of("r.1", "b.2"), new int[] {1, 2});
         rejectedAndWrong(outputs(three, "r", 4, 2).judge(mm("in0")), "ALLREDUCE_OVERLAP");
     }
+    @Test
+    void a_clamp_by_a_value_that_differs_from_chip_to_chip_is_rejected() {
+        // chip c clamps by its own column 0 of x: the chips' terms differ, and so does max_c min(m_c, x_c0) from min(M, x_0)
+        SplitText p = new SplitText("rowmax", 1).input("x", 0, 2, 8).reduce(0, "m", "max", 1, "x");
+        p.slice(0, "k", "x", new int[] {0, 0}, 2, 1).generic(0, "y", new int[] {2, 1}, "min(in0, in1)", "m", "k").output("y", 0, "y");
+        SplitText s = new SplitText("rowmax-split", 2);
+        for (int c = 0; c < 2; c++) {
+            s.input("x." + c, c, 2, 4).shard("x." + c, "x", 1, 4 * c, 4 * c + 4, 8);
+            s.reduce(c, "m." + c, "max", 1, "x." + c).slice(c, "k." + c, "x." + c, new int[] {0, 0}, 2, 1);
+            s.generic(c, "t." + c, new int[] {2, 1}, "min(in0, in1)", "m." + c, "k." + c);
+        }
+        s.allReduce("ar", "max", "x", names("t", 2), names("r", 2));
+        SplitText.Judged j = outputs(s, "r", 2, 2).judge(p);
+        assertThat(j.agrees()).as(j.toString()).isFalse();
+        assertThat(j.alone().codes()).as(j.toString()).isNotEmpty();
+        assertThat(j.withParent().codes()).as(j.toString()).isNotEmpty();
+    }
+
+    @Test
+    void a_clamp_after_the_maximum_is_the_maximum_of_the_clamped_values() {
+        // the parent clamps each element before its row max, the split each chip's max: min(., k) commutes with max
+        acceptedAndRight(intSplit("max", "min(in0, 536870912)", "min(in0, 536870912)", "max"));
+        SplitText p = new SplitText("rowmax", 1).input("x", 0, 2, 8).generic(0, "c", new int[] {2, 8}, "min(in0, 0.25)", "x");
+        p.reduce(0, "y", "max", 1, "c").output("y", 0, "y");
+        SplitText s = new SplitText("rowmax-split", 2);
+        for (int c = 0; c < 2; c++) {
+            s.input("x." + c, c, 2, 4).shard("x." + c, "x", 1, 4 * c, 4 * c + 4, 8);
+            s.reduce(c, "m." + c, "max", 1, "x." + c).generic(c, "t." + c, new int[] {2, 1}, "min(in0, 0.25)", "m." + c);
+        }
+        s.allReduce("ar", "max", "x", names("t", 2), names("r", 2));
+        acceptedAndRight(outputs(s, "r", 2, 2).judge(p));
+    }
+
+    /** As {@link #mesh} for the row maxima of x w: each chip's local maximum of its product, completed by max all-reduces. */
+    private static SplitText.Judged meshMax(int[][] plan) {
+        SplitText parent = new SplitText("rowmax", 1).input("x", 0, 2, 8).reduce(0, "m", "max", 1, "x").output("y", 0, "m");
+        SplitText s = new SplitText("rowmax-mesh", 4);
+        for (int c = 0; c < 4; c++) {
+            s.input("x." + c, c, 2, 2).shard("x." + c, "x", 1, 2 * c, 2 * c + 2, 8).reduce(c, "p." + c, "max", 1, "x." + c);
+        }
+        String[] level = {"p", "p", "a", "a"};
+        String[] out = {"a", "a", "r", "r"};
+        for (int i = 0; i < 4; i++) {
+            int[] g = plan[i];
+            s.allReduce("ar" + i, "max", "x", List.of(level[i] + "." + g[0], level[i] + "." + g[1]), List.of(out[i] + "." + g[0], out[i] + "." + g[1]), g);
+        }
+        return outputs(s, "r", 4, 2).judge(parent);
+    }
+
+    @Test
+    void a_two_level_max_all_reduce_that_pairs_a_group_with_itself_misses_the_other_group() {
+        acceptedAndRight(meshMax(new int[][] {{0, 1}, {2, 3}, {0, 2}, {1, 3}}));
+        // a max is idempotent, so taking a group twice is no overlap; but chips 0 and 1 never see chips 2 and 3
+        rejectedAndWrong(meshMax(new int[][] {{0, 1}, {2, 3}, {0, 1}, {2, 3}}), "ALLREDUCE_GAP");
+    }
 }
