@@ -3,6 +3,7 @@ package org.stagecheck.verifier.shard;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import org.stagecheck.spec.ir.BufferDecl;
 import org.stagecheck.spec.ir.ComputeOp;
 import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Fn;
@@ -275,6 +276,12 @@ final class ContractionRules {
                 st.step(() -> "reduce " + r.fn().jsonName() + " keeps the " + p.describe(), p.origin()));
     }
 
+    /** Whether the reduce stage being read reduces integer values (wrapping arithmetic: fewer identities hold, {@link Identities#outOfReduction}). */
+    private boolean reducesIntegers() {
+        BufferDecl in = st.index.buffer(st.stage.ins().getFirst());
+        return in == null || in.dtype().isInteger();
+    }
+
     private Term reduced(ReduceFn fn, Term t, int ax, String window) {
         Transposes.Of tr = fn != ReduceFn.ARGMAX && ax < t.rank() ? st.terms.transposes().of(t) : null;
         if (tr != null) {
@@ -284,7 +291,8 @@ final class ContractionRules {
         }
         if (window.isEmpty() && fn != ReduceFn.ARGMAX) {
             // what does not vary along the axis leaves the reduction (docs/verifier.md, "Monotone functions and rescaled maxima")
-            Term out = st.ops.identities().outOfReduction(fn.jsonName(), t, ax, (f, inner) -> reduced(ReduceFn.valueOf(f.toUpperCase(java.util.Locale.ROOT)), inner, ax, ""));
+            Term out = st.ops.identities().outOfReduction(fn.jsonName(), t, ax, reducesIntegers(),
+                    (f, inner) -> reduced(ReduceFn.valueOf(f.toUpperCase(java.util.Locale.ROOT)), inner, ax, ""));
             if (out != null) {
                 return out;
             }

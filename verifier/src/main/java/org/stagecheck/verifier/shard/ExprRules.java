@@ -591,6 +591,10 @@ final class ExprRules {
     private AV extreme(Fn fn, AV a, AV b) {
         ReducePool pool = fn == Fn.MAX ? ReducePool.MAX : ReducePool.MIN;
         Lin any = a instanceof Lin l ? l : (Lin) b;
+        if (any.pool() != pool && any.pool() != ReducePool.SUM && (a instanceof Ex || b instanceof Ex)) {
+            // a min of a max-partial (or a max of a min-partial) and a value: a clamp, nondecreasing in the partial
+            return monotone.clamped(fn, any, a instanceof Ex x ? x : (Ex) b, a instanceof Lin);
+        }
         if (any.pool() != pool) {
             return fail(Code.PARTIAL_NONLINEAR, fn.spelling() + " meets the " + describe(any), any);
         }

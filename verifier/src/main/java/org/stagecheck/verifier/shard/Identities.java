@@ -11,8 +11,9 @@ import java.util.function.UnaryOperator;
  * two ways build one term:
  *
  * <ul>
- *   <li>a reduction takes out what does not vary along its axis: {@code sum_j(x_j * y) = sum_j(x_j) * y},
- *       {@code sum_j(x_j / y) = sum_j(x_j) / y}, {@code max_j(x_j + k) = max_j(x_j) + k},
+ *   <li>a reduction takes out what does not vary along its axis: {@code sum_j(x_j * y) = sum_j(x_j) * y}
+ *       and {@code max_j(min(x_j, k)) = min(max_j(x_j), k)} for any values; for floats only (integers
+ *       wrap and truncate) {@code sum_j(x_j / y) = sum_j(x_j) / y}, {@code max_j(x_j + k) = max_j(x_j) + k},
  *       {@code max_j(f(x_j)) = f(max_j(x_j))} for monotone increasing {@code f}, and
  *       {@code max_j(-x_j) = -min_j(x_j)};</li>
  *   <li>a matrix product takes out a row scale of its left operand: {@code (x * y) @ v = (x @ v) * y},
@@ -129,18 +130,29 @@ final class Identities {
     /**
      * The reduction {@code fn} ({@code sum}, {@code max}, {@code min}) of {@code t} over axis {@code ax}
      * with the parts that do not vary along the axis taken out (class comment), {@code reduce}
-     * building the reduction of what is left; null when nothing comes out.
+     * building the reduction of what is left; null when nothing comes out. Over {@code integer}
+     * values (i32, whose arithmetic wraps and whose division truncates) only the product comes out
+     * of a sum: {@code sum_j(x_j * y) = sum_j(x_j) * y} holds modulo 2^32, but
+     * {@code sum_j(x_j / y)} is not {@code sum_j(x_j) / y} ({@code 1/2 + 1/2 = 0}, {@code (1 + 1)/2 = 1}),
+     * {@code max_j(x_j + k)} is not {@code max_j(x_j) + k} where {@code x_j + k} wraps, and
+     * {@code max_j(-x_j)} is not {@code -min_j(x_j)} where the minimum is {@code -2^31}.
      */
-    Term outOfReduction(String fn, Term t, int ax, BiFunction<String, Term, Term> reduce) {
+    Term outOfReduction(String fn, Term t, int ax, boolean integer, BiFunction<String, Term, Term> reduce) {
         Term out = fn.equals("sum") ? factors.outOf(t, ax, this, inner -> reduce.apply(fn, inner)) : null;
         if (out != null) {
             return out;
         }
         Applied a = applied(t);
-        if (fn.equals("sum") && a != null && a.args().size() == 2 && (a.name().equals("mul") || a.name().equals("div"))) {
+        if (fn.equals("sum") && a != null && a.args().size() == 2 && (a.name().equals("mul") || a.name().equals("div") && !integer)) {
             return scaledOut(a, ax, inner -> reduce.apply(fn, inner));
         }
         if (fn.equals("max") || fn.equals("min")) {
+            Term clamp = clampOut(fn, t, ax, reduce);
+            if (clamp != null) {
+                return clamp;
+            }
+        }
+        if ((fn.equals("max") || fn.equals("min")) && !integer) {
             if (a != null && INCREASING.contains(a.name()) && a.args().size() == 1) {
                 return ops.op(a.name(), List.of(reduce.apply(fn, a.args().getFirst())));
             }
@@ -163,6 +175,29 @@ final class Identities {
             }
         }
         return null;
+    }
+
+    /**
+     * The max or min reduction {@code fn} of a max or min {@code t} of varying parts and parts constant
+     * along {@code ax}: {@code max_j min(x_j, k) = min(max_j x_j, k)} (and each other pairing), since
+     * {@code min(., k)} and {@code max(., k)} are nondecreasing; exact over integers as over floats, as
+     * they only select an argument. Null when {@code t} is no such term.
+     */
+    private Term clampOut(String fn, Term t, int ax, BiFunction<String, Term, Term> reduce) {
+        Terms.Flat f = terms.flat(t);
+        if (f == null || !(f.op().equals("max") || f.op().equals("min"))) {
+            return null;
+        }
+        List<Term> varying = new ArrayList<>();
+        List<Term> fixed = new ArrayList<>();
+        for (Term p : f.parts()) {
+            (constantAlong(p, ax) ? fixed : varying).add(p);
+        }
+        if (fixed.isEmpty() || varying.isEmpty()) {
+            return null;
+        }
+        fixed.add(reduce.apply(fn, varying.size() == 1 ? varying.getFirst() : ops.op(f.op(), varying)));
+        return ops.op(f.op(), fixed);
     }
 
     /**

@@ -150,6 +150,18 @@ final class MonotonePartials {
                 l.origin(), r);
     }
 
+    /**
+     * {@code min(l, x)} of a max-partial or {@code max(l, x)} of a min-partial ({@code x} the same
+     * on every chip, or the all-reduce finds the chips' terms differ): a clamp, nondecreasing in the
+     * partial, so it keeps its pool: {@code max_c min(m_c, x) = min(max_c m_c, x)}. Not affine: an
+     * {@code exp} of it is no rescale.
+     */
+    ExprRules.AV clamped(Fn fn, ExprRules.Lin l, ExprRules.Ex x, boolean partialFirst) {
+        Rescale r = l.rescale() == null ? null : l.rescale().notAffine();
+        return new ExprRules.Lin(l.pool(), ExprRules.mapTerms(l, t -> exprs.op(fn.spelling(), partialFirst ? List.of(t, x.term()) : List.of(x.term(), t))),
+                l.origin(), r);
+    }
+
     /** {@code -l}: decreasing, so a max-partial becomes a min-partial. */
     ExprRules.AV negated(ExprRules.Lin l) {
         Rescale r = l.rescale() == null ? null : l.rescale().times(-1);
