@@ -9,11 +9,15 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.stagecheck.author.synth.SynthFamily;
+import org.stagecheck.author.synth.SyntheticCheckpoint;
 
 /**
  * The fourth hostile-input sweep: output locations that hold what a command must not lose or mix
- * with its own files. {@code cuda emit --out} writes its directory whole and replaces only an
- * earlier emit's, as {@code run --out} does (docs/format.md, "Output paths").
+ * with its own files, and config.json values the model spec refuses. {@code cuda emit --out}
+ * writes its directory whole and replaces only an earlier emit's, as {@code run --out} does
+ * (docs/format.md, "Output paths"); a config.json size or epsilon the spec refuses is named at its
+ * key's line:column.
  */
 class HostileInputs4Test {
     private static final String CHAIN = "../examples/elementwise-chain.json";
@@ -71,5 +75,31 @@ class HostileInputs4Test {
         assertThat(names(out)).containsExactly("kernels.tsv", "program.cu", "sc_rt.h");
         assertThat(Files.readString(out.resolve("kernels.tsv"))).contains("silu").doesNotContain("allreduce");
         assertThat(names(tmp)).containsExactly("cu");
+    }
+
+    /**
+     * A checkpoint whose config.json gives a negative norm epsilon, more layers than are authored,
+     * or heads that the key/value heads do not divide: one line naming the file at the key's
+     * line:column and the key, not the model spec's field.
+     */
+    @Test
+    void aConfigValueTheModelSpecRefusesIsNamedAtItsKey() throws IOException {
+        Path model = tmp.resolve("ckpt");
+        SyntheticCheckpoint.write(model, CheckpointAuthorCommandTest.tiny(SynthFamily.LLAMA).build());
+        Path config = model.resolve("config.json");
+        String original = Files.readString(config);
+        for (String[] edit : List.of(
+                new String[] {"\"rms_norm_eps\" : 1.0E-5", "\"rms_norm_eps\" : -1", "\"rms_norm_eps\" must be above 0"},
+                new String[] {"\"num_hidden_layers\" : 2", "\"num_hidden_layers\" : 300", "\"num_hidden_layers\" is 300"},
+                new String[] {"\"num_key_value_heads\" : 2", "\"num_key_value_heads\" : 3", "not a multiple of \"num_key_value_heads\" 3"})) {
+            assertThat(original).contains(edit[0]);
+            String text = original.replace(edit[0], edit[1]);
+            Files.writeString(config, text);
+            int line = (int) text.substring(0, text.indexOf(edit[1])).lines().count();
+            Path out = tmp.resolve("authored");
+            refused(CliRunner.run("author", "--model", model.toString(), "--cut", "decode", "--ctx", "8", "--out", out.toString()),
+                    config + ":" + line + ":", edit[2]);
+            assertThat(out).doesNotExist();
+        }
     }
 }
