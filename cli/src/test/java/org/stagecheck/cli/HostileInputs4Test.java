@@ -11,13 +11,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.stagecheck.author.synth.SynthFamily;
 import org.stagecheck.author.synth.SyntheticCheckpoint;
+import org.stagecheck.spec.ir.DType;
+import org.stagecheck.spec.ir.Shape;
+import org.stagecheck.tensor.Tensor;
+import org.stagecheck.tensor.npy.Npy;
 
 /**
  * The fourth hostile-input sweep: output locations that hold what a command must not lose or mix
  * with its own files, and config.json values the model spec refuses. {@code cuda emit --out}
  * writes its directory whole and replaces only an earlier emit's, as {@code run --out} does
  * (docs/format.md, "Output paths"); a config.json size or epsilon the spec refuses is named at its
- * key's line:column.
+ * key's line:column; a golden case's tolerance file holding a value no tolerance has is bad input.
  */
 class HostileInputs4Test {
     private static final String CHAIN = "../examples/elementwise-chain.json";
@@ -100,6 +104,27 @@ class HostileInputs4Test {
             refused(CliRunner.run("author", "--model", model.toString(), "--cut", "decode", "--ctx", "8", "--out", out.toString()),
                     config + ":" + line + ":", edit[2]);
             assertThat(out).doesNotExist();
+        }
+    }
+
+    /**
+     * A case's per-element tolerance NaN or negative failed every output as if its tolerance were
+     * 0 (the report said so), and infinite passed any value: each is bad input naming the file.
+     */
+    @Test
+    void aToleranceFileHoldingNaNANegativeOrAnInfiniteValueIsBadInput() throws IOException {
+        for (float bad : new float[] {Float.NaN, -1f, Float.POSITIVE_INFINITY}) {
+            Path dir = tmp.resolve("case-" + bad);
+            HostileInputFixtures.copyTree(Path.of("../golden/cases/elementwise-chain"), dir);
+            Path tolerance = dir.resolve("tolerance/000-y.npy");
+            float[] values = new float[32];
+            values[5] = bad;
+            Files.delete(tolerance);
+            Npy.write(tolerance, Tensor.fromFloats(DType.F32, Shape.of(4, 8), values));
+            CliRunner r = CliRunner.run("golden", "check", dir.toString());
+            assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(2);
+            assertThat(r.out() + r.err()).contains(tolerance.toString(), "element 5 of the tolerance is " + (double) bad,
+                    "finite and at least 0").doesNotContain("Exception");
         }
     }
 }
