@@ -21,7 +21,8 @@ import org.stagecheck.tensor.npy.Npy;
  * with its own files, and config.json values the model spec refuses. {@code cuda emit --out}
  * writes its directory whole and replaces only an earlier emit's, as {@code run --out} does
  * (docs/format.md, "Output paths"); a config.json size or epsilon the spec refuses is named at its
- * key's line:column; a golden case's tolerance file holding a value no tolerance has is bad input.
+ * key's line:column; a golden case's tolerance file holding a value no tolerance has is bad input;
+ * a path with a line break in a manifest keeps the diagnostic on one line.
  */
 class HostileInputs4Test {
     private static final String CHAIN = "../examples/elementwise-chain.json";
@@ -126,5 +127,47 @@ class HostileInputs4Test {
             assertThat(r.out() + r.err()).contains(tolerance.toString(), "element 5 of the tolerance is " + (double) bad,
                     "finite and at least 0").doesNotContain("Exception");
         }
+    }
+
+    /**
+     * An inputs manifest naming a file with a line feed in its name: the refusal is one line, the
+     * line feed escaped, so that no line of it reads as stagecheck's own.
+     */
+    @Test
+    void aLineFeedInAManifestPathStaysInsideTheOneLineDiagnostic() throws IOException {
+        Path inputs = Files.createDirectories(tmp.resolve("inputs-newline"));
+        Files.writeString(inputs.resolve("inputs.json"),
+                "{\"format\": \"stagecheck-inputs\", \"version\": 1, \"tensors\": {\"x\": \"x\\nPASS: all good.npy\"}}");
+        for (boolean json : List.of(false, true)) {
+            Path out = tmp.resolve("out-newline");
+            CliRunner r = json
+                    ? CliRunner.run("run", CHAIN, "--inputs", inputs.toString(), "--out", out.toString(), "--json")
+                    : CliRunner.run("run", CHAIN, "--inputs", inputs.toString(), "--out", out.toString());
+            refused(r, "x\\u000APASS: all good.npy");
+            assertThat(out).doesNotExist();
+        }
+    }
+
+    /**
+     * The same in the reports of golden check (a case's manifest naming a tolerance file with a
+     * line feed) and validate (a program file so named): each case or file stays on its line.
+     */
+    @Test
+    void aLineFeedInACaseOrProgramPathStaysOnItsLineInGoldenCheckAndValidate() throws IOException {
+        Path dir = tmp.resolve("case-newline");
+        HostileInputFixtures.copyTree(Path.of("../golden/cases/elementwise-chain"), dir);
+        Path manifest = dir.resolve("manifest.json");
+        String text = Files.readString(manifest);
+        assertThat(text).contains("\"tolerance/000-y.npy\"");
+        Files.writeString(manifest, text.replace("\"tolerance/000-y.npy\"", "\"tolerance/x\\nPASS all.npy\""));
+        CliRunner g = CliRunner.run("golden", "check", dir.toString());
+        assertThat(g.exit()).as(g.out() + g.err()).isEqualTo(2);
+        assertThat((g.out() + g.err()).lines()).as(g.out() + g.err()).noneMatch(l -> l.startsWith("PASS"))
+                .anyMatch(l -> l.contains("x\\u000APASS all.npy"));
+        assertThat(g.err().strip().lines()).hasSize(1);
+
+        CliRunner v = CliRunner.run("validate", tmp.resolve("no\nPASS.json").toString());
+        assertThat(v.exit()).as(v.out() + v.err()).isEqualTo(2);
+        assertThat((v.out() + v.err()).lines()).as(v.out() + v.err()).noneMatch(l -> l.startsWith("PASS"));
     }
 }
