@@ -170,4 +170,19 @@ class HostileInputs4Test {
         assertThat(v.exit()).as(v.out() + v.err()).isEqualTo(2);
         assertThat((v.out() + v.err()).lines()).as(v.out() + v.err()).noneMatch(l -> l.startsWith("PASS"));
     }
+
+    /**
+     * An empty or blank {@code reduce --test}: {@code sh -c ""} exits 0, so every program "passes"
+     * and the reply was "nothing to reduce" (exit 1) about a test that was never given; it is a
+     * usage mistake, refused before any work.
+     */
+    @Test
+    void reduceWithAnEmptyTestCommandIsRefused() {
+        for (String test : List.of("", "   ")) {
+            Path out = tmp.resolve("reduced");
+            CliRunner r = CliRunner.run("reduce", CHAIN, "--inputs", "../golden/cases/elementwise-chain", "--test", test, "--out", out.toString());
+            refused(r, "--test needs a shell command");
+            assertThat(out).doesNotExist();
+        }
+    }
 }
