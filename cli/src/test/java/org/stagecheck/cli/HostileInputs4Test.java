@@ -185,4 +185,22 @@ class HostileInputs4Test {
             assertThat(out).doesNotExist();
         }
     }
+
+    /**
+     * An ill-formed program whose tensor is also enormous: golden record said it needed 2^33 GiB
+     * of heap (give more with -Xmx) where run and validate name the finding; it names the finding,
+     * at its place in the file, before judging sizes or reading inputs.
+     */
+    @Test
+    void goldenRecordNamesAnIllFormedProgramBeforeItsSize() throws IOException {
+        Path program = tmp.resolve("rank3-huge.json");
+        String text = Files.readString(Path.of(CHAIN));
+        assertThat(text).contains("[4, 8]");
+        Files.writeString(program, text.replaceFirst("\\[4, 8\\]", "[2147483647, 2147483647, 2147483647]"));
+        Path out = tmp.resolve("case");
+        CliRunner r = CliRunner.run("golden", "record", program.toString(), "--random", "1", "--out", out.toString());
+        refused(r, "not well-formed", "SIZE_TOO_LARGE", program + ":8:");
+        assertThat(r.err()).doesNotContain("GiB");
+        assertThat(out).doesNotExist();
+    }
 }
