@@ -42,9 +42,6 @@ final class Worker {
         a.load(from, count);
         if (tol != null) {
             tol.load(from, count);
-            if (tol.source.operand instanceof Operand.NpyFile file) {
-                refuseUnusableTolerance(file, tol, from, count);
-            }
         }
         float[] ef = e.tensor.rawFloats();
         float[] af = a.tensor.rawFloats();
@@ -61,22 +58,6 @@ final class Worker {
                     ? F32Chunk.scan(ef, e.offset + at, af, a.offset + at, tolD, tolF, tolAt, len, base, test, cells)
                     : ChunkStats.generic(e.tensor, e.offset + at, a.tensor, a.offset + at, tol == null ? null : tol.tensor, tolAt, len, base,
                             format, test, cells));
-        }
-    }
-
-    /**
-     * A tolerance read from a file (a golden case's, which anyone may edit) holds finite values of
-     * at least 0: a NaN or negative one fails every element it bounds and reads as a tolerance of
-     * 0 in the report, and an infinite one passes any value.
-     */
-    private static void refuseUnusableTolerance(Operand.NpyFile file, Window tol, long from, int count) throws TensorFileException {
-        float[] floats = tol.tensor.rawFloats();
-        for (int i = 0; i < count; i++) {
-            double v = floats != null ? floats[tol.offset + i] : tol.tensor.getDouble(tol.offset + i);
-            if (!(v >= 0) || Double.isInfinite(v)) {
-                throw new TensorFileException(file.path() + ": element " + (from + i) + " of the tolerance is " + v
-                        + "; a tolerance is finite and at least 0");
-            }
         }
     }
 
