@@ -1,10 +1,13 @@
 package org.stagecheck.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 import org.stagecheck.api.LoadedProgram;
 import org.stagecheck.cuda.CudaModule;
@@ -15,6 +18,8 @@ import org.stagecheck.cuda.lower.Kernels;
 import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Program;
 import org.stagecheck.spec.validate.Validator;
+import org.stagecheck.tensor.io.WriterTemp;
+import org.stagecheck.tensor.npy.IoMessages;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -25,13 +30,19 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code stagecheck cuda emit}: writes the generated source for a person to read:
  * {@code OUT/program.cu} (a kernel per stage, each headed by its stage's index and id),
  * {@code OUT/sc_rt.h} (the runtime header both compilers use) and {@code OUT/kernels.tsv} (stage
- * index, stage id, kernel name, elements). Each file is written whole or not at all.
+ * index, stage id, kernel name, elements). The directory is written whole (into a temporary
+ * beside it, renamed into place), so a failed or killed emit leaves the earlier directory, none, or
+ * the new one, never one file of each; an existing directory is replaced only when it holds
+ * nothing but these three files.
  */
 @Command(name = "emit", mixinStandardHelpOptions = true,
         description = {"Write the CUDA C source the backend generates for a program (program.cu, sc_rt.h, kernels.tsv)."})
 final class CudaEmitCommand implements Callable<Integer> {
     private static final String SOURCE = "program.cu";
     private static final String INDEX = "kernels.tsv";
+    private static final List<String> FILES = List.of(SOURCE, CudaSource.HEADER, INDEX);
+    /** How many foreign files a refusal names. */
+    private static final int NAMED = 3;
 
     @Spec
     CommandSpec spec;
@@ -56,9 +67,10 @@ final class CudaEmitCommand implements Callable<Integer> {
             Kernels mode = KernelsOption.parse(kernels);
             // the output directory and its three files are checked before the work
             OutputPaths.OutputDir dir = OutputPaths.directory("--out", out);
-            for (String name : List.of(SOURCE, CudaSource.HEADER, INDEX)) {
+            for (String name : FILES) {
                 dir.checkFile(name);
             }
+            refuseForeign(dir.path());
             LoadedProgram lp = Load.program(programFile);
             Program program = lp.program();
             List<Diagnostic> invalid = new Validator().validate(program);
@@ -87,15 +99,12 @@ final class CudaEmitCommand implements Callable<Integer> {
             } catch (CudaSetupException e) {
                 throw new BadInputException(e.getMessage());
             }
-            dir.create();
             StringBuilder index = new StringBuilder("stage\tid\tkernel\telements\n");
             for (Kernel k : source.kernels()) {
                 index.append(k.stageIndex()).append('\t').append(k.stageId().replace('\t', ' ').replace('\n', ' '))
                         .append('\t').append(k.name()).append('\t').append(k.threads()).append('\n');
             }
-            write(dir, SOURCE, source.text());
-            write(dir, CudaSource.HEADER, CudaSource.header());
-            write(dir, INDEX, index.toString());
+            writeWhole(dir.path(), List.of(source.text(), CudaSource.header(), index.toString()));
             long lines = source.text().lines().count();
             if (json) {
                 Json.print(stdout, g -> {
@@ -123,8 +132,47 @@ final class CudaEmitCommand implements Callable<Integer> {
         }
     }
 
-    /** One file of the output, written whole (through a temporary file renamed over it) or not at all. */
-    private static void write(OutputPaths.OutputDir dir, String name, String text) throws BadInputException {
-        new OutputPaths.OutputFile("--out", dir.path().resolve(name)).write(text.getBytes(StandardCharsets.UTF_8));
+    /**
+     * Refuses an existing {@code dir} holding anything but an earlier emit's files (a killed
+     * write's hidden leftovers aside): it is replaced as a whole, and another file in it (a run's
+     * output, the program itself) would be lost or mixed with the generated source.
+     */
+    private static void refuseForeign(Path dir) throws BadInputException {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            List<String> foreign = s.map(p -> p.getFileName().toString())
+                    .filter(n -> !FILES.contains(n) && !(n.startsWith(".") && n.endsWith(OutputPaths.TMP_SUFFIX)))
+                    .sorted().toList();
+            if (!foreign.isEmpty()) {
+                throw new BadInputException("--out " + dir + " holds files cuda emit does not write ("
+                        + String.join(", ", foreign.subList(0, Math.min(NAMED, foreign.size())))
+                        + (foreign.size() > NAMED ? ", and " + (foreign.size() - NAMED) + " more" : "")
+                        + "); emit replaces its output directory as a whole and never deletes other files: choose another directory");
+            }
+        } catch (IOException e) {
+            throw new BadInputException("--out " + dir + ": cannot read it: " + IoMessages.describe(e));
+        }
+    }
+
+    /** Writes {@link #FILES} with {@code texts} into a temporary directory beside {@code target}, then renames it into place. */
+    private static void writeWhole(Path target, List<String> texts) throws BadInputException {
+        Path real = target;
+        try {
+            if (Files.isSymbolicLink(real)) {
+                real = real.toRealPath(); // the directory the link leads to is replaced, never the link
+            }
+            Files.createDirectories(real.getParent());
+            try (WriterTemp tmp = WriterTemp.directory(real)) {
+                for (int i = 0; i < FILES.size(); i++) {
+                    Path file = tmp.path().resolve(FILES.get(i));
+                    new OutputPaths.OutputFile("--out", file).write(texts.get(i).getBytes(StandardCharsets.UTF_8));
+                }
+                tmp.moveTo(real);
+            }
+        } catch (IOException e) {
+            throw new BadInputException("--out " + target + ": cannot write: " + IoMessages.describe(e));
+        }
     }
 }

@@ -181,7 +181,7 @@ final class GoldenCheckCommand implements Callable<Integer> {
             stdout.flush();
         }
         if (code == ExitCode.BAD_INPUT) {
-            spec.commandLine().getErr().println("error: " + badInput(results));
+            spec.commandLine().getErr().println("error: " + Reply.oneLine(badInput(results)));
             spec.commandLine().getErr().flush();
         }
         return code;

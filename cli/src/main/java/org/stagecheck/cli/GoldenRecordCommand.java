@@ -16,7 +16,9 @@ import org.stagecheck.golden.RecordOptions;
 import org.stagecheck.tensor.compare.Policy;
 import org.stagecheck.backend.MathMode;
 import org.stagecheck.golden.store.Manifest;
+import org.stagecheck.spec.diag.Diagnostic;
 import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.validate.Validator;
 import org.stagecheck.tensor.Tensor;
 import org.stagecheck.tensor.npy.IoMessages;
 import picocli.CommandLine.Command;
@@ -67,6 +69,12 @@ final class GoldenRecordCommand implements Callable<Integer> {
         try {
             LoadedProgram lp = Load.program(source.programFile);
             Program program = lp.program();
+            // an ill-formed program is named as such before its sizes are judged or its inputs read
+            List<Diagnostic> invalid = new Validator().validate(program);
+            if (!invalid.isEmpty()) {
+                throw new BadInputException("the program is not well-formed (" + invalid.size() + " finding(s), first: "
+                        + DiagnosticOutput.text(invalid.getFirst(), lp::locate) + "); nothing was recorded");
+            }
             MemoryEstimate.of(program, false, trace).check(Runtime.getRuntime().maxMemory()); // before any tensor is read or allocated
             RunInputs in = RunInputs.of(source.inputs, null, Map.of(), source.seed, false);
             InputsManifest manifest = in.manifest(program);

@@ -142,6 +142,10 @@ final class ReduceCommand implements Callable<Integer> {
             if ((test == null) == (failsLike == null)) {
                 throw new BadInputException("give --test CMD or --fails-like REPORT, one of them");
             }
+            if (test != null && test.isBlank()) {
+                // sh -c "" exits 0: every candidate would pass, reported as "nothing to reduce"
+                throw new BadInputException("--test needs a shell command, not " + (test.isEmpty() ? "an empty string" : "blank space"));
+            }
             if (match != null && test == null) {
                 throw new BadInputException("--match goes with --test");
             }

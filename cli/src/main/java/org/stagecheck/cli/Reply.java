@@ -24,7 +24,7 @@ final class Reply {
      */
     static int failure(CommandLine cl, boolean json, String status, int exitCode, String message, Json.Body extra) {
         PrintWriter err = cl.getErr();
-        err.println("error: " + message);
+        err.println("error: " + oneLine(message));
         err.flush();
         if (json) {
             Json.print(cl.getOut(), g -> {
@@ -39,6 +39,15 @@ final class Reply {
             });
         }
         return exitCode;
+    }
+
+    /**
+     * {@code message} with each line feed written as the escape backslash-u000A, as the other
+     * control characters are (ControlEscapingWriter): a path or name holding one (a file so named, a
+     * manifest's string) would otherwise start a line that reads as stagecheck's own.
+     */
+    static String oneLine(String message) {
+        return message.replace("\n", "\\u000A");
     }
 
     /** Bad input: exit 2, status {@code bad-input}. */

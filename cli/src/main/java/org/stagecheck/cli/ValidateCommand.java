@@ -75,7 +75,7 @@ final class ValidateCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         for (Outcome o : outcomes) {
             if (o.badInput() != null) {
-                err.println("error: " + o.badInput()); // on stderr with --json too, as every command's bad input
+                err.println("error: " + Reply.oneLine(o.badInput())); // on stderr with --json too, as every command's bad input
             }
         }
         err.flush();

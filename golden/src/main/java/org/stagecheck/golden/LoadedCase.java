@@ -9,6 +9,7 @@ import java.util.Map;
 import org.stagecheck.backend.BindingProblem;
 import org.stagecheck.backend.Bindings;
 import org.stagecheck.tensor.compare.Operand;
+import org.stagecheck.tensor.compare.ToleranceValues;
 import org.stagecheck.golden.store.CasePaths;
 import org.stagecheck.golden.store.Manifest;
 import org.stagecheck.golden.store.ManifestCodec;
@@ -96,9 +97,14 @@ record LoadedCase(Path dir, Manifest manifest, Program program, boolean stale, S
             expected.put(o.tensor(), output(dir, mf, at, o.file(), o.dtype(), o.shape(), d));
             if (o.tolerance() != null) {
                 Path tp = CasePaths.inside(dir, o.tolerance(), mf, at + "/tolerance");
-                Operand tol = openNpy(tp, mf, at + "/tolerance", null);
+                Operand.NpyFile tol = openNpy(tp, mf, at + "/tolerance", null);
                 if (!tol.shape().equals(o.shape()) || !tol.dtype().isFloating()) {
                     throw new GoldenException(tp, at + "/tolerance", "holds " + tol.dtype() + tol.shape() + ", expected a floating tensor of shape " + o.shape());
+                }
+                try {
+                    ToleranceValues.check(tol);
+                } catch (TensorFileException e) {
+                    throw new GoldenException(null, at + "/tolerance", e.getMessage(), e);
                 }
                 tolerances.put(o.tensor(), tol);
             }

@@ -75,6 +75,7 @@ public final class HfConfig {
             throw config.at(config.get("hidden_act"), "\"hidden_act\" is \"" + act + "\"; stagecheck implements only"
                     + " \"silu\", the gated MLP of these families");
         }
+        refuseAtTheKey(config, vocab, hidden, layers, heads, kvHeads, headDim, ffn, eps);
         RopeConfig rope = RopeConfig.read(config, family);
         int window = WindowConfig.read(config, family, layers);
         boolean tied = config.bool("tie_word_embeddings", false);
@@ -84,6 +85,42 @@ public final class HfConfig {
                     rope.theta(), eps, 0L, arch, new CheckpointSource(modelDir, weightDType));
         } catch (IllegalArgumentException e) {
             throw new ModelSpecException(file + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * The checks of {@link ModelSpec} that one config.json key decides, made here so that a
+     * refusal names that key and its line:column rather than the spec's field (normEps, kvHeads)
+     * without a place; the spec still checks everything, the rest included.
+     */
+    private static void refuseAtTheKey(ConfigJson config, int vocab, int hidden, int layers, int heads, int kvHeads,
+                                       int headDim, int ffn, double eps) throws ModelSpecException {
+        if (layers > ModelSpec.MAX_LAYERS) {
+            throw config.at(config.get("num_hidden_layers"), "\"num_hidden_layers\" is " + layers + "; at most "
+                    + ModelSpec.MAX_LAYERS + " are authored");
+        }
+        if (vocab > ModelSpec.MAX_VOCAB) {
+            throw config.at(config.get("vocab_size"), "\"vocab_size\" is " + vocab + "; at most " + ModelSpec.MAX_VOCAB
+                    + " is authored");
+        }
+        for (String key : List.of("hidden_size", "intermediate_size")) {
+            int width = key.equals("hidden_size") ? hidden : ffn;
+            if (width > ModelSpec.MAX_WIDTH) {
+                throw config.at(config.get(key), "\"" + key + "\" is " + width + "; at most " + ModelSpec.MAX_WIDTH + " is authored");
+            }
+        }
+        if (headDim % 2 != 0) {
+            throw config.absentOrNull("head_dim")
+                    ? config.at(config.object(), "the head dimension \"hidden_size\" / \"num_attention_heads\" = " + headDim
+                            + " is odd; the rotary embedding rotates pairs")
+                    : config.at(config.get("head_dim"), "\"head_dim\" is " + headDim + ", odd; the rotary embedding rotates pairs");
+        }
+        if (heads % kvHeads != 0) {
+            throw config.at(config.get("num_key_value_heads"), "\"num_attention_heads\" " + heads
+                    + " is not a multiple of \"num_key_value_heads\" " + kvHeads);
+        }
+        if (!(eps > 0.0)) {
+            throw config.at(config.get("rms_norm_eps"), "\"rms_norm_eps\" must be above 0, not " + eps);
         }
     }
 

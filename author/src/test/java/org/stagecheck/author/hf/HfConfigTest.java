@@ -643,14 +643,31 @@ class HfConfigTest {
                 "unknown key \"layer_types\"");
     }
 
+    /**
+     * The model spec's own refusals that one key decides name that key at its line:column, not the
+     * spec's field (kvHeads, normEps) without a place.
+     */
     @Test
-    void sizesModelSpecRefusesAreReportedAgainstConfigJson() throws Exception {
-        String json = QWEN25_HUB.replace("\"num_key_value_heads\": 2", "\"num_key_value_heads\": 4");
-        Path dir = model("m", json);
+    void sizesModelSpecRefusesAreReportedAtTheirKeyInConfigJson() throws Exception {
+        String kv = QWEN25_HUB.replace("\"num_key_value_heads\": 2", "\"num_key_value_heads\": 4");
+        refusedAt(kv, "\"num_key_value_heads\": 4", "\"num_attention_heads\" 14 is not a multiple of \"num_key_value_heads\" 4");
+        String layers = QWEN25_HUB.replace("\"num_hidden_layers\": 24", "\"num_hidden_layers\": 1000");
+        refusedAt(layers, "\"num_hidden_layers\": 1000", "\"num_hidden_layers\" is 1000; at most 256 are authored");
+        String eps = QWEN25_HUB.replace("\"rms_norm_eps\": 1e-06", "\"rms_norm_eps\": 0");
+        refusedAt(eps, "\"rms_norm_eps\": 0", "\"rms_norm_eps\" must be above 0, not 0.0");
+        String negativeEps = QWEN25_HUB.replace("\"rms_norm_eps\": 1e-06", "\"rms_norm_eps\": -1");
+        refusedAt(negativeEps, "\"rms_norm_eps\": -1", "\"rms_norm_eps\" must be above 0, not -1.0");
+        String oddHead = QWEN25_HUB.replace("\"num_key_value_heads\": 2", "\"num_key_value_heads\": 2, \"head_dim\": 7");
+        refusedAt(oddHead, "\"head_dim\": 7", "\"head_dim\" is 7, odd; the rotary embedding rotates pairs");
+    }
+
+    /** Refused with a message at the line of {@code at} in {@code config}, holding {@code part}. */
+    private void refusedAt(String config, String at, String part) throws IOException {
+        assertThat(config).contains(at);
+        Path dir = model("m", config);
         assertThatThrownBy(() -> HfConfig.read(dir, DType.BF16)).isInstanceOf(ModelSpecException.class)
-                .hasMessage(dir.resolve("config.json") + ": model spec 'm': heads (14) must be a multiple of kvHeads (4)");
-        refused(QWEN25_HUB.replace("\"num_hidden_layers\": 24", "\"num_hidden_layers\": 1000"), "at most 256 are authored");
-        refused(QWEN25_HUB.replace("\"rms_norm_eps\": 1e-06", "\"rms_norm_eps\": 0"), "normEps must be a finite positive number");
+                .hasMessageStartingWith(dir.resolve("config.json") + ":" + line(config, at) + ":")
+                .hasMessageContaining(part).hasMessageNotContaining("model spec");
     }
 
     @Test

@@ -40,7 +40,8 @@ public final class TextReport {
         if (r.status() == CaseResult.Status.PASS) {
             b.append("  ").append(r.outputs().size()).append(" output(s)").append(policies(r));
         } else if (r.message() != null) {
-            b.append("  ").append(r.message());
+            // one line: a path or name from a damaged manifest may hold a line feed
+            b.append("  ").append(r.message().replace("\n", "\\u000A"));
         }
         b.append('\n');
         for (CaseResult.OutputResult o : r.outputs()) {
