@@ -97,16 +97,8 @@ public final class JsonReader {
         try {
             return readFile(file, fast, streamed);
         } catch (DuplicateKeyException duplicate) {
-            scanStrictly(file);
+            readFileStrictly(file);
             throw duplicate.asFormatError();
-        } catch (JsonFormatException malformed) {
-            if (streamed != null) {
-                // a streamed item's tree is built after its text is read (on another thread, or
-                // not yet when the text broke off inside it): a key repeated before the malformed
-                // text may not have been seen, and the first error in the file is the one reported
-                scanStrictly(file);
-            }
-            throw malformed;
         }
     }
 
@@ -118,20 +110,11 @@ public final class JsonReader {
         }
     }
 
-    /**
-     * Reads {@code file}'s tokens with Jackson's duplicate check, building nothing, and throws the
-     * first error the whole reading gives there (a repeated key, malformed text, a limit); returns
-     * when there is none (the file changed since it was read).
-     */
-    private void scanStrictly(Path file) throws JsonFormatException {
-        try (InputStream in = Files.newInputStream(file); JsonParser p = strict.createParser(in)) {
-            readDocument(p, false, null, false);
+    private void readFileStrictly(Path file) throws JsonFormatException {
+        try {
+            readFile(file, strict, null);
         } catch (DuplicateKeyException e) {
             throw new IllegalStateException("the strict reader does not look for duplicates itself", e);
-        } catch (JsonFormatException e) {
-            throw e;
-        } catch (IOException e) {
-            throw new JsonFormatException("", Pos.UNKNOWN, "cannot read " + file + ": " + e.getMessage());
         }
     }
 
@@ -150,7 +133,7 @@ public final class JsonReader {
 
     private JNode read(String text, JsonFactory factory) throws JsonFormatException, DuplicateKeyException {
         try (JsonParser p = factory.createParser(text)) {
-            return readDocument(p, factory == fast, null, true);
+            return readDocument(p, factory == fast, null);
         } catch (IOException e) {
             throw new JsonFormatException("", Pos.UNKNOWN, "cannot read JSON: " + e.getMessage());
         }
@@ -167,7 +150,7 @@ public final class JsonReader {
 
     private JNode read(InputStream in, JsonFactory factory, StreamedArray streamed) throws JsonFormatException, DuplicateKeyException {
         try (JsonParser p = factory.createParser(in)) {
-            return readDocument(p, factory == fast, streamed, true);
+            return readDocument(p, factory == fast, streamed);
         } catch (JsonFormatException e) {
             throw e;
         } catch (IOException e) {
@@ -175,19 +158,13 @@ public final class JsonReader {
         }
     }
 
-    /** The document's tree, or null when {@code build} is false: its tokens are then only read through, for their first error. */
-    private JNode readDocument(JsonParser p, boolean checkDuplicates, StreamedArray streamed, boolean build) throws JsonFormatException, DuplicateKeyException {
+    private JNode readDocument(JsonParser p, boolean checkDuplicates, StreamedArray streamed) throws JsonFormatException, DuplicateKeyException {
         try {
             JsonToken t = p.nextToken();
             if (t == null) {
                 throw new JsonFormatException("", pos(p.currentLocation()), "the file is empty; expected a JSON object");
             }
-            JNode root = null;
-            if (build) {
-                root = new TreeBuilder(new ParserTokens(p), checkDuplicates, streamed).readValue();
-            } else {
-                p.skipChildren();
-            }
+            JNode root = new TreeBuilder(p, checkDuplicates, streamed).readValue();
             JsonToken trailing = p.nextToken();
             if (trailing != null) {
                 throw new JsonFormatException("", pos(p.currentTokenLocation()),

@@ -1,6 +1,9 @@
 package org.stagecheck.spec.json;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.base.ParserBase;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -12,8 +15,7 @@ import java.util.Set;
  * and are copied once into an exact-size array when their container closes; short strings and
  * numbers that repeat ({@code "f32"}, {@code "x.0"}, {@code 0}) are shared through a small cache;
  * objects with the same keys in the same order share one key array. Positions are packed longs.
- * One builder reads one document, or the items of one streamed array that another builder
- * recorded ({@link TokenTape}); it is not shared between threads.
+ * One builder reads one document; it is not shared between threads.
  */
 final class TreeBuilder {
     /** Strings longer than this are unlikely to repeat (stage ids, expressions): not cached. */
@@ -24,8 +26,7 @@ final class TreeBuilder {
     /** Objects with more keys than this look duplicates up in a hash set, smaller ones by scanning. */
     private static final int SCANNED_KEYS_MAX = 12;
 
-    /** The tokens being read: the parser's, or one recorded item's. */
-    private TokenSource tokens;
+    private final JsonParser parser;
     private final boolean checkDuplicates;
     /** Takes the items of one array field of the root object as they are read; null: the tree keeps every value. */
     private final StreamedArray streamed;
@@ -46,34 +47,25 @@ final class TreeBuilder {
      * @param checkDuplicates whether to look for a key repeated in one object (false when the
      *     parser does so itself)
      */
-    TreeBuilder(TokenSource tokens, boolean checkDuplicates) {
-        this(tokens, checkDuplicates, null);
+    TreeBuilder(JsonParser parser, boolean checkDuplicates) {
+        this(parser, checkDuplicates, null);
     }
 
     /**
-     * @param tokens   what the tree is built of (null: only recorded items, {@link #build})
      * @param streamed when not null, the items of the root object's array field
-     *     {@link StreamedArray#field()} are recorded on its tapes one by one instead of kept
-     *     (the tokens must then be the parser's), and the tree holds an empty array at that
-     *     array's position in their place
+     *     {@link StreamedArray#field()} go to it one by one, and the tree holds an empty array at
+     *     that array's position in its place
      */
-    TreeBuilder(TokenSource tokens, boolean checkDuplicates, StreamedArray streamed) {
-        this.tokens = tokens;
+    TreeBuilder(JsonParser parser, boolean checkDuplicates, StreamedArray streamed) {
+        this.parser = parser;
         this.checkDuplicates = checkDuplicates;
         this.streamed = streamed;
     }
 
-    /** The tree of the recorded item {@code item}, read from its first token to its last. */
-    JNode build(TokenTape.Item item) throws IOException, JsonFormatException, DuplicateKeyException {
-        tokens = item;
-        item.next();
-        return readValue();
-    }
-
-    /** Reads the value whose first token is the current token. */
+    /** Reads the value whose first token is the parser's current token. */
     JNode readValue() throws IOException, JsonFormatException, DuplicateKeyException {
-        long at = tokens.where();
-        JsonToken t = tokens.current();
+        long at = valueWhere();
+        JsonToken t = parser.currentToken();
         return switch (t) {
             case START_OBJECT -> readObject(at);
             case START_ARRAY -> readArray(at);
@@ -93,14 +85,14 @@ final class TreeBuilder {
         depth++;
         int base = top;
         Set<String> wideKeys = null;
-        while (tokens.next() == JsonToken.FIELD_NAME) {
-            String name = tokens.name();
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            String name = parser.currentName();
             if (checkDuplicates) {
                 int n = top - base;
                 if (n < SCANNED_KEYS_MAX) {
                     for (int i = base; i < top; i++) {
                         if (keyStack[i].equals(name)) {
-                            throw new DuplicateKeyException(name, Pos.unpack(tokens.where()));
+                            throw new DuplicateKeyException(name, Pos.unpack(where(parser.currentTokenLocation())));
                         }
                     }
                 } else {
@@ -108,11 +100,11 @@ final class TreeBuilder {
                         wideKeys = new HashSet<>(Arrays.asList(keyStack).subList(base, top));
                     }
                     if (!wideKeys.add(name)) {
-                        throw new DuplicateKeyException(name, Pos.unpack(tokens.where()));
+                        throw new DuplicateKeyException(name, Pos.unpack(where(parser.currentTokenLocation())));
                     }
                 }
             }
-            JsonToken valueToken = tokens.next();
+            JsonToken valueToken = parser.nextToken();
             JNode value = depth == 1 && streamed != null && valueToken == JsonToken.START_ARRAY && name.equals(streamed.field())
                     ? readStreamedArray()
                     : readValue();
@@ -130,7 +122,7 @@ final class TreeBuilder {
     private JNode readArray(long at) throws IOException, JsonFormatException, DuplicateKeyException {
         depth++;
         int base = top;
-        while (tokens.next() != JsonToken.END_ARRAY) {
+        while (parser.nextToken() != JsonToken.END_ARRAY) {
             push(null, readValue());
         }
         depth--;
@@ -141,26 +133,20 @@ final class TreeBuilder {
     }
 
     /**
-     * Reads the array whose START_ARRAY is the current token (the parser's), recording each item
-     * on {@link #streamed}'s tape with the bytes it spans instead of building its tree here: the
-     * stream builds it (and finds its duplicate keys) as any other value's, on the thread it
-     * chooses.
+     * Reads the array whose START_ARRAY is the current token, handing each item to
+     * {@link #streamed} with the bytes it spans instead of keeping it: an item is read (and its
+     * duplicate keys found) exactly as any other value, then dropped.
      */
     private JNode readStreamedArray() throws IOException, JsonFormatException, DuplicateKeyException {
-        if (!(tokens instanceof ParserTokens parser)) {
-            throw new IllegalStateException("only the parser's tokens are streamed, not a recorded item's");
-        }
-        long at = parser.where();
+        long at = valueWhere();
         depth++;
         int index = 0;
-        while (parser.next() != JsonToken.END_ARRAY) {
-            long start = parser.tokenByte();
-            long where = parser.where();
-            JsonToken first = parser.current();
-            streamed.tape().record(parser);
+        while (parser.nextToken() != JsonToken.END_ARRAY) {
+            long start = parser.currentTokenLocation().getByteOffset();
+            JNode item = readValue();
             // an object or array ends on its closing token; a scalar's end is not needed (nothing lies inside it)
-            long end = first == JsonToken.START_OBJECT || first == JsonToken.START_ARRAY ? parser.tokenByte() + 1 : -1;
-            streamed.item(index++, where, start, end);
+            long end = item instanceof JNode.JObject || item instanceof JNode.JArray ? parser.currentTokenLocation().getByteOffset() + 1 : -1;
+            streamed.item(index++, item, start, end);
         }
         depth--;
         JNode.JArray placeholder = new JNode.JArray(NodeList.EMPTY, at);
@@ -219,12 +205,12 @@ final class TreeBuilder {
 
     /** The current token's text, shared with an equal earlier one when it is short. */
     private String text() throws IOException {
-        int len = tokens.textLength();
+        int len = parser.getTextLength();
         if (len > CACHED_MAX_CHARS) {
-            return tokens.text();
+            return parser.getText();
         }
-        char[] buf = tokens.textChars();
-        int off = tokens.textOffset();
+        char[] buf = parser.getTextCharacters();
+        int off = parser.getTextOffset();
         int h = 0;
         for (int i = off; i < off + len; i++) {
             h = 31 * h + buf[i];
@@ -249,5 +235,31 @@ final class TreeBuilder {
             }
         }
         return true;
+    }
+
+    /**
+     * The packed position of the current token, a value (not a field name), as
+     * {@code where(parser.currentTokenLocation())} gives it, without the {@link JsonLocation}
+     * Jackson makes per call (one per value: tens of millions in a large program). Jackson's
+     * token column there is {@code getTokenColumnNr() - 1} (CompactTreeTest compares the two on
+     * random documents); a parser that is not Jackson's own base class, or a column it does not
+     * know, takes the location.
+     */
+    private long valueWhere() {
+        if (parser instanceof ParserBase base) {
+            int column = base.getTokenColumnNr() - 1;
+            if (column >= 1) {
+                int line = base.getTokenLineNr();
+                return line < 1 ? Pos.UNKNOWN_PACKED : Pos.pack(line, column);
+            }
+        }
+        return where(parser.currentTokenLocation());
+    }
+
+    static long where(JsonLocation loc) {
+        if (loc == null || loc.getLineNr() < 1) {
+            return Pos.UNKNOWN_PACKED;
+        }
+        return Pos.pack(loc.getLineNr(), loc.getColumnNr());
     }
 }

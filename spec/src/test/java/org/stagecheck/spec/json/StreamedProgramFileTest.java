@@ -312,28 +312,6 @@ class StreamedProgramFileTest {
         assertThat(decodingThreads()).isZero();
     }
 
-    /**
-     * A stage's tree is built from its recorded tokens after they are read, on the decoding
-     * thread: a key repeated in a stage that thread has not reached yet, or in the stage the text
-     * breaks off in, is still the error when malformed text follows it, as it comes first.
-     */
-    @Test
-    void aRepeatedKeyPastTheInlineStagesWinsOverMalformedTextAfterIt() throws IOException {
-        String text = longProgramText();
-        String repeated = text.replace("\"id\": \"long-005000\"", "\"id\": \"long-005000\", \"id\": \"again\"");
-        // malformed text in a later stage: the reading thread gets there long before the decoding thread is done
-        Path later = write("dup-then-broken.json", repeated.substring(0, stageStart(repeated, 5900)) + "}," + repeated.substring(stageStart(repeated, 5900)));
-        assertThat(streamedOutcome(later)).contains("Duplicate field 'id'").isEqualTo(wholeTreeOutcome(later));
-        // malformed text in the same stage, after the repeated key: the stage's tree is never built
-        int inside = repeated.indexOf("\"again\"") + "\"again\"".length();
-        Path same = write("dup-then-cut.json", repeated.substring(0, inside) + " ]" + repeated.substring(inside));
-        assertThat(streamedOutcome(same)).contains("Duplicate field 'id'").isEqualTo(wholeTreeOutcome(same));
-        // and a repeated key with nothing malformed after it
-        Path alone = write("dup.json", repeated);
-        assertThat(streamedOutcome(alone)).contains("Duplicate field 'id'").isEqualTo(wholeTreeOutcome(alone));
-        assertThat(decodingThreads()).isZero();
-    }
-
     @Test
     void aLongProgramDamagedPastItsInlineStagesGivesTheSameProgramOrTheSameError() throws IOException {
         String text = longProgramText();
@@ -381,44 +359,6 @@ class StreamedProgramFileTest {
             return "program " + decoder.program(tree, stages);
         } catch (JsonFormatException e) {
             return describe(e);
-        }
-    }
-
-    /**
-     * When the decoding thread falls behind (here it waits before it takes its first batch), its
-     * queue fills and the reading thread builds the trees of the stages it hands over: the same
-     * program, the same first error, a repeated key found on either thread.
-     */
-    @Test
-    void stagesWhoseTreesTheReadingThreadBuiltGiveTheSameProgramOrError() throws IOException, JsonFormatException {
-        String text = longProgramText();
-        Path file = write("slow-decoder.json", text);
-        assertThat(readWithASlowDecoder(file)).isEqualTo("program " + new ProgramCodec().read(new JsonReader().read(file)));
-        Path bad = write("slow-decoder-bad.json", text.replace("\"id\": \"long-005000\"", "\"id\": 7"));
-        assertThat(readWithASlowDecoder(bad)).contains("/stages/5000/id").isEqualTo(wholeTreeOutcome(bad));
-        Path repeated = write("slow-decoder-dup.json", text.replace("\"id\": \"long-005000\"", "\"id\": \"long-005000\", \"id\": \"again\""));
-        assertThat(readWithASlowDecoder(repeated)).contains("Duplicate field 'id'").isEqualTo(wholeTreeOutcome(repeated));
-        assertThat(decodingThreads()).isZero();
-    }
-
-    private static String readWithASlowDecoder(Path file) {
-        ProgramDecoder decoder = new ProgramDecoder();
-        try (StageStream stages = new StageStream(decoder, new ItemSpans(file, "stages"), 100, 2, r -> new Thread(() -> {
-            try {
-                Thread.sleep(300);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            r.run();
-        }, "stagecheck-decode-stages"))) {
-            try {
-                JNode tree = new JsonReader().read(file, stages);
-                return "program " + decoder.program(tree, stages);
-            } catch (JsonFormatException e) {
-                return describe(e);
-            } finally {
-                assertThat(stages.treeBatchesBuiltWhileReading()).as("batches of trees built by the reading thread").isPositive();
-            }
         }
     }
 }
