@@ -97,7 +97,7 @@ public final class JsonReader {
         try {
             return readFile(file, fast, streamed);
         } catch (DuplicateKeyException duplicate) {
-            readFileStrictly(file);
+            scanStrictly(file);
             throw duplicate.asFormatError();
         }
     }
@@ -110,11 +110,20 @@ public final class JsonReader {
         }
     }
 
-    private void readFileStrictly(Path file) throws JsonFormatException {
-        try {
-            readFile(file, strict, null);
+    /**
+     * Reads {@code file}'s tokens with Jackson's duplicate check, building nothing (the file may
+     * hold 10^6 stages, whose whole tree would not fit a small heap), and throws the first error
+     * the whole reading gives there; returns when there is none (the file changed since).
+     */
+    private void scanStrictly(Path file) throws JsonFormatException {
+        try (InputStream in = Files.newInputStream(file); JsonParser p = strict.createParser(in)) {
+            readDocument(p, false, null, false);
         } catch (DuplicateKeyException e) {
             throw new IllegalStateException("the strict reader does not look for duplicates itself", e);
+        } catch (JsonFormatException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new JsonFormatException("", Pos.UNKNOWN, "cannot read " + file + ": " + e.getMessage());
         }
     }
 
@@ -133,7 +142,7 @@ public final class JsonReader {
 
     private JNode read(String text, JsonFactory factory) throws JsonFormatException, DuplicateKeyException {
         try (JsonParser p = factory.createParser(text)) {
-            return readDocument(p, factory == fast, null);
+            return readDocument(p, factory == fast, null, true);
         } catch (IOException e) {
             throw new JsonFormatException("", Pos.UNKNOWN, "cannot read JSON: " + e.getMessage());
         }
@@ -150,7 +159,7 @@ public final class JsonReader {
 
     private JNode read(InputStream in, JsonFactory factory, StreamedArray streamed) throws JsonFormatException, DuplicateKeyException {
         try (JsonParser p = factory.createParser(in)) {
-            return readDocument(p, factory == fast, streamed);
+            return readDocument(p, factory == fast, streamed, true);
         } catch (JsonFormatException e) {
             throw e;
         } catch (IOException e) {
@@ -158,13 +167,19 @@ public final class JsonReader {
         }
     }
 
-    private JNode readDocument(JsonParser p, boolean checkDuplicates, StreamedArray streamed) throws JsonFormatException, DuplicateKeyException {
+    /** The document's tree, or null when {@code build} is false: its tokens are then only read through, for their first error. */
+    private JNode readDocument(JsonParser p, boolean checkDuplicates, StreamedArray streamed, boolean build) throws JsonFormatException, DuplicateKeyException {
         try {
             JsonToken t = p.nextToken();
             if (t == null) {
                 throw new JsonFormatException("", pos(p.currentLocation()), "the file is empty; expected a JSON object");
             }
-            JNode root = new TreeBuilder(p, checkDuplicates, streamed).readValue();
+            JNode root = null;
+            if (build) {
+                root = new TreeBuilder(p, checkDuplicates, streamed).readValue();
+            } else {
+                p.skipChildren();
+            }
             JsonToken trailing = p.nextToken();
             if (trailing != null) {
                 throw new JsonFormatException("", pos(p.currentTokenLocation()),

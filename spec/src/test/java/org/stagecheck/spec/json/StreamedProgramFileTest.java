@@ -312,6 +312,25 @@ class StreamedProgramFileTest {
         assertThat(decodingThreads()).isZero();
     }
 
+    /**
+     * A key repeated in a stage past the inline ones is the error even when malformed text follows
+     * it, later in the file or in the same stage, as it comes first; the file is then read again,
+     * token by token, for Jackson's own message.
+     */
+    @Test
+    void aRepeatedKeyPastTheInlineStagesWinsOverMalformedTextAfterIt() throws IOException {
+        String text = longProgramText();
+        String repeated = text.replace("\"id\": \"long-005000\"", "\"id\": \"long-005000\", \"id\": \"again\"");
+        Path later = write("dup-then-broken.json", repeated.substring(0, stageStart(repeated, 5900)) + "}," + repeated.substring(stageStart(repeated, 5900)));
+        assertThat(streamedOutcome(later)).contains("Duplicate field 'id'").isEqualTo(wholeTreeOutcome(later));
+        int inside = repeated.indexOf("\"again\"") + "\"again\"".length();
+        Path same = write("dup-then-cut.json", repeated.substring(0, inside) + " ]" + repeated.substring(inside));
+        assertThat(streamedOutcome(same)).contains("Duplicate field 'id'").isEqualTo(wholeTreeOutcome(same));
+        Path alone = write("dup.json", repeated);
+        assertThat(streamedOutcome(alone)).contains("Duplicate field 'id'").isEqualTo(wholeTreeOutcome(alone));
+        assertThat(decodingThreads()).isZero();
+    }
+
     @Test
     void aLongProgramDamagedPastItsInlineStagesGivesTheSameProgramOrTheSameError() throws IOException {
         String text = longProgramText();
