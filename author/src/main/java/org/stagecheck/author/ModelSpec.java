@@ -43,10 +43,10 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
     public ModelSpec {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(arch, "arch");
-        String problem = problem(name, vocab, hidden, layers, heads, kvHeads, headDim, ffn, ropeTheta, normEps,
+        ModelSpecProblem problem = problem(name, vocab, hidden, layers, heads, kvHeads, headDim, ffn, ropeTheta, normEps,
                 checkpoint != null);
         if (problem != null) {
-            throw new IllegalArgumentException("model spec '" + name + "': " + problem);
+            throw new IllegalArgumentException("model spec '" + name + "': " + problem.message());
         }
     }
 
@@ -174,46 +174,55 @@ public record ModelSpec(String name, int vocab, int hidden, int layers, int head
         return 2 * vocab * hidden + layers * perLayer + hidden;
     }
 
-    /** The first thing wrong with these sizes, or null. */
-    static String problem(String name, int vocab, int hidden, int layers, int heads, int kvHeads, int headDim, int ffn,
-                          double theta, double eps, boolean checkpoint) {
+    /** The first thing wrong with these sizes, and the field that decides it, or null. */
+    static ModelSpecProblem problem(String name, int vocab, int hidden, int layers, int heads, int kvHeads, int headDim, int ffn,
+                                    double theta, double eps, boolean checkpoint) {
         String nameProblem = NameRules.problem(name);
         if (nameProblem != null) {
-            return "the model name " + NameRules.quote(name) + " " + nameProblem;
+            return new ModelSpecProblem("name", "the model name " + NameRules.quote(name) + " " + nameProblem);
         }
-        if (vocab < 1 || hidden < 1 || layers < 1 || heads < 1 || kvHeads < 1 || headDim < 1 || ffn < 1) {
-            return "every size (vocab, hidden, layers, heads, kvHeads, headDim, ffn) must be at least 1";
+        String[] sizeFields = {"vocab", "hidden", "layers", "heads", "kvHeads", "headDim", "ffn"};
+        int[] sizes = {vocab, hidden, layers, heads, kvHeads, headDim, ffn};
+        for (int i = 0; i < sizes.length; i++) {
+            if (sizes[i] < 1) {
+                return new ModelSpecProblem(sizeFields[i], sizeFields[i] + " is " + sizes[i]
+                        + "; every size (vocab, hidden, layers, heads, kvHeads, headDim, ffn) must be at least 1");
+            }
         }
         if (layers > MAX_LAYERS) {
-            return "layers is " + layers + "; at most " + MAX_LAYERS + " are authored";
+            return new ModelSpecProblem("layers", "layers is " + layers + "; at most " + MAX_LAYERS + " are authored");
         }
         if (vocab > MAX_VOCAB) {
-            return "vocab is " + vocab + "; at most " + MAX_VOCAB + " is authored";
+            return new ModelSpecProblem("vocab", "vocab is " + vocab + "; at most " + MAX_VOCAB + " is authored");
         }
-        if (hidden > MAX_WIDTH || ffn > MAX_WIDTH || (long) heads * headDim > MAX_WIDTH || (long) kvHeads * headDim > MAX_WIDTH) {
-            return "a width (hidden, ffn, heads x headDim, kvHeads x headDim) is over the limit of " + MAX_WIDTH;
+        String wide = hidden > MAX_WIDTH ? "hidden" : ffn > MAX_WIDTH ? "ffn"
+                : (long) heads * headDim > MAX_WIDTH ? "heads" : (long) kvHeads * headDim > MAX_WIDTH ? "kvHeads" : null;
+        if (wide != null) {
+            // a product over the limit is placed at its head count
+            return new ModelSpecProblem(wide, "a width (hidden, ffn, heads x headDim, kvHeads x headDim) is over the limit of " + MAX_WIDTH);
         }
         long count = weightCount(vocab, hidden, layers, heads, kvHeads, headDim, ffn);
         // generated weights are made in f32 in memory; a checkpoint's are read as stored, per tensor
         if (!checkpoint && count > MAX_WEIGHT_BYTES / 4) {
-            return String.format(java.util.Locale.ROOT, "the weights would take %.1f GiB as f32 (%d values); at most %d GiB are authored",
-                    count * 4.0 / (1L << 30), count, MAX_WEIGHT_BYTES >> 30);
+            return new ModelSpecProblem(null, String.format(java.util.Locale.ROOT,
+                    "the weights would take %.1f GiB as f32 (%d values); at most %d GiB are authored",
+                    count * 4.0 / (1L << 30), count, MAX_WEIGHT_BYTES >> 30));
         }
         if (headDim % 2 != 0) {
-            return "headDim must be even (rotary embedding rotates pairs), not " + headDim;
+            return new ModelSpecProblem("headDim", "headDim must be even (rotary embedding rotates pairs), not " + headDim);
         }
         if (heads % kvHeads != 0) {
-            return "heads (" + heads + ") must be a multiple of kvHeads (" + kvHeads + ")";
+            return new ModelSpecProblem("kvHeads", "heads (" + heads + ") must be a multiple of kvHeads (" + kvHeads + ")");
         }
         if (!(theta > 1.0) || Double.isInfinite(theta)) {
-            return "ropeTheta must be a finite number above 1, not " + theta;
+            return new ModelSpecProblem("ropeTheta", "ropeTheta must be a finite number above 1, not " + theta);
         }
         if (!(eps > 0.0) || Double.isInfinite(eps)) {
-            return "normEps must be a finite positive number, not " + eps;
+            return new ModelSpecProblem("normEps", "normEps must be a finite positive number, not " + eps);
         }
         if ((long) vocab * hidden > Integer.MAX_VALUE || (long) hidden * ffn > Integer.MAX_VALUE
                 || (long) hidden * heads * headDim > Integer.MAX_VALUE) {
-            return "a weight matrix would exceed 2^31 elements";
+            return new ModelSpecProblem(null, "a weight matrix would exceed 2^31 elements");
         }
         return null;
     }

@@ -76,15 +76,17 @@ final class ModelSpecFile {
         long seed = longField(file, o, "seed");
         Architecture arch = ModelSpecFileV2.architecture(file, o);
         CheckpointSource checkpoint = ModelSpecFileV2.checkpoint(file, o);
-        String problem = ModelSpec.problem(name.value(), vocab, hidden, layers, heads, kvHeads, headDim, ffn, theta, eps,
+        ModelSpecProblem problem = ModelSpec.problem(name.value(), vocab, hidden, layers, heads, kvHeads, headDim, ffn, theta, eps,
                 checkpoint != null);
         if (problem != null) {
-            throw new ModelSpecException(file + ": " + problem);
+            // at the refused value; a problem no one field decides is placed at the spec's object
+            throw at(file, problem.field() == null ? o.pos() : where(o, problem.field()), problem.message());
         }
         try {
             return new ModelSpec(name.value(), vocab, hidden, layers, heads, kvHeads, headDim, ffn, theta, eps, seed, arch, checkpoint);
         } catch (IllegalArgumentException e) {
-            throw new ModelSpecException(file + ": " + e.getMessage());
+            // what the fields checked above leave to the spec (its features against its sizes): at the spec's object
+            throw at(file, o.pos(), e.getMessage());
         }
     }
 

@@ -34,7 +34,8 @@ final class ModelSpecFileV2 {
             return new Architecture(family, bool(file, o, "qkvBias"), bool(file, o, "outputBias"), bool(file, o, "mlpBias"),
                     bool(file, o, "qkNorm"), window, scaling(file, o), bool(file, o, "tiedEmbeddings"), moe(file, o));
         } catch (IllegalArgumentException e) {
-            throw new ModelSpecException(file + ": " + e.getMessage());
+            // the features together (a family and what it cannot have): at the family, or the spec's object
+            throw ModelSpecFile.at(file, ModelSpecFile.where(o, "family"), e.getMessage());
         }
     }
 
@@ -89,9 +90,18 @@ final class ModelSpecFileV2 {
         } else if (mo.fields().containsKey("denseLayers")) {
             throw ModelSpecFile.at(file, mo.fields().get("denseLayers").pos(), "\"denseLayers\" is an array of layer indices");
         }
-        return new Moe(ModelSpecFile.intField(file, mo, "experts"), ModelSpecFile.intField(file, mo, "topK"),
-                ModelSpecFile.intField(file, mo, "expertFfn"), bool(file, mo, "normTopK"), ModelSpecFile.intField(file, mo, "sparseStep"),
-                dense, ModelSpecFile.intField(file, mo, "sharedFfn"));
+        int experts = ModelSpecFile.intField(file, mo, "experts");
+        int topK = ModelSpecFile.intField(file, mo, "topK");
+        int expertFfn = ModelSpecFile.intField(file, mo, "expertFfn");
+        boolean normTopK = bool(file, mo, "normTopK");
+        int sparseStep = ModelSpecFile.intField(file, mo, "sparseStep");
+        int sharedFfn = ModelSpecFile.intField(file, mo, "sharedFfn");
+        try {
+            return new Moe(experts, topK, expertFfn, normTopK, sparseStep, dense, sharedFfn);
+        } catch (IllegalArgumentException e) {
+            // values that do not fit together (topK over experts, ...): at the "moe" object
+            throw ModelSpecFile.at(file, mo.pos(), e.getMessage());
+        }
     }
 
     private static boolean bool(Path file, JNode.JObject o, String field) throws ModelSpecException {
@@ -119,8 +129,15 @@ final class ModelSpecFileV2 {
                 throw ModelSpecFile.at(file, so.fields().get(k).pos(), "unknown field \"" + k + "\" in \"ropeScaling\"");
             }
         }
-        return new RopeScaling.Llama3(ModelSpecFile.doubleField(file, so, "factor"), ModelSpecFile.doubleField(file, so, "lowFreqFactor"),
-                ModelSpecFile.doubleField(file, so, "highFreqFactor"), ModelSpecFile.intField(file, so, "originalMaxPositions"));
+        double factor = ModelSpecFile.doubleField(file, so, "factor");
+        double low = ModelSpecFile.doubleField(file, so, "lowFreqFactor");
+        double high = ModelSpecFile.doubleField(file, so, "highFreqFactor");
+        int original = ModelSpecFile.intField(file, so, "originalMaxPositions");
+        try {
+            return new RopeScaling.Llama3(factor, low, high, original);
+        } catch (IllegalArgumentException e) {
+            throw ModelSpecFile.at(file, so.pos(), e.getMessage());
+        }
     }
 
     static void write(ModelSpec spec, JsonGenerator g) throws IOException {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,7 +45,7 @@ class ModelSpecTest {
         Path odd = write("{\"name\":\"m\",\"vocab\":64,\"hidden\":32,\"layers\":2,\"heads\":8,\"kvHeads\":4,\"headDim\":7,"
                 + "\"ffn\":64,\"ropeTheta\":10000,\"normEps\":1e-5,\"seed\":1}");
         assertThatThrownBy(() -> ModelSpec.read(odd)).isInstanceOf(ModelSpecException.class)
-                .hasMessage(odd + ": headDim must be even (rotary embedding rotates pairs), not 7");
+                .hasMessage(odd + ":1:" + column(GOOD, "headDim") + ": headDim must be even (rotary embedding rotates pairs), not 7");
         Path typo = write("{\"name\":\"m\",\"vocabulary\":64}");
         assertThatThrownBy(() -> ModelSpec.read(typo)).hasMessageStartingWith(typo + ":1:26: unknown field \"vocabulary\"");
         Path missing = write("{\"name\":\"m\"}");
@@ -53,6 +54,38 @@ class ModelSpecTest {
         assertThatThrownBy(() -> ModelSpec.read(notJson)).isInstanceOf(ModelSpecException.class)
                 .hasMessageStartingWith(notJson + ":1:2: malformed JSON");
         assertThatThrownBy(() -> ModelSpec.read(dir.resolve("absent.json"))).isInstanceOf(ModelSpecException.class);
+    }
+
+    /** The 1-based column of {@code field}'s value in a one-line spec. */
+    private static int column(String json, String field) {
+        return json.indexOf("\"" + field + "\":") + field.length() + 4;
+    }
+
+    /**
+     * A value the spec refuses although its type is right is named at its own line:column, as
+     * every other JSON reader of the project names its errors: the spec's field, not only its name.
+     */
+    @Test
+    void valuesTheSpecRefusesAreNamedAtTheirLineAndColumn() throws IOException {
+        String multiLine = GOOD.replace(",", ",\n  ");
+        record Bad(String field, String from, String to, String message) {}
+        for (Bad b : List.of(
+                new Bad("kvHeads", "\"kvHeads\":4", "\"kvHeads\":3", "heads (8) must be a multiple of kvHeads (3)"),
+                new Bad("normEps", "\"normEps\":1e-5", "\"normEps\":0", "normEps must be a finite positive number, not 0.0"),
+                new Bad("normEps", "\"normEps\":1e-5", "\"normEps\":-1e-5", "normEps must be a finite positive number, not -1.0E-5"),
+                new Bad("normEps", "\"normEps\":1e-5", "\"normEps\":1e999", "normEps must be a finite positive number, not Infinity"),
+                new Bad("ropeTheta", "\"ropeTheta\":10000", "\"ropeTheta\":1", "ropeTheta must be a finite number above 1, not 1.0"),
+                new Bad("headDim", "\"headDim\":8", "\"headDim\":7", "headDim must be even (rotary embedding rotates pairs), not 7"),
+                new Bad("heads", "\"heads\":8", "\"heads\":0", "heads is 0; every size"),
+                new Bad("name", "\"name\":\"m\"", "\"name\":\"a/b\"", "the model name"))) {
+            String text = multiLine.replace(b.from(), b.to());
+            Path f = write(text);
+            String before = text.substring(0, text.indexOf("\"" + b.field() + "\":"));
+            int line = (int) before.chars().filter(c -> c == '\n').count() + 1;
+            int col = before.length() - before.lastIndexOf('\n') - 1 + b.field().length() + 4;
+            assertThatThrownBy(() -> ModelSpec.read(f)).as(b.to()).isInstanceOf(ModelSpecException.class)
+                    .hasMessageStartingWith(f + ":" + line + ":" + col + ": " + b.message());
+        }
     }
 
     private Path write(String text) throws IOException {
@@ -85,13 +118,16 @@ class ModelSpecTest {
     @Test
     void modelsBeyondTheLimitsAreRefusedBeforeAnyWork() throws IOException {
         Path layers = write(GOOD.replace("\"layers\":2", "\"layers\":1000000"));
-        assertThatThrownBy(() -> ModelSpec.read(layers)).hasMessage(layers + ": layers is 1000000; at most 256 are authored");
+        assertThatThrownBy(() -> ModelSpec.read(layers)).hasMessage(layers + ":1:" + column(GOOD, "layers")
+                + ": layers is 1000000; at most 256 are authored");
         Path wide = write(GOOD.replace("\"hidden\":32", "\"hidden\":70000"));
         assertThatThrownBy(() -> ModelSpec.read(wide)).hasMessageContaining("over the limit of 65536");
         Path vocab = write(GOOD.replace("\"vocab\":64", "\"vocab\":2000000"));
         assertThatThrownBy(() -> ModelSpec.read(vocab)).hasMessageContaining("vocab is 2000000; at most 1048576");
         Path heavy = write(GOOD.replace("\"hidden\":32", "\"hidden\":8192").replace("\"ffn\":64", "\"ffn\":32768").replace("\"layers\":2", "\"layers\":8"));
-        assertThatThrownBy(() -> ModelSpec.read(heavy)).hasMessageContaining("GiB as f32").hasMessageContaining("at most 2 GiB are authored");
+        // no one field decides the total: placed at the spec's object
+        assertThatThrownBy(() -> ModelSpec.read(heavy)).hasMessageStartingWith(heavy + ":1:1: ").hasMessageContaining("GiB as f32")
+                .hasMessageContaining("at most 2 GiB are authored");
         assertThatThrownBy(() -> new ModelSpec("m", 64, 32, 257, 8, 4, 8, 64, 1e4, 1e-5, 1)).isInstanceOf(IllegalArgumentException.class);
         assertThat(ModelSpec.small().weightCount() * 4).isLessThan(ModelSpec.MAX_WEIGHT_BYTES);
         // the count is every weight: embed + head, and per layer two norms and seven matrices, plus the final norm

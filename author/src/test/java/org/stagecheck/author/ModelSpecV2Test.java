@@ -62,6 +62,23 @@ class ModelSpecV2Test {
         assertThatThrownBy(() -> ModelSpec.read(window)).isInstanceOf(ModelSpecException.class).hasMessageContaining("slidingWindow");
     }
 
+    /** Values of the v2 objects that do not fit together are named at their object's line:column. */
+    @Test
+    void moeAndRopeScalingValuesThatDoNotFitTogetherAreLocated() throws Exception {
+        String base = "{\"version\":2,\"name\":\"m\",\"vocab\":8,\"hidden\":4,\"layers\":1,\"heads\":1,\"kvHeads\":1,\"headDim\":2,"
+                + "\"ffn\":4,\"ropeTheta\":100,\"normEps\":1e-6,\"seed\":9,\n";
+        Path moe = dir.resolve("moe-bad.json");
+        Files.writeString(moe, base + "  \"moe\":{\"experts\":2,\"topK\":3,\"expertFfn\":4,\"normTopK\":true,\"sparseStep\":1,"
+                + "\"denseLayers\":[],\"sharedFfn\":0}}");
+        assertThatThrownBy(() -> ModelSpec.read(moe)).isInstanceOf(ModelSpecException.class)
+                .hasMessageStartingWith(moe + ":2:9: a mixture of 2 experts needs 1 <= topK <= experts");
+        Path rope = dir.resolve("rope-bad.json");
+        Files.writeString(rope, base + "  \"ropeScaling\":{\"type\":\"llama3\",\"factor\":8,\"lowFreqFactor\":4,\"highFreqFactor\":1,"
+                + "\"originalMaxPositions\":8192}}");
+        assertThatThrownBy(() -> ModelSpec.read(rope)).isInstanceOf(ModelSpecException.class)
+                .hasMessageStartingWith(rope + ":2:17: llama3 rope scaling needs");
+    }
+
     private static void write(ModelSpec spec, Path f) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         spec.writeJson(out);
