@@ -3,6 +3,7 @@ package org.stagecheck.golden.debug;
 import java.util.Locale;
 
 import org.stagecheck.tensor.compare.Policy;
+import org.stagecheck.tensor.compare.PolicyNumbers;
 
 /**
  * How a diff judges a stage's outputs (docs/debugging.md, "Beyond rounding"; {@code diff --policy}).
@@ -80,10 +81,7 @@ public sealed interface Judge {
         if (w.length > 2) {
             throw new IllegalArgumentException("stage-derived takes 0 to 1 number(s), not " + (w.length - 1));
         }
-        try {
-            return new StageDerived(w.length == 1 ? DEFAULT_FACTOR : Double.parseDouble(w[1]));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("stage-derived '" + text.strip() + "': not a number: " + e.getMessage());
-        }
+        return new StageDerived(w.length == 1 ? DEFAULT_FACTOR
+                : PolicyNumbers.real(text, w[1], "FACTOR", "a finite number at least 1", v -> v >= 1));
     }
 }

@@ -25,7 +25,10 @@ class JudgeTest {
     void badSpellingsAreRefusedWithTheChoices() {
         assertThatThrownBy(() -> Judge.parse("derived")).hasMessageContaining("bounds whole runs").hasMessageContaining("stage-derived");
         assertThatThrownBy(() -> Judge.parse("stage-derived 0.5")).hasMessageContaining("at least 1");
-        assertThatThrownBy(() -> Judge.parse("stage-derived x")).hasMessageContaining("not a number");
+        assertThatThrownBy(() -> Judge.parse("stage-derived x")).hasMessageContaining("FACTOR must be a finite number at least 1, not 'x'");
+        assertThatThrownBy(() -> Judge.parse("stage-derived NaN")).hasMessageContaining("FACTOR must be a finite number at least 1")
+                .hasMessageNotContaining("For input string");
+        assertThatThrownBy(() -> Judge.parse("pcc NaN")).hasMessageContaining("MIN must be a correlation in [-1, 1]");
         assertThatThrownBy(() -> Judge.parse("stage-derived 1 2")).hasMessageContaining("0 to 1");
         assertThatThrownBy(() -> Judge.parse("nearly")).hasMessageContaining("one of stage-derived [FACTOR], exact");
     }

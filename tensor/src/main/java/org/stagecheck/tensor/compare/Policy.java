@@ -99,41 +99,39 @@ public sealed interface Policy {
      */
     static Policy parse(String text) {
         String[] w = text.strip().toLowerCase(Locale.ROOT).split("[\\s:,=]+");
-        try {
-            return switch (w[0]) {
-                case "exact" -> {
-                    if (w.length == 2 && w[1].equals("any-nan")) {
-                        yield new ExactAnyNaN();
-                    }
-                    arity(w, 0, 0);
-                    yield new Exact();
+        return switch (w[0]) {
+            case "exact" -> {
+                if (w.length == 2 && w[1].equals("any-nan")) {
+                    yield new ExactAnyNaN();
                 }
-                case "ulp" -> {
-                    arity(w, 1, 1);
-                    yield new Ulp(Long.parseLong(w[1]));
+                arity(w, 0, 0);
+                yield new Exact();
+            }
+            case "ulp" -> {
+                arity(w, 1, 1);
+                yield new Ulp(PolicyNumbers.count(text, w[1], "N"));
+            }
+            case "allclose" -> {
+                arity(w, 0, 2);
+                if (w.length == 2) {
+                    throw new IllegalArgumentException("allclose takes both RTOL and ATOL, or neither");
                 }
-                case "allclose" -> {
-                    arity(w, 0, 2);
-                    if (w.length == 2) {
-                        throw new IllegalArgumentException("allclose takes both RTOL and ATOL, or neither");
-                    }
-                    yield w.length == 1 ? new DefaultAllClose() : new AllClose(Double.parseDouble(w[1]), Double.parseDouble(w[2]));
-                }
-                case "pcc" -> {
-                    arity(w, 1, 1);
-                    yield new Pcc(Double.parseDouble(w[1]));
-                }
-                case "derived" -> {
-                    arity(w, 0, 1);
-                    yield new Derived(w.length == 1 ? 1 : Double.parseDouble(w[1]));
-                }
-                // the user's spelling: any other word is bad input
-                default -> throw new IllegalArgumentException("unknown tolerance policy '" + w[0]
-                        + "'; one of exact, exact any-nan, ulp N, allclose [RTOL ATOL], pcc MIN, derived [SCALE]");
-            };
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("tolerance policy '" + text.strip() + "': not a number: " + e.getMessage());
-        }
+                yield w.length == 1 ? new DefaultAllClose() : new AllClose(
+                        PolicyNumbers.real(text, w[1], "RTOL", "a finite number at least 0", v -> v >= 0),
+                        PolicyNumbers.real(text, w[2], "ATOL", "a finite number at least 0", v -> v >= 0));
+            }
+            case "pcc" -> {
+                arity(w, 1, 1);
+                yield new Pcc(PolicyNumbers.real(text, w[1], "MIN", "a correlation in [-1, 1]", v -> v >= -1 && v <= 1));
+            }
+            case "derived" -> {
+                arity(w, 0, 1);
+                yield new Derived(w.length == 1 ? 1 : PolicyNumbers.real(text, w[1], "SCALE", "a finite number above 0", v -> v > 0));
+            }
+            // the user's spelling: any other word is bad input
+            default -> throw new IllegalArgumentException("unknown tolerance policy '" + w[0]
+                    + "'; one of exact, exact any-nan, ulp N, allclose [RTOL ATOL], pcc MIN, derived [SCALE]");
+        };
     }
 
     private static void arity(String[] w, int min, int max) {

@@ -308,10 +308,29 @@ class ComparatorTest {
         }
         assertThat(Policy.parse("ulp:4")).isEqualTo(new Policy.Ulp(4));
         assertThatThrownBy(() -> Policy.parse("close 1")).hasMessageContaining("unknown tolerance policy 'close'");
-        assertThatThrownBy(() -> Policy.parse("ulp x")).hasMessageContaining("not a number");
+        assertThatThrownBy(() -> Policy.parse("ulp x")).hasMessage("tolerance policy 'ulp x': N must be a whole number at least 0"
+                + " and at most 9223372036854775807, not 'x'");
         assertThatThrownBy(() -> Policy.parse("ulp -1")).hasMessageContaining("at least 0");
         assertThatThrownBy(() -> Policy.parse("pcc 2")).hasMessageContaining("[-1, 1]");
         assertThatThrownBy(() -> Policy.parse("allclose 1")).hasMessageContaining("both RTOL and ATOL");
+    }
+
+    @Test
+    void policyNumbersThatMeanNothingAreRefusedNamingThePolicyAndWhatTheNumberMustBe() {
+        assertThatThrownBy(() -> Policy.parse("pcc NaN")).hasMessage("tolerance policy 'pcc NaN': MIN must be a correlation in [-1, 1], not 'nan'");
+        assertThatThrownBy(() -> Policy.parse("pcc Infinity")).hasMessageContaining("MIN must be a correlation in [-1, 1]");
+        assertThatThrownBy(() -> Policy.parse("allclose nan 1e-8")).hasMessageContaining("'allclose nan 1e-8': RTOL must be a finite number at least 0");
+        assertThatThrownBy(() -> Policy.parse("allclose 1e-3 -1")).hasMessageContaining("ATOL must be a finite number at least 0, not '-1'");
+        assertThatThrownBy(() -> Policy.parse("allclose 1e-3 1e999")).hasMessageContaining("ATOL must be a finite number");
+        assertThatThrownBy(() -> Policy.parse("derived infinity")).hasMessageContaining("SCALE must be a finite number above 0");
+        assertThatThrownBy(() -> Policy.parse("derived 0x1p3")).hasMessageContaining("SCALE must be");
+        assertThatThrownBy(() -> Policy.parse("ulp 99999999999999999999")).hasMessageContaining("N must be a whole number");
+        assertThatThrownBy(() -> Policy.parse("ulp 1.5")).hasMessageContaining("N must be a whole number");
+        for (String bad : List.of("pcc nan", "ulp 99999999999999999999", "allclose 1f 2d", "derived x")) {
+            assertThatThrownBy(() -> Policy.parse(bad)).hasMessageNotContaining("For input string");
+        }
+        assertThat(Policy.parse("pcc -1")).isEqualTo(new Policy.Pcc(-1));
+        assertThat(Policy.parse("allclose .5 +2e-3")).isEqualTo(new Policy.AllClose(0.5, 2e-3));
     }
 
     private static double[] filled(int n, double v) {
