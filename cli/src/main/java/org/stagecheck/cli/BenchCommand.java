@@ -129,16 +129,20 @@ final class BenchCommand implements Runnable {
     static final class Verifier implements Callable<Integer> {
         @Spec
         CommandSpec spec;
-        @Parameters(paramLabel = "STAGES", description = "program sizes; default 100000 1000000")
-        List<Integer> sizes = new ArrayList<>();
+        /** The fewest and the most stages of one measured program. */
+        static final int MIN_STAGES = 8;
+        static final int MAX_STAGES = 20_000_000;
+        // read as words, so that a count too large for an int is refused here by its limit, not left "unmatched" by picocli
+        @Parameters(paramLabel = "STAGES", description = "program sizes, each from 8 to 20000000 stages; default 100000 1000000")
+        List<String> sizes = new ArrayList<>();
         @Option(names = "--json", description = "print one JSON document instead of text")
         boolean json;
 
         @Override
         public Integer call() {
-            List<Integer> s = sizes.isEmpty() ? List.of(100_000, 1_000_000) : sizes;
-            if (s.stream().anyMatch(n -> n < 8 || n > 20_000_000)) {
-                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "each size is between 8 and 20000000 stages");
+            List<Integer> s = new ArrayList<>();
+            for (String word : sizes.isEmpty() ? List.of("100000", "1000000") : sizes) {
+                s.add(stageCount(word));
             }
             try (var progress = ProgressLines.to(spec.commandLine().getErr(), "bench verifier", json)) {
                 progress.phase("generating and verifying programs of " + s + " stages", 0);
@@ -153,6 +157,17 @@ final class BenchCommand implements Runnable {
                 return Reply.badInput(spec.commandLine(), json, "the bench could not write or read its temporary files: " + e.getMessage());
             }
             return ExitCode.OK;
+        }
+
+        /** A STAGES word as a count in [{@link #MIN_STAGES}, {@link #MAX_STAGES}], else a usage error saying so. */
+        private int stageCount(String word) {
+            // at most 18 digits always fit in a long; anything else is not a count in range
+            long n = word.matches("[+-]?\\d{1,18}") ? Long.parseLong(word) : Long.MAX_VALUE;
+            if (n < MIN_STAGES || n > MAX_STAGES) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "STAGES '" + word + "': each size is a whole number"
+                        + " of stages from " + MIN_STAGES + " to " + MAX_STAGES);
+            }
+            return (int) n;
         }
     }
 
