@@ -29,7 +29,10 @@ import org.stagecheck.tensor.Tensor;
  *     kernel whose bytes are too few for that is flagged {@code l2} in the report;</li>
  * <li>a whole step eager (one launch per kernel through the runtime, as a step without graphs
  *     runs) and replayed from the step's segment graphs: what each costs per kernel above the
- *     kernels' own time is the launch overhead of each mode.</li>
+ *     kernels' own time is the launch overhead of each mode. The two are timed apart (the kernels
+ *     alone on data beyond L2, the step on its own, warmer data), so a step can take less than its
+ *     kernels alone: its overhead is then below what this bench resolves, and reported so, never
+ *     as a negative time.</li>
  * </ul>
  */
 public final class DeviceBench {
@@ -73,19 +76,43 @@ public final class DeviceBench {
             return kernels.stream().mapToDouble(KernelTime::micros).sum() / 1000;
         }
 
-        /** Time per launch above the kernels' own in an eager step, in microseconds. */
+        /**
+         * Time per launch above the kernels' own in an eager step, in microseconds: a difference of
+         * two timings, negative when the step took less than its kernels alone ({@link #overheadText}).
+         */
         public double eagerOverheadMicros() {
             return kernels.isEmpty() ? 0 : (eagerMs - kernelMs()) * 1000 / kernels.size();
         }
 
-        /** Time per launch above the kernels' own in a replayed step, in microseconds. */
+        /** Time per launch above the kernels' own in a replayed step, in microseconds (a difference, as {@link #eagerOverheadMicros}). */
         public double graphOverheadMicros() {
             return kernels.isEmpty() ? 0 : (graphMs - kernelMs()) * 1000 / kernels.size();
         }
 
-        /** Launch overhead per stage that graphs remove, in microseconds. */
+        /** Launch overhead per stage that graphs remove, in microseconds (negative when the replayed step was the slower). */
         public double savedMicrosPerStage() {
             return (eagerMs - graphMs) * 1000 / stages;
+        }
+
+        /** A step's time over its kernels' time alone: above 1 where launching costs time. */
+        public double ratioToKernels(double stepMs) {
+            return kernelMs() == 0 ? 0 : stepMs / kernelMs();
+        }
+
+        /**
+         * An overhead per launch in words: the microseconds when the step took longer than its
+         * kernels alone, else that it is below this bench's resolution (the difference of two
+         * timings taken apart is then noise and placement, not a time a launch saves).
+         */
+        public static String overheadText(double micros) {
+            return micros > 0 ? String.format(java.util.Locale.ROOT, "%.2f us", micros) : "below timing resolution";
+        }
+
+        /** What replay saves per stage in words: the microseconds, or that the replayed step was not faster. */
+        public String savedText() {
+            double saved = savedMicrosPerStage();
+            return saved > 0 ? String.format(java.util.Locale.ROOT, "%.2f us per stage saved by replay", saved)
+                    : String.format(java.util.Locale.ROOT, "replay saved nothing measurable: %.2f us per stage slower", -saved);
         }
     }
 
@@ -248,10 +275,11 @@ public final class DeviceBench {
             sb.append(String.format("%-40s %12d %10.2f %10.1f %7.1f%%%s%n", k.kernel(), k.bytes(), k.micros(), k.gbPerSecond(),
                     100 * k.gbPerSecond() / r.peakGBs(), k.beyondL2() ? "" : " l2"));
         }
-        sb.append(String.format("kernels alone %.3f ms per step (%d kernels); step eager %.3f ms, graphs %.3f ms%n", r.kernelMs(),
-                r.kernels().size(), r.eagerMs(), r.graphMs()));
-        sb.append(String.format("launch overhead per kernel: eager %.2f us, graphs %.2f us (%.2f us per stage saved by replay)%n",
-                r.eagerOverheadMicros(), r.graphOverheadMicros(), r.savedMicrosPerStage()));
+        sb.append(String.format("kernels alone %.3f ms per step (%d kernels); step eager %.3f ms (%.2fx the kernels alone),"
+                + " graphs %.3f ms (%.2fx)%n", r.kernelMs(), r.kernels().size(), r.eagerMs(), r.ratioToKernels(r.eagerMs()), r.graphMs(),
+                r.ratioToKernels(r.graphMs())));
+        sb.append(String.format("launch overhead per kernel: eager %s, graphs %s (%s)%n", Report.overheadText(r.eagerOverheadMicros()),
+                Report.overheadText(r.graphOverheadMicros()), r.savedText()));
         return sb.toString();
     }
 }
