@@ -9,9 +9,10 @@ import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.ValueType;
 
 /**
- * The types of the generic stages' expressions in one program, each expression object typed once
- * per input types and output rank: a compiler's program applies one expression (one object, as
- * the reader shares equal expressions) at thousands of stages, and typing it again at each was
+ * The types of the expressions of one program (generic ops, all-reduce combines, scalar bodies),
+ * each expression object typed once per input types and output rank (-1 for a scalar body): a
+ * compiler's program applies one expression (one object, as the reader shares equal expressions)
+ * at thousands of stages, and typing it again at each was
  * most of the validator's work and garbage on such programs. The type of an expression depends on
  * nothing else than those (and the program's parameter names, fixed for one program), so the
  * answer, a type or the {@link ExprTyper.TypeError} message, is the one typing it again gives.

@@ -24,13 +24,16 @@ final class KindChecks {
     private final Validator.Declarations d;
     private final Findings f;
     private final OpChecks ops;
+    /** The types of the program's expressions (generic ops, all-reduce combines, scalar bodies), each typed once. */
+    private final ExprTypes exprTypes;
     /** Shape and dtype most recently multicast to each group, to check the Recvs against. */
     private final Map<String, BufferDecl> lastMulticast = new HashMap<>();
 
     KindChecks(Validator.Declarations d, Findings f) {
         this.d = d;
         this.f = f;
-        this.ops = new OpChecks(d, f);
+        this.exprTypes = new ExprTypes(d.params().keySet());
+        this.ops = new OpChecks(d, f, exprTypes);
     }
 
     void check(int i, Stage s) {
@@ -180,9 +183,9 @@ final class KindChecks {
         if (first == null) {
             return;
         }
-        List<ValueType> types = ins.stream().map(b -> b == null ? ValueType.of(first.dtype()) : ValueType.of(b.dtype())).toList();
+        ValueType[] types = ins.stream().map(b -> b == null ? ValueType.of(first.dtype()) : ValueType.of(b.dtype())).toArray(ValueType[]::new);
         try {
-            ValueType t = new ExprTyper(types, d.params().keySet(), first.shape().rank()).type(a.combine().expr());
+            ValueType t = exprTypes.type(a.combine().expr(), types, first.shape().rank());
             if (t != ValueType.of(first.dtype())) {
                 f.stage(Rule.EXPR_TYPE, i, s, "kind/combine", null, "the combine yields " + t + " but the partials are " + first.dtype());
             }
@@ -196,10 +199,10 @@ final class KindChecks {
         if (results.size() != outs.size()) {
             f.stage(Rule.PORT_COUNT, i, s, "outs", null, "the scalar body computes " + results.size() + " value(s) for " + outs.size() + " output(s)");
         }
-        List<ValueType> types = new ArrayList<>();
+        ValueType[] types = new ValueType[ins.size()];
         for (int k = 0; k < ins.size(); k++) {
             BufferDecl b = ins.get(k);
-            types.add(b == null ? ValueType.INT : ValueType.of(b.dtype()));
+            types[k] = b == null ? ValueType.INT : ValueType.of(b.dtype());
             if (b != null && b.shape().elementCount() != 1) {
                 f.stage(Rule.SCALAR_SHAPE, i, s, "ins/" + k, b.name(), "a scalar stage reads one-element buffers; '" + b.name() + "' has shape " + b.shape());
             }
@@ -210,10 +213,9 @@ final class KindChecks {
                 f.stage(Rule.SCALAR_SHAPE, i, s, "outs/" + k, b.name(), "a scalar stage writes one-element buffers; '" + b.name() + "' has shape " + b.shape());
             }
         }
-        ExprTyper typer = new ExprTyper(types, d.params().keySet(), -1);
         for (int k = 0; k < results.size(); k++) {
             try {
-                ValueType t = typer.type(results.get(k));
+                ValueType t = exprTypes.type(results.get(k), types, -1);
                 if (k < outs.size() && outs.get(k) != null && t != ValueType.of(outs.get(k).dtype())) {
                     f.stage(Rule.EXPR_TYPE, i, s, "kind/body/" + k, outs.get(k).name(), "computes a " + t + " for " + outs.get(k).dtype() + " buffer '" + outs.get(k).name() + "'");
                 }

@@ -15,12 +15,13 @@ import org.stagecheck.spec.rules.Rule;
 final class OpChecks {
     private final Validator.Declarations d;
     private final Findings f;
-    /** The generic expressions' types, each expression typed once (made at the first one). */
-    private ExprTypes exprTypes;
+    /** The expressions' types, each expression typed once (shared with the other kinds' checks). */
+    private final ExprTypes exprTypes;
 
-    OpChecks(Validator.Declarations d, Findings f) {
+    OpChecks(Validator.Declarations d, Findings f, ExprTypes exprTypes) {
         this.d = d;
         this.f = f;
+        this.exprTypes = exprTypes;
     }
 
     void check(int i, Stage s, ComputeOp op, List<BufferDecl> ins, List<BufferDecl> outs) {
@@ -67,9 +68,6 @@ final class OpChecks {
         ValueType[] types = new ValueType[ins.size()];
         for (int k = 0; k < types.length; k++) {
             types[k] = ValueType.of(ins.get(k).dtype());
-        }
-        if (exprTypes == null) {
-            exprTypes = new ExprTypes(d.params().keySet());
         }
         try {
             ValueType t = exprTypes.type(g.expr(), types, out.shape().rank());

@@ -13,6 +13,7 @@ import org.stagecheck.spec.ir.DType;
 import org.stagecheck.spec.ir.Expr;
 import org.stagecheck.spec.ir.Fn;
 import org.stagecheck.spec.ir.Program;
+import org.stagecheck.spec.ir.ScalarBody;
 import org.stagecheck.spec.ir.StageKind;
 import org.stagecheck.spec.ir.ValueType;
 
@@ -39,6 +40,20 @@ class ExprTypesTest {
                 EXPR_TYPE stage #3 'rank1' at /stages/3/kind/op/expr: index(1) is past the output's rank 1
                 EXPR_TYPE stage #4 'mixed-again' at /stages/4/kind/op/expr: operands of different types INT and FLOAT in add(in1, mul(in0, f32(index(1)))) (write an explicit cast)
                 EXPR_TYPE stage #5 'wrong-out' at /stages/5/kind/op/expr buffer 'oi': the expression yields FLOAT but output 'oi' is i32 (write an explicit cast)""");
+    }
+
+    @Test
+    void oneScalarBodyExpressionAtStagesOfOtherInputTypesIsTypedForEach() {
+        Expr plusOne = Expr.apply(Fn.ADD, Expr.in(0), Expr.i(1));
+        Program p = program()
+                .buffer("i", DType.I32, 1).buffer("f", DType.F32, 1).buffer("o", DType.I32, 1)
+                .stage("ints", List.of("i"), List.of("o"), new StageKind.Scalar(new ScalarBody(List.of(plusOne))))
+                .stage("floats", List.of("f"), List.of("o"), new StageKind.Scalar(new ScalarBody(List.of(plusOne))))
+                .stage("ints-again", List.of("i"), List.of("o"), new StageKind.Scalar(new ScalarBody(List.of(plusOne))))
+                .build();
+        String out = new Validator().validate(p).stream().map(org.stagecheck.spec.diag.Diagnostic::render).collect(Collectors.joining("\n"));
+        assertThat(out).isEqualTo(
+                "EXPR_TYPE stage #1 'floats' at /stages/1/kind/body/0: operands of different types FLOAT and INT in add(in0, 1) (write an explicit cast)");
     }
 
     @Test
