@@ -6,8 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 
 import org.stagecheck.api.LoadedProgram;
 import org.stagecheck.cuda.CudaModule;
@@ -42,7 +42,6 @@ final class CudaEmitCommand implements Callable<Integer> {
     private static final String INDEX = "kernels.tsv";
     private static final List<String> FILES = List.of(SOURCE, CudaSource.HEADER, INDEX);
     /** How many foreign files a refusal names. */
-    private static final int NAMED = 3;
 
     @Spec
     CommandSpec spec;
@@ -141,14 +140,10 @@ final class CudaEmitCommand implements Callable<Integer> {
         if (!Files.isDirectory(dir)) {
             return;
         }
-        try (Stream<Path> s = Files.list(dir)) {
-            List<String> foreign = s.map(p -> p.getFileName().toString())
-                    .filter(n -> !FILES.contains(n) && !(n.startsWith(".") && n.endsWith(OutputPaths.TMP_SUFFIX)))
-                    .sorted().toList();
+        try {
+            List<String> foreign = EarlierRunOutput.foreign(dir, Set.copyOf(FILES));
             if (!foreign.isEmpty()) {
-                throw new BadInputException("--out " + dir + " holds files cuda emit does not write ("
-                        + String.join(", ", foreign.subList(0, Math.min(NAMED, foreign.size())))
-                        + (foreign.size() > NAMED ? ", and " + (foreign.size() - NAMED) + " more" : "")
+                throw new BadInputException("--out " + dir + " holds files cuda emit does not write (" + EarlierRunOutput.listed(foreign)
                         + "); emit replaces its output directory as a whole and never deletes other files: choose another directory");
             }
         } catch (IOException e) {

@@ -44,17 +44,21 @@ final class EarlierRunOutput {
             List<String> foreign = foreign(dir, ours);
             if (!foreign.isEmpty()) {
                 throw new BadInputException("--out " + dir + " holds files an earlier stagecheck run did not write ("
-                        + String.join(", ", foreign.subList(0, Math.min(NAMED, foreign.size())))
-                        + (foreign.size() > NAMED ? ", and " + (foreign.size() - NAMED) + " more" : "")
-                        + "); a run replaces its output directory as a whole and never deletes other files: choose another directory");
+                        + listed(foreign) + "); a run replaces its output directory as a whole and never deletes other files: choose another directory");
             }
         } catch (IOException e) {
             throw new BadInputException("--out " + dir + ": cannot read it: " + IoMessages.describe(e));
         }
     }
 
+    /** The first {@value #NAMED} of {@code names}, and how many more there are. */
+    static String listed(List<String> names) {
+        return String.join(", ", names.subList(0, Math.min(NAMED, names.size())))
+                + (names.size() > NAMED ? ", and " + (names.size() - NAMED) + " more" : "");
+    }
+
     /** The entries of {@code dir} not in {@code ours} (a killed write's hidden leftovers aside), sorted. */
-    private static List<String> foreign(Path dir, Set<String> ours) throws IOException {
+    static List<String> foreign(Path dir, Set<String> ours) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             return s.map(p -> p.getFileName().toString())
                     .filter(n -> !ours.contains(n) && !(n.startsWith(".") && n.endsWith(OutputPaths.TMP_SUFFIX)))
