@@ -78,7 +78,9 @@ public final class FlowChecker {
     }
 
     private void checkReads(int i, Stage s) {
-        for (Dataflow.Read r : flow.reads(i)) {
+        List<Dataflow.Read> reads = flow.reads(i);
+        for (int k = 0; k < reads.size(); k++) { // by index: no iterator per stage
+            Dataflow.Read r = reads.get(k);
             if (!r.beforeWrite()) {
                 continue;
             }

@@ -105,11 +105,13 @@ final class Ops {
             return null;
         }
         // a constant's negation is looked up once: the same term every time (its key names its value)
-        return negatedConstants.computeIfAbsent(t, this::negatedConstantTerm);
+        return negatedConstants.computeIfAbsent(t, negate);
     }
 
     /** The constants' negations met so far (none for a constant whose negation wraps: computeIfAbsent keeps no null). */
     private final Map<Term, Term> negatedConstants = new IdentityHashMap<>();
+    /** {@link #negatedConstantTerm} as one object, not one made per look-up. */
+    private final java.util.function.Function<Term, Term> negate = this::negatedConstantTerm;
 
     private Term negatedConstantTerm(Term t) {
         if (t.isFloatConstant()) {
@@ -224,7 +226,7 @@ final class Ops {
         if (single != null && single.rank() == rank) {
             return single;
         }
-        long[][] bounds = bounds(args, rank);
+        Term.Bounds bounds = bounds(args, rank);
         // the arguments but a sum's zeros, sorted by id (an insertion sort: there are two or three)
         Term[] sources = new Term[args.size()];
         int n = 0;
@@ -238,19 +240,19 @@ final class Ops {
                 sources[at] = t;
             }
         }
-        return terms.flat(op, parts, folded, bounds[0], bounds[1], n == sources.length ? sources : java.util.Arrays.copyOf(sources, n));
+        return terms.flat(op, parts, folded, bounds, n == sources.length ? sources : java.util.Arrays.copyOf(sources, n));
     }
 
     /**
-     * Where every one of {@code args} is defined, {@code {lo, hi}} of rank {@code rank}: an
-     * argument's own arrays when they are the intersection (the usual case: terms are never
-     * changed, so they are shared instead of copied per term).
+     * Where every one of {@code args} is defined, of rank {@code rank}: an argument's own bounds
+     * when they are the intersection (the usual case: terms are never changed, so they are shared
+     * instead of copied per term).
      */
-    private static long[][] bounds(List<Term> args, int rank) {
+    private static Term.Bounds bounds(List<Term> args, int rank) {
         for (int i = 0; i < args.size(); i++) {
             Term candidate = args.get(i);
             if (candidate.rank() == rank && contains(args, candidate)) {
-                return new long[][] {candidate.lo(), candidate.hi()};
+                return candidate.bounds();
             }
         }
         long[] lo = Terms.unboundedLo(rank);
@@ -258,7 +260,7 @@ final class Ops {
         for (int i = 0; i < args.size(); i++) {
             intersect(lo, hi, rank, args.get(i));
         }
-        return new long[][] {lo, hi};
+        return new Term.Bounds(lo, hi);
     }
 
     /** Whether {@code inner}'s domain lies within every one of {@code args}' (trailing axes aligned). */
@@ -350,7 +352,7 @@ final class Ops {
 
     /** {@code a * b} in one order of its factors, without the identities of {@link RescaleFactors#product}. */
     Term plainMul(Term a, Term b) {
-        return b.id() < a.id() ? plainOp("mul", List.of(b, a)) : plainOp("mul", List.of(a, b));
+        return b.id() < a.id() ? plainOp("mul", new Term[] {b, a}) : plainOp("mul", new Term[] {a, b});
     }
 
     /**
@@ -389,6 +391,11 @@ final class Ops {
         for (int i = 0; i < sources.length; i++) {
             sources[i] = args.get(i);
         }
+        return plainOp(name, sources);
+    }
+
+    /** The same over {@code sources}, which the term keeps (not copied). */
+    private Term plainOp(String name, Term[] sources) {
         int rank = 0;
         String label = "";
         for (Term t : sources) {
@@ -397,8 +404,8 @@ final class Ops {
                 label = t.label();
             }
         }
-        long[][] bounds = bounds(args, rank);
-        Term t = terms.op(name, sources, label, bounds[0], bounds[1]);
+        List<Term> args = java.util.Arrays.asList(sources); // a view, not a copy
+        Term t = terms.op(name, sources, label, bounds(args, rank));
         if (name.equals("select")) {
             terms.selects().record(t, args);
         }

@@ -20,15 +20,9 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
      * memory the garbage collector copies (docs/verifier.md, "Scale").
      */
     private final int id;
-    /**
-     * The readable text once made whole (a String), else what makes it (a {@code Supplier<String>};
-     * null for a plain operation or a canonical sum, whose text is made from its operation and operands): one field
-     * for both, since every term keeps it.
-     */
-    private Object text;
     private final String label;
-    private final long[] lo;
-    private final long[] hi;
+    /** Where it is defined; one object that the terms with the same domain share (most of a program's terms). */
+    private final Bounds bounds;
     /** Where it was first built, packed ({@link Made#pack}): one int per term, no object per stage. */
     private final int made;
     /**
@@ -57,21 +51,34 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
     }
 
     /**
-     * @param id    equal exactly when the keys are equal
-     * @param text  a short readable form for diagnostics, made on demand (null: made from its operation and operands)
-     * @param label the logical tensor the expression is mainly about (for messages)
-     * @param lo    per axis, the first index where the term is defined
-     * @param hi    per axis, one past the last (Long.MIN_VALUE/MAX_VALUE: unbounded)
-     * @param made  where the term was first built ({@link Made#pack}): the analysis ({@link Terms#PARENT} or
-     *              {@link Terms#CHILD}) and the stage index, so a finding can name the stage where
-     *              a program first computed something the other one never did
+     * The domain of a term: per axis, the first index where it is defined ({@code lo}) and one past
+     * the last ({@code hi}; Long.MIN_VALUE/MAX_VALUE: unbounded). Neither array is ever changed
+     * once a term has it, so terms with the same domain share one object: an operation takes its
+     * argument's when that lies within every other argument's, and a leaf the last leaf's when
+     * they are equal ({@link Terms#of}).
      */
-    private Term(int id, Supplier<String> text, String label, long[] lo, long[] hi, int made) {
+    static final class Bounds {
+        final long[] lo;
+        final long[] hi;
+
+        Bounds(long[] lo, long[] hi) {
+            this.lo = lo;
+            this.hi = hi;
+        }
+    }
+
+    /**
+     * @param id     equal exactly when the keys are equal
+     * @param label  the logical tensor the expression is mainly about (for messages)
+     * @param bounds where the term is defined
+     * @param made   where the term was first built ({@link Made#pack}): the analysis ({@link Terms#PARENT} or
+     *               {@link Terms#CHILD}) and the stage index, so a finding can name the stage where
+     *               a program first computed something the other one never did
+     */
+    private Term(int id, String label, Bounds bounds, int made) {
         this.id = id;
-        this.text = text;
         this.label = label;
-        this.lo = lo;
-        this.hi = hi;
+        this.bounds = bounds;
         this.made = made;
     }
 
@@ -127,9 +134,12 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         private final Term[] sources;
         private final Terms owner;
         private Object value;
+        /** The readable text once made whole (a String), else what makes it (a {@code Supplier<String>}). */
+        private Object text;
 
-        Leaf(int id, String key, Supplier<String> text, String label, long[] lo, long[] hi, int made, Term[] sources, Terms owner) {
-            super(id, text, label, lo, hi, made);
+        Leaf(int id, String key, Supplier<String> text, String label, Bounds bounds, int made, Term[] sources, Terms owner) {
+            super(id, label, bounds, made);
+            this.text = text;
             this.key = key;
             this.sources = sources;
             this.owner = owner;
@@ -144,8 +154,8 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         /** The next older term with the same anchor ({@link Term#uses}). */
         private Term nextUse;
 
-        Op(int id, String label, long[] lo, long[] hi, int made, Term[] args, Terms.OpKey op) {
-            super(id, null, label, lo, hi, made);
+        Op(int id, String label, Bounds bounds, int made, Term[] args, Terms.OpKey op) {
+            super(id, label, bounds, made);
             this.op = op;
             this.first = first(args);
             this.rest = rest(args); // an array of more than two is kept, not copied, as the table keeps it
@@ -225,8 +235,8 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         /** The next older term with the same anchor ({@link Term#uses}). */
         private Term nextUse;
 
-        Flat(int id, String label, long[] lo, long[] hi, int made, Term[] sources, Terms owner, String op, Summands operands, Term constant) {
-            super(id, null, label, lo, hi, made);
+        Flat(int id, String label, Bounds bounds, int made, Term[] sources, Terms owner, String op, Summands operands, Term constant) {
+            super(id, label, bounds, made);
             this.op = op;
             this.operands = operands.total == 1 ? operands.newest() : operands;
             this.constant = constant;
@@ -360,7 +370,8 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
      * {@code ...}: a term built by a chain of 10^6 stages is rendered without recursing 10^6 deep.
      */
     String text() {
-        if (text instanceof String done) {
+        Object kept = this instanceof Leaf l ? l.text : owner().keptText(this);
+        if (kept instanceof String done) {
             return done;
         }
         Terms.TextDepth depth = owner().textDepth();
@@ -370,7 +381,7 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         }
         String t;
         try {
-            t = text instanceof Supplier<?> of ? (String) of.get() : formText();
+            t = kept instanceof Supplier<?> of ? (String) of.get() : formText();
         } finally {
             depth.leave();
         }
@@ -378,7 +389,11 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         t = t.length() > Terms.TEXT_LIMIT ? t.substring(0, Terms.TEXT_LIMIT) + "..." : t;
         if (!cut) {
             // rendered whole: the same text whatever asks for it, so it is kept
-            text = t;
+            if (this instanceof Leaf l) {
+                l.text = t;
+            } else {
+                owner().keepText(this, t);
+            }
         }
         return t;
     }
@@ -457,11 +472,16 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
     }
 
     long[] lo() {
-        return lo;
+        return bounds.lo;
     }
 
     long[] hi() {
-        return hi;
+        return bounds.hi;
+    }
+
+    /** Its domain, the object it shares with terms of the same domain. */
+    Bounds bounds() {
+        return bounds;
     }
 
     Made made() {
@@ -483,16 +503,16 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
     }
 
     int rank() {
-        return lo.length;
+        return bounds.lo.length;
     }
 
     /** Whether {@code [from, from + extent)} on {@code axis} is the whole domain. */
     boolean spans(int axis, Sym from, long extent) {
-        return axis < rank() && from.isConstant() && from.constant() == lo[axis] && from.constant() + extent == hi[axis];
+        return axis < rank() && from.isConstant() && from.constant() == bounds.lo[axis] && from.constant() + extent == bounds.hi[axis];
     }
 
     boolean bounded(int axis) {
-        return axis < rank() && lo[axis] != Long.MIN_VALUE && hi[axis] != Long.MAX_VALUE;
+        return axis < rank() && bounds.lo[axis] != Long.MIN_VALUE && bounds.hi[axis] != Long.MAX_VALUE;
     }
 
     @Override

@@ -17,7 +17,8 @@ final class Terms {
     static final int PARENT = 0;
     /** The analysis of the program being verified. */
     static final int CHILD = 1;
-    private final Map<String, Term> byKey = new HashMap<>();
+    /** The terms made by their key ({@link #of}). */
+    private final LeafTable byKey = new LeafTable();
     /** The plain operations and the canonical sums, maxima and minima, by their operation and operands. */
     private final TermTable formed = new TermTable();
     /** {@code neg(x)} for every term {@code x} whose negation was built, by x's id. */
@@ -76,6 +77,38 @@ final class Terms {
 
     /** The operations of plain terms met so far, one object per name. */
     private final Map<String, OpKey> operations = new HashMap<>();
+
+    /**
+     * The plain operations and canonical sums kept in their anchors' chains (the table's array
+     * holds the others), in the order made. Nothing looks terms up here: it is for the garbage
+     * collector, which otherwise reaches the terms of a deep nest only through their chains of
+     * operands and anchors, one object after another; from this array it copies them in the
+     * order they lie in memory, in parallel (docs/verifier.md, "Scale").
+     */
+    private Term[] made = new Term[1024];
+    private int madeCount;
+
+    private void remember(Term t) {
+        if (madeCount == made.length) {
+            made = Arrays.copyOf(made, (int) Math.min(Integer.MAX_VALUE - 8L, made.length * 2L));
+        }
+        made[madeCount++] = t;
+    }
+
+    /**
+     * The texts of plain operations and canonical sums rendered whole, by id: diagnostics ask for
+     * few of them, so they are kept here, not in a field that millions of terms would carry.
+     */
+    private final IdMap<String> texts = new IdMap<>();
+
+    /** The text kept for {@code t} ({@link #keepText}), or null. */
+    String keptText(Term t) {
+        return texts.get(t.id());
+    }
+
+    void keepText(Term t, String text) {
+        texts.put(t.id(), text);
+    }
 
     private OpKey opKey(String op) {
         OpKey k = operations.get(op);
@@ -168,10 +201,10 @@ final class Terms {
 
     /**
      * The plain term {@code op(args)} (its key {@code f:op(ids)}, its text made from them),
-     * defined on {@code [lo, hi)} (kept, not copied: no term's bounds are ever changed); a new one
+     * defined on {@code bounds} (kept, not copied: no term's bounds are ever changed); a new one
      * inherits the first demotion among its arguments.
      */
-    Term op(String op, Term[] args, String label, long[] lo, long[] hi) {
+    Term op(String op, Term[] args, String label, Term.Bounds bounds) {
         Term anchor = anchor(args);
         boolean chained = anchor != null && anchor.uses() != fullChain;
         int walked = 0;
@@ -187,7 +220,7 @@ final class Terms {
             t = formed.findOp(op, args);
         }
         if (t == null) {
-            Term.Op made = new Term.Op(count++, label, lo, hi, now, args, opKey(op));
+            Term.Op made = new Term.Op(count++, label, bounds, now, args, opKey(op));
             keep(made, anchor, chained, walked);
             inherit(made, args);
             t = made;
@@ -206,7 +239,7 @@ final class Terms {
     private static final int ANCHORED_MAX = 16;
 
     /** The mark of an anchor whose chain moved to the table ({@link #ANCHORED_MAX}); never a term of the table. */
-    private final Term fullChain = new Term.Op(-1, "", new long[0], new long[0], 0, new Term[0], new OpKey("(full chain)", this));
+    private final Term fullChain = new Term.Op(-1, "", new Term.Bounds(new long[0], new long[0]), 0, new Term[0], new OpKey("(full chain)", this));
 
     /**
      * Keeps {@code made}, found in neither its anchor's chain ({@code walked} long, when
@@ -217,6 +250,7 @@ final class Terms {
             formed.add(made);
         } else if (walked + 1 < ANCHORED_MAX) {
             anchor.use(made);
+            remember(made);
         } else {
             for (Term u = anchor.uses(); u != null; u = Term.nextUse(u)) {
                 formed.add(u);
@@ -240,11 +274,11 @@ final class Terms {
     /**
      * The canonical {@code op} (sum, max or min) over {@code operands}: the one term of that
      * multiset (its text made from them); a new one inherits the first demotion among
-     * {@code sources} (the operands it was built from directly). The arrays are kept, not copied.
+     * {@code sources} (the operands it was built from directly). The bounds and array are kept, not copied.
      * It is anchored at its operand with the largest id (the folded constant among them), which
      * is a function of the multiset, so equal ones meet in one chain.
      */
-    Term flat(String op, Summands operands, Term constant, long[] lo, long[] hi, Term[] sources) {
+    Term flat(String op, Summands operands, Term constant, Term.Bounds bounds, Term[] sources) {
         Term anchor = operands.newest();
         if (constant != null && (anchor == null || constant.id() > anchor.id())) {
             anchor = constant;
@@ -264,7 +298,7 @@ final class Terms {
             t = formed.findFlat(op, operands, constant);
         }
         if (t == null) {
-            t = new Term.Flat(count++, operands.label(), lo, hi, now, sources, this, op, operands, constant);
+            t = new Term.Flat(count++, operands.label(), bounds, now, sources, this, op, operands, constant);
             keep(t, anchor, chained, walked);
             inherit(t, sources);
         } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
@@ -332,8 +366,9 @@ final class Terms {
         Term t = byKey.get(key);
         if (t == null) {
             int id = count++;
-            t = new Term.Leaf(id, key, text, label, lastLo.shared(lo), lastHi.shared(hi), now, sources.clone(), this);
-            byKey.put(key, t);
+            Term.Leaf made = new Term.Leaf(id, key, text, label, lastBounds.shared(lo, hi), now, sources.clone(), this);
+            byKey.add(made);
+            t = made;
             inherit(t, sources);
         } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, sources);
@@ -342,20 +377,19 @@ final class Terms {
     }
 
     /**
-     * The lower and upper bounds of the last leaf made, shared by the next leaf with the same
-     * bounds: a program reads rows of one shape stage after stage, and two arrays per leaf were
-     * most of a leaf's memory.
+     * The bounds of the last leaf made, shared by the next leaf with the same bounds: a program
+     * reads rows of one shape stage after stage, and the bounds per leaf were most of a leaf's
+     * memory.
      */
-    private final LastBound lastLo = new LastBound();
-    private final LastBound lastHi = new LastBound();
+    private final LastBounds lastBounds = new LastBounds();
 
-    /** The last bound array handed out: a copy, never the caller's array, and no term's bounds are ever changed. */
-    private static final class LastBound {
-        private long[] last = new long[0];
+    /** The last bounds handed out: copies, never the caller's arrays, and no term's bounds are ever changed. */
+    private static final class LastBounds {
+        private Term.Bounds last = new Term.Bounds(new long[0], new long[0]);
 
-        long[] shared(long[] bound) {
-            if (!Arrays.equals(bound, last)) {
-                last = bound.clone();
+        Term.Bounds shared(long[] lo, long[] hi) {
+            if (!Arrays.equals(lo, last.lo) || !Arrays.equals(hi, last.hi)) {
+                last = new Term.Bounds(lo.clone(), hi.clone());
             }
             return last;
         }

@@ -77,7 +77,7 @@ class HashConsedFlatsPropertiesTest {
                     args[i] = pool.get(Math.max(0, pool.size() - 1 - r.nextInt(3)));
                 }
                 String opKey = new Terms.OpKey("f", terms).key(args);
-                Term t = terms.op("f", args, "", new long[] {0, 0}, new long[] {1, 4});
+                Term t = terms.op("f", args, "", new Term.Bounds(new long[] {0, 0}, new long[] {1, 4}));
                 Term known = byKey.putIfAbsent(opKey, t);
                 if (known == null) {
                     made++;
@@ -131,7 +131,7 @@ class HashConsedFlatsPropertiesTest {
                 s.newest(); // the anchor asked before (a compaction) or only by the look-up
             }
             String key = key(op, counts, constant);
-            Term t = terms.flat(op, s, constant, new long[] {0, 0}, new long[] {1, 4}, new Term[0]);
+            Term t = terms.flat(op, s, constant, new Term.Bounds(new long[] {0, 0}, new long[] {1, 4}), new Term[0]);
             Term known = byKey.putIfAbsent(key, t);
             if (known != null) {
                 assertThat(t).as("%s again", key).isSameAs(known);

@@ -44,7 +44,7 @@ class HashConsedOperationsPropertiesTest {
                 args[i] = r.nextInt(3) == 0 ? pool.get(r.nextInt(pool.size())) : pool.get(Math.max(0, pool.size() - 1 - r.nextInt(3)));
             }
             String key = new Terms.OpKey(name, terms).key(args);
-            Term t = terms.op(name, args.clone(), "", new long[] {0, 0}, new long[] {1, 4});
+            Term t = terms.op(name, args.clone(), "", new Term.Bounds(new long[] {0, 0}, new long[] {1, 4}));
             Term known = byKey.putIfAbsent(key, t);
             if (known != null) {
                 assertThat(t).as("%s again", key).isSameAs(known);
