@@ -130,7 +130,9 @@ final class Align {
             // an elementwise function read elsewhere is the function of its argument read there, so
             // exp(max(x)) is one term whether exp was applied before or after the read (docs/verifier.md,
             // "Monotone functions and rescaled maxima")
-            return ops.identities().reapply(t, term(inner, r, frame, outExt, oneWide));
+            // (its argument read in place: the function of it is t itself, without building it again)
+            Term read = term(inner, r, frame, outExt, oneWide);
+            return read == inner ? t : ops.identities().reapply(t, read);
         }
         int lead = frame.length - r.rank();
         Term core = ops.rescales().rescaledCore(t);

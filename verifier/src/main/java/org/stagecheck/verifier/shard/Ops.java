@@ -226,7 +226,7 @@ final class Ops {
         if (single != null && single.rank() == rank) {
             return single;
         }
-        Term.Bounds bounds = bounds(args, rank);
+        Term.Bounds bounds = bounds(args.toArray(Term[]::new), rank);
         // the arguments but a sum's zeros, sorted by id (an insertion sort: there are two or three)
         Term[] sources = new Term[args.size()];
         int n = 0;
@@ -248,26 +248,24 @@ final class Ops {
      * when they are the intersection (the usual case: terms are never changed, so they are shared
      * instead of copied per term).
      */
-    private static Term.Bounds bounds(List<Term> args, int rank) {
-        for (int i = 0; i < args.size(); i++) {
-            Term candidate = args.get(i);
+    private static Term.Bounds bounds(Term[] args, int rank) {
+        for (Term candidate : args) {
             if (candidate.rank() == rank && contains(args, candidate)) {
                 return candidate.bounds();
             }
         }
         long[] lo = Terms.unboundedLo(rank);
         long[] hi = Terms.unboundedHi(rank);
-        for (int i = 0; i < args.size(); i++) {
-            intersect(lo, hi, rank, args.get(i));
+        for (Term t : args) {
+            intersect(lo, hi, rank, t);
         }
         return new Term.Bounds(lo, hi);
     }
 
     /** Whether {@code inner}'s domain lies within every one of {@code args}' (trailing axes aligned). */
-    private static boolean contains(List<Term> args, Term inner) {
+    private static boolean contains(Term[] args, Term inner) {
         int rank = inner.rank();
-        for (int i = 0; i < args.size(); i++) {
-            Term t = args.get(i);
+        for (Term t : args) {
             int lead = rank - t.rank();
             for (int a = 0; a < t.rank(); a++) {
                 if (inner.lo()[a + lead] < t.lo()[a] || inner.hi()[a + lead] > t.hi()[a]) {
@@ -404,10 +402,9 @@ final class Ops {
                 label = t.label();
             }
         }
-        List<Term> args = java.util.Arrays.asList(sources); // a view, not a copy
-        Term t = terms.op(name, sources, label, bounds(args, rank));
+        Term t = terms.op(name, sources, label, bounds(sources, rank));
         if (name.equals("select")) {
-            terms.selects().record(t, args);
+            terms.selects().record(t, java.util.Arrays.asList(sources));
         }
         return t;
     }

@@ -110,12 +110,26 @@ final class Terms {
         texts.put(t.id(), text);
     }
 
+    /**
+     * The last operation met per slot of its name's hash: a program applies a few operations over
+     * and over, and this finds each with one array read and a comparison of the name's identity
+     * (the names come from a few constants), where the map's look-up was a few per cent of a
+     * nest's checking.
+     */
+    private final OpKey[] recentOps = new OpKey[16];
+
     private OpKey opKey(String op) {
-        OpKey k = operations.get(op);
+        int slot = op.hashCode() & (recentOps.length - 1);
+        OpKey k = recentOps[slot];
+        if (k != null && k.op() == op) {
+            return k;
+        }
+        k = operations.get(op);
         if (k == null) {
             k = new OpKey(op, this);
             operations.put(op, k);
         }
+        recentOps[slot] = k;
         return k;
     }
 

@@ -31,4 +31,22 @@ class AlignTest {
         terms.constantAxes(row, 1L);
         assertThat(align.term(row, held, frame, out)).isSameAs(row);
     }
+
+    @Test
+    void an_increasing_function_read_in_place_is_itself_and_read_shifted_is_the_function_of_the_shifted_argument() {
+        Ops ops = new Ops(terms);
+        Align reads = new Align(terms, ops);
+        Term x = terms.of("leaf:x", "x", "x", new long[] {4, 8});
+        Term tanhX = ops.op("tanh", java.util.List.of(ops.op("sigmoid", java.util.List.of(x))));
+        Region held = Region.at0(new long[] {4, 8});
+        int before = terms.size();
+        assertThat(reads.term(tanhX, held, new Sym[] {Sym.ZERO, Sym.ZERO}, new long[] {4, 8})).isSameAs(tanhX);
+        assertThat(terms.size()).isEqualTo(before);
+        // read two rows further on: tanh(sigmoid(x read there)), the term building it that way gives
+        Sym[] later = {Sym.of(2), Sym.ZERO};
+        Term shifted = reads.term(tanhX, held, later, new long[] {4, 8});
+        Term xThere = reads.term(x, held, later, new long[] {4, 8});
+        assertThat(xThere).isNotSameAs(x);
+        assertThat(shifted).isSameAs(ops.op("tanh", java.util.List.of(ops.op("sigmoid", java.util.List.of(xThere)))));
+    }
 }
