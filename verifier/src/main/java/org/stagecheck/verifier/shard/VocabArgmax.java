@@ -92,12 +92,12 @@ final class VocabArgmax {
 
     /** Remembers {@code result = fn(args)} when it is a local arg-max plus or minus an integer constant. */
     void derived(Term result, Fn fn, List<Term> args) {
-        if ((fn != Fn.ADD && fn != Fn.SUB) || args.size() != 2) {
+        if ((fn != Fn.ADD && fn != Fn.SUB) || args.size() != 2 || locals.isEmpty()) {
             return;
         }
         for (int i = 0; i < 2; i++) {
             Local l = locals.get(args.get(i).id());
-            Long k = integer(args.get(1 - i));
+            Long k = l == null ? null : integer(args.get(1 - i));
             if (l != null && k != null && (fn == Fn.ADD || i == 0)) {
                 locals.put(result.id(), l.plus(fn == Fn.ADD ? k : -k));
                 return;
