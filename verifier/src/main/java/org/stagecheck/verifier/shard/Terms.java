@@ -107,7 +107,9 @@ final class Terms {
     }
 
     void keepText(Term t, String text) {
-        texts.put(t.id(), text);
+        if (t.id() >= 0) { // not the marker of a full chain (id -1, no term of the table): the map keeps no negative id
+            texts.put(t.id(), text);
+        }
     }
 
     /**
