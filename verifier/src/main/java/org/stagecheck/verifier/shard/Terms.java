@@ -90,9 +90,24 @@ final class Terms {
 
     private void remember(Term t) {
         if (madeCount == made.length) {
-            made = Arrays.copyOf(made, (int) Math.min(Integer.MAX_VALUE - 8L, made.length * 2L));
+            made = Arrays.copyOf(made, grownLength(made.length));
         }
         made[madeCount++] = t;
+    }
+
+    /** The most terms {@link #made} holds: the largest array length a JVM allocates. */
+    static final int MOST_CHAIN_KEPT = Integer.MAX_VALUE - 8;
+
+    /**
+     * The length {@link #made} grows to from {@code length}: double, at most {@link #MOST_CHAIN_KEPT};
+     * full at that, it fails with a message rather than copying it to the same length and
+     * writing past its end.
+     */
+    static int grownLength(int length) {
+        if (length >= MOST_CHAIN_KEPT) {
+            throw new IllegalStateException("the array of chain-kept terms holds " + length + " terms, its most");
+        }
+        return (int) Math.min(MOST_CHAIN_KEPT, length * 2L);
     }
 
     /**

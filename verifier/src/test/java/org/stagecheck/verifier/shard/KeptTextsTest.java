@@ -2,6 +2,7 @@ package org.stagecheck.verifier.shard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * The texts of plain operations and canonical sums, kept by id in their table once rendered
  * whole ({@link Terms#keepText}): each term renders its own text however many are kept, and the
  * marker of a full chain (no term of the table, id -1) renders without breaking the map keyed
- * by ids.
+ * by ids. Also the array of chain-kept terms ({@link Terms#grownLength}), which fails clearly
+ * when full.
  */
 class KeptTextsTest {
     private final Terms terms = new Terms();
@@ -46,5 +48,14 @@ class KeptTextsTest {
         assertThat(marker.id()).isNegative();
         assertThatCode(marker::toString).doesNotThrowAnyException();
         assertThat(marker.text()).isEqualTo(marker.text());
+    }
+
+    @Test
+    void the_array_of_chain_kept_terms_doubles_up_to_its_most_and_then_fails_clearly() {
+        assertThat(Terms.grownLength(1024)).isEqualTo(2048);
+        assertThat(Terms.grownLength(Integer.MAX_VALUE / 2 + 1)).isEqualTo(Terms.MOST_CHAIN_KEPT);
+        assertThatThrownBy(() -> Terms.grownLength(Terms.MOST_CHAIN_KEPT))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("chain-kept");
     }
 }
