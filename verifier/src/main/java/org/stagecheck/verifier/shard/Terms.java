@@ -262,6 +262,19 @@ final class Terms {
     }
 
     /**
+     * {@code t}, met again by the analysis now running without a look-up (a function of one term
+     * whose argument is read in place, {@link Align}): what {@link #op} and {@link #flat} do on
+     * finding it, so a term the other analysis made inherits this one's first demotion among its
+     * sources once, as building it again would.
+     */
+    Term foundAgain(Term t) {
+        if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
+            inherit(t, t.sources());
+        }
+        return t;
+    }
+
+    /**
      * Terms kept in their anchor's chain at most; the one that would fill it moves the chain to
      * the table, and every later term over the same anchor goes there, found without a walk:
      * a term that millions of terms share as their newest operand (the {@code x} of a chain
