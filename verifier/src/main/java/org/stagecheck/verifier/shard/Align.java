@@ -130,9 +130,11 @@ final class Align {
             // an elementwise function read elsewhere is the function of its argument read there, so
             // exp(max(x)) is one term whether exp was applied before or after the read (docs/verifier.md,
             // "Monotone functions and rescaled maxima")
-            // (its argument read in place: the function of it is t itself, without building it again)
+            // (its argument read in place: the function of it is t itself, without building it again,
+            // with the book-keeping of finding it again: a parent's term met by the child inherits
+            // the child's demotions, Terms#foundAgain)
             Term read = term(inner, r, frame, outExt, oneWide);
-            return read == inner ? t : ops.identities().reapply(t, read);
+            return read == inner ? terms.foundAgain(t) : ops.identities().reapply(t, read);
         }
         int lead = frame.length - r.rank();
         Term core = ops.rescales().rescaledCore(t);

@@ -90,9 +90,24 @@ final class Terms {
 
     private void remember(Term t) {
         if (madeCount == made.length) {
-            made = Arrays.copyOf(made, (int) Math.min(Integer.MAX_VALUE - 8L, made.length * 2L));
+            made = Arrays.copyOf(made, grownLength(made.length));
         }
         made[madeCount++] = t;
+    }
+
+    /** The most terms {@link #made} holds: the largest array length a JVM allocates. */
+    static final int MOST_CHAIN_KEPT = Integer.MAX_VALUE - 8;
+
+    /**
+     * The length {@link #made} grows to from {@code length}: double, at most {@link #MOST_CHAIN_KEPT};
+     * full at that, it fails with a message rather than copying it to the same length and
+     * writing past its end.
+     */
+    static int grownLength(int length) {
+        if (length >= MOST_CHAIN_KEPT) {
+            throw new IllegalStateException("the array of chain-kept terms holds " + length + " terms, its most");
+        }
+        return (int) Math.min(MOST_CHAIN_KEPT, length * 2L);
     }
 
     /**
@@ -107,7 +122,9 @@ final class Terms {
     }
 
     void keepText(Term t, String text) {
-        texts.put(t.id(), text);
+        if (t.id() >= 0) { // not the marker of a full chain (id -1, no term of the table): the map keeps no negative id
+            texts.put(t.id(), text);
+        }
     }
 
     /**
@@ -240,6 +257,19 @@ final class Terms {
             t = made;
         } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, args);
+        }
+        return t;
+    }
+
+    /**
+     * {@code t}, met again by the analysis now running without a look-up (a function of one term
+     * whose argument is read in place, {@link Align}): what {@link #op} and {@link #flat} do on
+     * finding it, so a term the other analysis made inherits this one's first demotion among its
+     * sources once, as building it again would.
+     */
+    Term foundAgain(Term t) {
+        if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
+            inherit(t, t.sources());
         }
         return t;
     }

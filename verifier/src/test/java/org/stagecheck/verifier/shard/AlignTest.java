@@ -49,4 +49,23 @@ class AlignTest {
         assertThat(xThere).isNotSameAs(x);
         assertThat(shifted).isSameAs(ops.op("tanh", java.util.List.of(ops.op("sigmoid", java.util.List.of(xThere)))));
     }
+
+    @Test
+    void a_parent_function_read_in_place_by_the_child_inherits_the_childs_demotion_as_building_it_again_would() {
+        // the parent built exp(x); the child demoted x (a partial used as a value) and reads
+        // exp(x) in place without building it again: the child's exp(x) is still built from that
+        // demotion, as Terms#op records when it finds a parent's term again
+        terms.at(Terms.PARENT, 0);
+        Term x = terms.of("leaf:x", "x", "x", new long[] {4, 8});
+        Term expX = new Ops(terms).op("exp", java.util.List.of(x));
+        terms.at(Terms.CHILD, 3);
+        Align childReads = new Align(terms, new Ops(terms));
+        Demotion why = new Demotion(null, 3, null, "/ins/0", "p", "a partial used as a value", java.util.List.of());
+        assertThat(terms.demoted("leaf:x", "x", "x", new long[] {0, 0}, new long[] {4, 8}, why)).isSameAs(x);
+        Term read = childReads.term(expX, Region.at0(new long[] {4, 8}), new Sym[] {Sym.ZERO, Sym.ZERO}, new long[] {4, 8});
+        assertThat(read).isSameAs(expX);
+        assertThat(terms.demotion(expX)).isSameAs(why);
+        terms.at(Terms.PARENT, 0);
+        assertThat(terms.demotion(expX)).as("the parent's own, unchanged").isNull();
+    }
 }
