@@ -146,7 +146,9 @@ final class Ops {
             Term plus = of == args.get(0) ? args.get(1) : args.get(0);
             Term known = of.step(op, plus);
             if (known != null && known.rank() == rank) {
-                return known;
+                // found as the table would find it: a sum the other analysis made is marked rebuilt
+                // and takes this one's demotion, as Terms#flat does when it finds it
+                return known.madePhase() == terms.phase() ? known : terms.foundAgain(known, sources(args, sum));
             }
             Term t = flatOf(op, args, rank, sum);
             of.step(op, plus, t);
@@ -227,7 +229,11 @@ final class Ops {
             return single;
         }
         Term.Bounds bounds = bounds(args.toArray(Term[]::new), rank);
-        // the arguments but a sum's zeros, sorted by id (an insertion sort: there are two or three)
+        return terms.flat(op, parts, folded, bounds, sources(args, sum));
+    }
+
+    /** What a canonical sum, max or min is built from: the arguments but a sum's zeros, sorted by id (an insertion sort: there are two or three). */
+    private static Term[] sources(List<Term> args, boolean sum) {
         Term[] sources = new Term[args.size()];
         int n = 0;
         for (int i = 0; i < args.size(); i++) {
@@ -240,7 +246,7 @@ final class Ops {
                 sources[at] = t;
             }
         }
-        return terms.flat(op, parts, folded, bounds, n == sources.length ? sources : java.util.Arrays.copyOf(sources, n));
+        return n == sources.length ? sources : java.util.Arrays.copyOf(sources, n);
     }
 
     /**

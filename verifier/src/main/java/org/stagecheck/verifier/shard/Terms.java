@@ -263,13 +263,18 @@ final class Terms {
 
     /**
      * {@code t}, met again by the analysis now running without a look-up (a function of one term
-     * whose argument is read in place, {@link Align}): what {@link #op} and {@link #flat} do on
+     * whose argument is read in place, {@link Align}; a sum's last step, {@link Ops}): what {@link #op} and {@link #flat} do on
      * finding it, so a term the other analysis made inherits this one's first demotion among its
      * sources once, as building it again would.
      */
     Term foundAgain(Term t) {
+        return t.madePhase() != phase() ? foundAgain(t, t.sources()) : t;
+    }
+
+    /** The same, found from {@code sources} (what building it again would take its demotion from). */
+    Term foundAgain(Term t, Term[] sources) {
         if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
-            inherit(t, t.sources());
+            inherit(t, sources);
         }
         return t;
     }
