@@ -42,14 +42,18 @@ public record Stage(String id, Site site, List<String> ins, List<String> outs, S
      * delivers to its group, which are not buffers ({@code spec.flow.Dataflow}).
      */
     public List<String> buffersWritten() {
+        List<InternalRef> refs = kind.internalRefs();
+        if (refs.isEmpty()) {
+            return outs; // no spill: the output ports, as they are (unmodifiable), with no copy per call
+        }
         List<String> out = new ArrayList<>(outs);
-        for (InternalRef r : kind.internalRefs()) {
+        for (InternalRef r : refs) {
             switch (r.role()) {
                 case SPILL -> out.add(r.buffer());
                 case INDEX_BUFFER, OFFSET_TERM, BIAS -> { }
             }
         }
-        return out;
+        return List.copyOf(out);
     }
 
     /**

@@ -81,7 +81,11 @@ final class Align {
             return known.result();
         }
         Term result = aligned(t, r, frame, outExt, constant, oneWide);
-        recent[slot] = new Aligned(t, r, frame.clone(), outExt.clone(), constant, oneWide, phase, result);
+        if (result != t) {
+            // a read in place is found again as cheaply as it is made: only alignments made are kept
+            // (a chain's accumulator, a new term at every stage, would evict them for nothing)
+            recent[slot] = new Aligned(t, r, frame.clone(), outExt.clone(), constant, oneWide, phase, result);
+        }
         return result;
     }
 
