@@ -146,15 +146,31 @@ final class Ops {
             Term plus = of == args.get(0) ? args.get(1) : args.get(0);
             Term known = of.step(op, plus);
             if (known != null && known.rank() == rank) {
-                // found as the table would find it: a sum the other analysis made is marked rebuilt
-                // and takes this one's demotion, as Terms#flat does when it finds it
-                return known.madePhase() == terms.phase() ? known : terms.foundAgain(known, sources(args, sum));
+                return known.madePhase() == terms.phase() ? known : foundAgain(op, known, args, sum);
             }
             Term t = flatOf(op, args, rank, sum);
             of.step(op, plus, t);
             return t;
         }
         return flatOf(op, args, rank, sum);
+    }
+
+    /**
+     * {@code known}, the other analysis' result of the step {@code op(args)}, found as building it
+     * again ({@link #flatOf}) would find it: a canonical {@code op} is found in the table
+     * ({@link Terms#flat}: marked rebuilt, taking this analysis' demotion from the step's sources);
+     * a plain {@code op} over these arguments (an overflow) likewise by {@link Terms#op}, from its
+     * arguments; an operand left after cancelling, or the constant the operands folded to, is
+     * returned as it is, since it is not built from the step's arguments.
+     */
+    private Term foundAgain(String op, Term known, List<Term> args, boolean sum) {
+        if (op.equals(known.flatOp())) {
+            return terms.foundAgain(known, sources(args, sum));
+        }
+        if (known instanceof Term.Op o && op.equals(o.opName()) && o.sameArgs(args.toArray(Term[]::new))) {
+            return terms.foundAgain(known);
+        }
+        return known;
     }
 
     private Term flatOf(String op, List<Term> args, int rank, boolean sum) {

@@ -31,4 +31,44 @@ class StepFoundAgainTest {
         terms.at(Terms.PARENT, 0);
         assertThat(terms.demotion(sum)).as("the parent's own, unchanged").isNull();
     }
+
+    /**
+     * A step whose result is no sum made from it but an operand left after cancelling
+     * ({@code (a - x) + x} is {@code a}) is returned as building it again returns it: the operand
+     * itself, which is not built from the step's arguments and so takes no demotion from them.
+     */
+    @Test
+    void an_operand_left_by_a_step_takes_no_demotion_from_the_steps_arguments() {
+        Terms terms = new Terms();
+        Ops ops = new Ops(terms);
+        terms.at(Terms.PARENT, 0);
+        Term a = terms.of("leaf:a", "a", "a", new long[] {4, 8});
+        Term x = terms.of("leaf:x", "x", "x", new long[] {4, 8});
+        Term first = ops.op("sub", List.of(a, x));
+        assertThat(ops.op("add", List.of(first, x))).isSameAs(a); // the step (first + x) is remembered on first
+        terms.at(Terms.CHILD, 5);
+        Demotion why = new Demotion(null, 5, null, "/ins/1", "p", "a partial used as a value", List.of());
+        assertThat(terms.demoted("leaf:x", "x", "x", new long[] {0, 0}, new long[] {4, 8}, why)).isSameAs(x);
+        assertThat(ops.op("add", List.of(first, x))).isSameAs(a);
+        assertThat(terms.demotion(a)).as("a is not built from x").isNull();
+    }
+
+    /** The same for a constant a step folds to ({@code (a + 2) - a} is {@code 2}): every later term built from 2 would otherwise take the demotion. */
+    @Test
+    void a_constant_left_by_a_step_takes_no_demotion_from_the_steps_arguments() {
+        Terms terms = new Terms();
+        Ops ops = new Ops(terms);
+        terms.at(Terms.PARENT, 0);
+        Term a = terms.of("leaf:a", "a", "a", new long[] {4, 8});
+        Term two = terms.unbounded("cf:2.0", "2.0", 2);
+        Term first = ops.op("add", List.of(a, two));
+        assertThat(ops.op("sub", List.of(first, a))).isSameAs(two); // the step (first + neg(a)) is remembered on first
+        terms.at(Terms.CHILD, 5);
+        Demotion why = new Demotion(null, 5, null, "/ins/1", "p", "a partial used as a value", List.of());
+        assertThat(terms.demoted("leaf:a", "a", "a", new long[] {0, 0}, new long[] {4, 8}, why)).isSameAs(a);
+        assertThat(ops.op("sub", List.of(first, a))).isSameAs(two);
+        assertThat(terms.demotion(two)).as("the constant is built from nothing").isNull();
+        Term y = terms.of("leaf:y", "y", "y", new long[] {4, 8});
+        assertThat(terms.demotion(ops.op("mul", List.of(y, two)))).isNull();
+    }
 }
