@@ -23,6 +23,11 @@ final class HeapPeak {
         }
     }
 
+    /** The heap the JVM has committed now (memory it took from the system, touched or not). */
+    long committedBytes() {
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted();
+    }
+
     long peakMb() {
         long bytes = 0;
         for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {

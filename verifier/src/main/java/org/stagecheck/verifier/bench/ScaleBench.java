@@ -59,6 +59,12 @@ public final class ScaleBench {
      * state after warm-up iterations of the same size.
      */
     private static final int REPEATS = 3;
+    /**
+     * Untimed runs after the first, at most, while the heap still grows: memory the JVM commits
+     * for the first time is slow to touch (a page fault per page), which a process in its steady
+     * state no longer pays; a timed run that grows the heap took up to twice its steady time.
+     */
+    private static final int GROWING_RUNS = 3;
 
     public static void main(String[] args) throws IOException {
         List<Integer> sizes = new ArrayList<>();
@@ -193,33 +199,59 @@ public final class ScaleBench {
     }
 
     /**
-     * The times of the validator and of the verifier on {@code source}: the first run, then
-     * {@value #REPEATS} more, each after {@link #settle}; the heap's peak over them; whether the
-     * program was valid every time; the last findings when one verification did not hold (null when
-     * every one held).
+     * The times of the validator and of the verifier on {@code source}: the first run, then (after
+     * up to {@value #GROWING_RUNS} untimed runs more while the heap still grew) {@value #REPEATS}
+     * timed runs, each after {@link #settle}; the heap's peak over them all; whether the program
+     * was valid every time; the last findings when one verification did not hold (null when every
+     * one held).
      */
     private record Runs(double[] validate, double[] verify, long peak, boolean valid, String findings) {}
 
     private static Runs runs(Source source, HeapPeak heap) throws IOException {
-        long peak = 0;
+        List<Once> all = new ArrayList<>();
+        long committed = heap.committedBytes();
+        Once first = once(source, heap);
+        all.add(first);
+        for (int k = 0; k < GROWING_RUNS && heap.committedBytes() > committed; k++) {
+            committed = heap.committedBytes();
+            all.add(once(source, heap)); // untimed: for the verdict and the peak only
+        }
         double[] validate = new double[REPEATS + 1];
         double[] verify = new double[REPEATS + 1];
+        validate[0] = first.validateMs();
+        verify[0] = first.verifyMs();
+        for (int i = 1; i <= REPEATS; i++) {
+            Once timed = once(source, heap);
+            all.add(timed);
+            validate[i] = timed.validateMs();
+            verify[i] = timed.verifyMs();
+        }
+        long peak = 0;
         boolean valid = true;
         String findings = null;
-        for (int i = 0; i <= REPEATS; i++) {
-            settle(heap);
-            long t0 = System.nanoTime();
-            valid &= new Validator().validate(source.program()).isEmpty();
-            validate[i] = (System.nanoTime() - t0) / 1e6;
-            peak = Math.max(peak, heap.peakMb());
-            settle(heap);
-            long t1 = System.nanoTime();
-            VerifyReport r = new Verifier().verify(source.program(), source.certificate(), Parent.none());
-            verify[i] = (System.nanoTime() - t1) / 1e6;
-            peak = Math.max(peak, heap.peakMb());
-            findings = r.holds() ? findings : r.diagnostics().size() + " finding(s)";
+        for (Once o : all) {
+            peak = Math.max(peak, o.peakMb());
+            valid &= o.valid();
+            findings = o.findings() != null ? o.findings() : findings;
         }
         return new Runs(validate, verify, peak, valid, findings);
+    }
+
+    /** One run of the validator and one of the verifier on {@code source}, each after {@link #settle}. */
+    private record Once(double validateMs, double verifyMs, long peakMb, boolean valid, String findings) {}
+
+    private static Once once(Source source, HeapPeak heap) throws IOException {
+        settle(heap);
+        long t0 = System.nanoTime();
+        boolean valid = new Validator().validate(source.program()).isEmpty();
+        double validateMs = (System.nanoTime() - t0) / 1e6;
+        long peak = heap.peakMb();
+        settle(heap);
+        long t1 = System.nanoTime();
+        VerifyReport r = new Verifier().verify(source.program(), source.certificate(), Parent.none());
+        double verifyMs = (System.nanoTime() - t1) / 1e6;
+        peak = Math.max(peak, heap.peakMb());
+        return new Once(validateMs, verifyMs, peak, valid, r.holds() ? null : r.diagnostics().size() + " finding(s)");
     }
 
     /**
