@@ -11,6 +11,14 @@ import org.junit.jupiter.api.Test;
  * built from the child's demotion.
  */
 class StepFoundAgainTest {
+    /** The child's analysis from stage 5 on, in which leaf {@code name} (the parent's {@code leaf}, 4 x 8) is demoted: the demotion. */
+    private static Demotion demotedByTheChild(Terms terms, String name, Term leaf) {
+        terms.at(Terms.CHILD, 5);
+        Demotion why = new Demotion(null, 5, null, "/ins/1", "p", "a partial used as a value", List.of());
+        assertThat(terms.demoted("leaf:" + name, name, name, new long[] {0, 0}, new long[] {4, 8}, why)).isSameAs(leaf);
+        return why;
+    }
+
     @Test
     void a_parent_sum_found_by_its_last_step_inherits_the_childs_demotion_as_the_table_would_give_it() {
         Terms terms = new Terms();
@@ -20,9 +28,7 @@ class StepFoundAgainTest {
         Term x = terms.of("leaf:x", "x", "x", new long[] {4, 8});
         Term first = ops.op("add", List.of(acc, x));
         Term sum = ops.op("add", List.of(first, x)); // the step (first + x) is remembered on first
-        terms.at(Terms.CHILD, 5);
-        Demotion why = new Demotion(null, 5, null, "/ins/1", "p", "a partial used as a value", List.of());
-        assertThat(terms.demoted("leaf:x", "x", "x", new long[] {0, 0}, new long[] {4, 8}, why)).isSameAs(x);
+        Demotion why = demotedByTheChild(terms, "x", x);
         assertThat(terms.demotion(first)).isNull();
         // first is the parent's, not rebuilt by the child: its step finds the parent's sum again
         Term again = ops.op("add", List.of(first, x));
@@ -46,9 +52,7 @@ class StepFoundAgainTest {
         Term x = terms.of("leaf:x", "x", "x", new long[] {4, 8});
         Term first = ops.op("sub", List.of(a, x));
         assertThat(ops.op("add", List.of(first, x))).isSameAs(a); // the step (first + x) is remembered on first
-        terms.at(Terms.CHILD, 5);
-        Demotion why = new Demotion(null, 5, null, "/ins/1", "p", "a partial used as a value", List.of());
-        assertThat(terms.demoted("leaf:x", "x", "x", new long[] {0, 0}, new long[] {4, 8}, why)).isSameAs(x);
+        demotedByTheChild(terms, "x", x);
         assertThat(ops.op("add", List.of(first, x))).isSameAs(a);
         assertThat(terms.demotion(a)).as("a is not built from x").isNull();
     }
@@ -63,9 +67,7 @@ class StepFoundAgainTest {
         Term two = terms.unbounded("cf:2.0", "2.0", 2);
         Term first = ops.op("add", List.of(a, two));
         assertThat(ops.op("sub", List.of(first, a))).isSameAs(two); // the step (first + neg(a)) is remembered on first
-        terms.at(Terms.CHILD, 5);
-        Demotion why = new Demotion(null, 5, null, "/ins/1", "p", "a partial used as a value", List.of());
-        assertThat(terms.demoted("leaf:a", "a", "a", new long[] {0, 0}, new long[] {4, 8}, why)).isSameAs(a);
+        demotedByTheChild(terms, "a", a);
         assertThat(ops.op("sub", List.of(first, a))).isSameAs(two);
         assertThat(terms.demotion(two)).as("the constant is built from nothing").isNull();
         Term y = terms.of("leaf:y", "y", "y", new long[] {4, 8});
