@@ -345,10 +345,10 @@ abstract sealed class Term permits Term.Leaf, Term.Op, Term.Flat {
         return l.value instanceof Number n ? n : null;
     }
 
-    /** The hash code a {@link TermTable} finds this term by (of its operation over its arguments or operands). */
+    /** The hash code a {@link TermTable} finds this term by (of its operation over its arguments or operands; a leaf's, of its key). */
     int formHash() {
         return switch (this) {
-            case Leaf _ -> 0;
+            case Leaf l -> l.key.hashCode();
             case Op o -> o.hash();
             case Flat f -> Terms.flatHash(f.op, f.operandsHash(), f.constant);
         };

@@ -4,7 +4,10 @@ package org.stagecheck.verifier.shard;
  * The hash-consing table of the plain operations and canonical sums that their anchors' chains
  * do not hold ({@link Terms#op}): an open-addressing set of the terms, found by their operation
  * and operands without making a key object per look-up and without an entry object per term (a
- * term that millions of terms share as their newest operand sends them all here).
+ * term that millions of terms share as their newest operand sends them all here). A second
+ * table of the same kind holds the terms made by their key ({@link Terms#of}), found by it: a
+ * program that reads a million rows makes a million keys, and a map's look-up and insertion of
+ * each were a fifth of a fan-in's checking.
  *
  * <p>Each slot is one {@code long}: the term's hash in the high half and its place in
  * {@link #terms} plus one in the low half (0: a free slot). A probe reads one array, so a look-up
@@ -59,6 +62,21 @@ final class TermTable {
                 if (t instanceof Term.Flat f && f.isFlat(op, operands, constant)) {
                     return t;
                 }
+            }
+        }
+    }
+
+    /** The term made by its key {@code key} ({@link Terms#of}), or null. */
+    Term.Leaf findLeaf(String key) {
+        int h = key.hashCode();
+        int mask = slots.length - 1;
+        for (int i = slot(h, shift); ; i = (i + 1) & mask) {
+            long e = slots[i];
+            if (e == 0) {
+                return null;
+            }
+            if ((int) (e >>> 32) == h && terms[(int) e - 1] instanceof Term.Leaf l && l.leafKey().equals(key)) {
+                return l;
             }
         }
     }

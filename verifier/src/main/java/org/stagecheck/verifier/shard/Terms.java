@@ -18,7 +18,7 @@ final class Terms {
     /** The analysis of the program being verified. */
     static final int CHILD = 1;
     /** The terms made by their key ({@link #of}). */
-    private final LeafTable byKey = new LeafTable();
+    private final TermTable byKey = new TermTable();
     /** The plain operations and the canonical sums, maxima and minima, by their operation and operands. */
     private final TermTable formed = new TermTable();
     /** {@code neg(x)} for every term {@code x} whose negation was built, by x's id. */
@@ -255,8 +255,8 @@ final class Terms {
             keep(made, anchor, chained, walked);
             inherit(made, args);
             t = made;
-        } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
-            inherit(t, args);
+        } else {
+            foundAgain(t, args);
         }
         return t;
     }
@@ -271,7 +271,10 @@ final class Terms {
         return t.madePhase() != phase() ? foundAgain(t, t.sources()) : t;
     }
 
-    /** The same, found from {@code sources} (what building it again would take its demotion from). */
+    /**
+     * The same, found from {@code sources} (what building it again would take its demotion from);
+     * also what {@link #op}, {@link #flat} and {@link #of} do with a term they find.
+     */
     Term foundAgain(Term t, Term[] sources) {
         if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
             inherit(t, sources);
@@ -350,8 +353,8 @@ final class Terms {
             t = new Term.Flat(count++, operands.label(), bounds, now, sources, this, op, operands, constant);
             keep(t, anchor, chained, walked);
             inherit(t, sources);
-        } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
-            inherit(t, sources);
+        } else {
+            foundAgain(t, sources);
         }
         return t;
     }
@@ -412,15 +415,15 @@ final class Terms {
 
     /** The same, with the readable text made only if a diagnostic asks for it. */
     Term of(String key, java.util.function.Supplier<String> text, String label, long[] lo, long[] hi, Term... sources) {
-        Term t = byKey.get(key);
+        Term t = byKey.findLeaf(key);
         if (t == null) {
             int id = count++;
             Term.Leaf made = new Term.Leaf(id, key, text, label, lastBounds.shared(lo, hi), now, sources.clone(), this);
             byKey.add(made);
             t = made;
             inherit(t, sources);
-        } else if (t.madePhase() != phase() && rebuilt.put(t.id(), Boolean.TRUE) == null) {
-            inherit(t, sources);
+        } else {
+            foundAgain(t, sources);
         }
         return t;
     }
@@ -486,15 +489,14 @@ final class Terms {
         return demotions().get(t.id());
     }
 
+    private static final Term[] NO_SOURCES = new Term[0];
+
     /** A term defined everywhere (constants, parameters, element indices) of rank {@code rank}. */
     Term unbounded(String key, String text, int rank) {
-        Term known = byKey.get(key);
+        Term known = byKey.findLeaf(key);
         if (known != null) {
             // what of() finds (whatever its rank), without making bounds for it
-            if (known.madePhase() != phase()) {
-                rebuilt.put(known.id(), Boolean.TRUE);
-            }
-            return known;
+            return foundAgain(known, NO_SOURCES);
         }
         long[] lo = new long[rank];
         long[] hi = new long[rank];

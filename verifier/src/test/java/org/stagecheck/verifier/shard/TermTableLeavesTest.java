@@ -7,11 +7,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The table of terms made by their key ({@link LeafTable}, docs/verifier.md "Scale"): through many
+ * The table of terms made by their key ({@link TermTable#findLeaf}, docs/verifier.md "Scale"): through many
  * growths, every key finds the one term made with it, keys whose hashes collide are told apart
  * by the key itself, and a key never made finds nothing.
  */
-class LeafTableTest {
+class TermTableLeavesTest {
     private final Terms terms = new Terms();
 
     private Term leaf(String key) {
@@ -54,12 +54,12 @@ class LeafTableTest {
 
     @Test
     void a_key_never_made_finds_nothing() {
-        LeafTable table = new LeafTable();
+        TermTable table = new TermTable();
         for (int i = 0; i < 5000; i++) {
             table.add((Term.Leaf) leaf("leaf:y" + i));
         }
-        assertThat(table.get("leaf:y4999")).isNotNull();
-        assertThat(table.get("leaf:y5000")).isNull();
-        assertThat(table.get("leaf:z1")).isNull();
+        assertThat(table.findLeaf("leaf:y4999")).isNotNull();
+        assertThat(table.findLeaf("leaf:y5000")).isNull();
+        assertThat(table.findLeaf("leaf:z1")).isNull();
     }
 }
